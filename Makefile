@@ -1,0 +1,43 @@
+# The two commands a newcomer needs:  make demo   and   make test
+# Everything is installed into ./.venv from PyPI and crates.io; nothing else is assumed
+# but Python >= 3.10 and a Rust toolchain.
+
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEPS := $(VENV)/.deps
+BUILT := $(VENV)/.built
+export VIRTUAL_ENV := $(abspath $(VENV))
+
+RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
+
+.PHONY: demo test install bench rust-test py-test clean
+
+demo: install
+	$(BIN)/wtcp demo
+
+test: install rust-test py-test
+
+install: $(BUILT)
+
+$(DEPS): constraints.txt pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich pytest hypothesis
+	touch $@
+
+$(BUILT): $(DEPS) $(RUST_SRC)
+	$(BIN)/maturin develop --release -q
+	touch $@
+
+rust-test:
+	cargo test --workspace --exclude wtcp-py
+
+py-test: install
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python -m wtcp.bench
+
+clean:
+	rm -rf $(VENV) target

@@ -1,0 +1,201 @@
+//! The one interface between the TCP sender and a congestion-control algorithm.
+//!
+//! Call order, fixed by the sender (one call site per event):
+//! 1. `init` once, before the first segment, after the sender has set the window to the
+//!    configured initial window and initial ssthresh.
+//! 2. For every ACK: the RTT estimator is updated first, then `on_signal` for a
+//!    congestion mark carried by this ACK, then `on_ack` (duplicates included).
+//! 3. `on_loss(FastRetransmit)` when the duplicate-ACK threshold is reached and the
+//!    recovery rules allow a new recovery episode; `on_loss(Timeout)` on every RTO expiry.
+//! 4. `on_recovery_exit` on the ACK that ends fast recovery (that ACK is not also given
+//!    to `on_ack` as growth).
+//! 5. `on_signal` for cross-layer hints whenever they arrive.
+//!
+//! Units: `cwnd` and `ssthresh` are **bytes** as `f64` (fractional growth per ACK is kept
+//! exactly); sequence numbers and byte counts are `u64`; time is integer nanoseconds.
+
+use crate::rtt::RttEstimator;
+
+/// Simulation time in nanoseconds since the start of the run.
+pub type Time = u64;
+
+/// Nanoseconds per second, for rate conversions.
+pub const NS_PER_SEC: f64 = 1e9;
+
+/// The window the algorithm controls. Owned by the sender, lent to every hook.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    /// Congestion window in bytes (without the sender's fast-recovery inflation).
+    pub cwnd: f64,
+    /// Slow-start threshold in bytes; `f64::INFINITY` means "no threshold yet".
+    pub ssthresh: f64,
+}
+
+/// State shared by all connections of one host (for example a learned initial window).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostShared {
+    /// A host-wide initial congestion window in bytes, if an algorithm maintains one.
+    pub initial_cwnd: Option<f64>,
+}
+
+/// What the sender learned from one ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct AckSample {
+    /// Cumulative acknowledgement number carried by the ACK.
+    pub ack: u64,
+    /// Bytes newly acknowledged by this ACK (0 for a duplicate).
+    pub acked_bytes: u64,
+    /// A duplicate ACK in the RFC 5681 §2 sense.
+    pub dup: bool,
+    /// RTT sample taken from this ACK (Karn-filtered, or from the timestamp echo).
+    pub rtt: Option<Time>,
+    /// Receiver's arrival time of the data segment that triggered this ACK (carried in the
+    /// timestamps option; `None` when timestamps are off).
+    pub rx_arrival: Option<Time>,
+    /// The sender's send time echoed by the receiver (TSecr); `None` when timestamps are off.
+    pub ts_echo: Option<Time>,
+    /// The sender is in fast recovery while processing this ACK.
+    pub in_recovery: bool,
+    /// The ACK echoes a congestion mark (ECN CE or congestion warning).
+    pub marked: bool,
+    /// Total bytes cumulatively acknowledged so far (after this ACK).
+    pub delivered: u64,
+}
+
+/// A loss event, as the sender detected it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loss {
+    /// The duplicate-ACK threshold was reached: fast retransmit (RFC 5681 §3.2).
+    FastRetransmit,
+    /// The retransmission timer expired (RFC 6298 §5.4-5.6).
+    Timeout {
+        /// Number of consecutive expiries for the same unacknowledged data, 1 for the
+        /// first. RFC 5681 §3.1: ssthresh is cut only on the first.
+        consecutive: u32,
+    },
+}
+
+/// A signal from the network or another layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Signal {
+    /// The ACK echoes a congestion mark (RFC 3168 ECE, or a router congestion warning).
+    CongestionMark,
+    /// The MAC gave up on a frame carrying the segment starting at `seq` (retry limit).
+    MacRetryLimit { seq: u64 },
+}
+
+/// The algorithm's opinion of the cause of a loss, reported for traces and scorecards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// The algorithm makes no such distinction.
+    None,
+    /// The algorithm judged the loss a sign of congestion.
+    Congestion,
+    /// The algorithm judged the loss a random (wireless) loss.
+    Wireless,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::None => "none",
+            Verdict::Congestion => "congestion",
+            Verdict::Wireless => "wireless",
+        }
+    }
+}
+
+/// How the sender runs fast recovery for this algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryStyle {
+    /// RFC 5681 §3.2: recovery ends on the first ACK of new data.
+    Reno,
+    /// RFC 6582: partial ACKs retransmit and keep recovery until `recover` is acked.
+    NewReno,
+}
+
+/// Requests an algorithm makes of its sender; applied after the hook returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Requests {
+    /// Reset the RTO backoff to 1 (the timer is re-armed with the un-backed-off RTO).
+    pub reset_rto_backoff: bool,
+}
+
+/// The context lent to every hook: a read-only view of the sender plus requests.
+pub struct Ctx<'a> {
+    pub now: Time,
+    /// Sender maximum segment size (payload bytes).
+    pub mss: u32,
+    /// RFC 5681 FlightSize: SND.MAX - SND.UNA, in bytes.
+    pub flight_size: u64,
+    pub snd_una: u64,
+    pub snd_max: u64,
+    /// The sender's RTT estimator (SRTT, RTTVAR, min RTT, RTO, backoff).
+    pub rtt: &'a RttEstimator,
+    /// State shared by all connections of this host.
+    pub host: &'a mut HostShared,
+    /// Requests to the sender.
+    pub requests: &'a mut Requests,
+}
+
+impl Ctx<'_> {
+    pub fn mss_f(&self) -> f64 {
+        f64::from(self.mss)
+    }
+    /// Ask the sender to reset its exponential RTO backoff.
+    pub fn reset_rto_backoff(&mut self) {
+        self.requests.reset_rto_backoff = true;
+    }
+}
+
+/// A congestion-control algorithm (sender side).
+pub trait CongestionControl: std::fmt::Debug + Send {
+    /// The registry name, e.g. `"newreno"`.
+    fn name(&self) -> &'static str;
+
+    /// How the sender should run fast recovery.
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+
+    /// Once, before the first segment. The window already holds the configured initial
+    /// window and ssthresh; an algorithm may replace them (e.g. a host-shared window).
+    #[allow(unused_variables)]
+    fn init(&mut self, w: &mut Window, cx: &mut Ctx) {}
+
+    /// Every ACK, new or duplicate, after the RTT estimator has taken its sample.
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx);
+
+    /// A loss event. Sets ssthresh and cwnd for what follows and returns the verdict.
+    /// After `FastRetransmit` the sender adds its own dupack inflation on top of `cwnd`.
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict;
+
+    /// Fast recovery ended (full ACK under NewReno, first new ACK under Reno).
+    /// Default: deflate to ssthresh (RFC 5681 §3.2 step 6, RFC 6582 §3.2 step 3).
+    #[allow(unused_variables)]
+    fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
+        w.cwnd = w.ssthresh;
+    }
+
+    /// A signal: a congestion mark on an ACK, or a cross-layer hint.
+    #[allow(unused_variables)]
+    fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {}
+
+    /// The algorithm's own variables, for traces: `(name, value)` pairs, stable order.
+    #[allow(unused_variables)]
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// The receiver half of an algorithm that shapes the advertised window.
+pub trait ReceiverControl: std::fmt::Debug + Send {
+    /// A data segment arrived at the receiver.
+    #[allow(unused_variables)]
+    fn on_segment(&mut self, seq: u64, len: u32, arrival: Time) {}
+    /// The window to advertise; `buffer_free` is what plain TCP would advertise.
+    #[allow(unused_variables)]
+    fn advertised_window(&mut self, buffer_free: u64, now: Time) -> u64 {
+        buffer_free
+    }
+}

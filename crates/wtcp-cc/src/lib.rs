@@ -1,0 +1,19 @@
+//! Congestion control for wtcp: every algorithm is a pure state machine.
+//!
+//! The TCP sender (in `wtcp-engine`) owns sequence space, the retransmission timer
+//! and recovery mechanics; an algorithm owns the numbers (cwnd, ssthresh) and decides
+//! them from explicit inputs: the time, per-ACK samples, loss events and signals.
+//! Nothing here reads a clock, a global or a random source of its own.
+//!
+//! Layout: [`api`] holds the trait and the types that cross it, [`rtt`] the RFC 6298
+//! estimator the sender lends to every hook, [`reno`] the Reno toolkit and the Reno /
+//! NewReno algorithms, [`registry`] the name → algorithm table with parameter docs.
+
+pub mod api;
+pub mod registry;
+pub mod reno;
+pub mod rtt;
+
+pub use api::*;
+pub use registry::{catalog, AlgorithmInfo, CcConfig, ParamInfo, UnknownAlgorithm};
+pub use rtt::{RttConfig, RttEstimator};

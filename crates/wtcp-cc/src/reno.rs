@@ -1,0 +1,252 @@
+//! TCP Reno (RFC 5681) and NewReno (RFC 6582), and the Reno toolkit the other
+//! window-based algorithms build on.
+//!
+//! Reno and NewReno share one congestion-control state machine; they differ only in the
+//! sender's fast-recovery mechanics (partial ACKs), selected by [`RecoveryStyle`].
+//!
+//! Deviations and ambiguities resolved:
+//! - Congestion avoidance adds MSS*MSS/cwnd once per ACK (RFC 5681 eq. 3, as ns-3 does),
+//!   not per acknowledged segment; with delayed ACKs cwnd then grows about half a segment
+//!   per RTT. `byte_counting = true` selects RFC 3465 appropriate byte counting instead.
+//! - Slow start adds min(N, SMSS) per ACK (RFC 5681 eq. 2); with byte counting, min(N, L*SMSS).
+//! - ssthresh on loss is max(FlightSize/2, 2*SMSS) (RFC 5681 eq. 4); `halve = "cwnd"`
+//!   halves cwnd instead, as ns-2 and Linux do.
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Verdict, Window};
+
+/// Which quantity a multiplicative decrease halves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalveOf {
+    /// RFC 5681 eq. 4: FlightSize (data outstanding).
+    #[default]
+    FlightSize,
+    /// ns-2 / Linux: the congestion window.
+    Cwnd,
+}
+
+/// Parameters of Reno and NewReno.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenoParams {
+    /// RFC 3465 appropriate byte counting (off: RFC 5681 per-ACK increase, as ns-3).
+    pub byte_counting: bool,
+    /// Byte-counting limit L in segments per ACK during slow start (RFC 3465 §2.2: 2).
+    pub abc_limit: u32,
+    /// What the loss response halves: `flight_size` (RFC 5681) or `cwnd` (ns-2, Linux).
+    pub halve: HalveOf,
+}
+
+impl Default for RenoParams {
+    fn default() -> Self {
+        RenoParams { byte_counting: false, abc_limit: 2, halve: HalveOf::FlightSize }
+    }
+}
+
+/// Slow start (RFC 5681 eq. 2): grow by min(acked, limit) bytes, never past ssthresh by
+/// more than that step. Returns the acked bytes left over for congestion avoidance.
+pub fn slow_start(w: &mut Window, acked: u64, limit: f64) -> u64 {
+    let step = (acked as f64).min(limit);
+    let room = (w.ssthresh - w.cwnd).max(0.0);
+    if step <= room {
+        w.cwnd += step;
+        0
+    } else {
+        w.cwnd += room;
+        ((step - room) as u64).min(acked)
+    }
+}
+
+/// Congestion avoidance, one ACK (RFC 5681 eq. 3): cwnd += MSS*MSS/cwnd.
+pub fn cong_avoid_per_ack(w: &mut Window, mss: f64) {
+    w.cwnd += mss * mss / w.cwnd.max(mss);
+}
+
+/// Congestion avoidance with byte counting (RFC 3465 §2.1): cwnd += MSS*acked/cwnd.
+pub fn cong_avoid_bytes(w: &mut Window, acked: u64, mss: f64) {
+    w.cwnd += mss * acked as f64 / w.cwnd.max(mss);
+}
+
+/// RFC 5681 eq. 4: ssthresh = max(x/2, 2*SMSS).
+pub fn halved_ssthresh(x: f64, mss: f64) -> f64 {
+    (x / 2.0).max(2.0 * mss)
+}
+
+/// The Reno/NewReno congestion-control state machine.
+#[derive(Clone, Debug)]
+pub struct Reno {
+    params: RenoParams,
+    style: RecoveryStyle,
+}
+
+impl Reno {
+    pub fn new(params: RenoParams, style: RecoveryStyle) -> Self {
+        Reno { params, style }
+    }
+
+    /// The standard window growth on a new ACK outside recovery.
+    pub fn grow(params: &RenoParams, ack: &AckSample, w: &mut Window, mss: f64) {
+        if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        let mut acked = ack.acked_bytes;
+        if w.cwnd < w.ssthresh {
+            let limit = if params.byte_counting { f64::from(params.abc_limit) * mss } else { mss };
+            acked = slow_start(w, acked, limit);
+            if acked == 0 || !params.byte_counting {
+                return;
+            }
+        }
+        if params.byte_counting {
+            cong_avoid_bytes(w, acked, mss);
+        } else {
+            cong_avoid_per_ack(w, mss);
+        }
+    }
+
+    /// The quantity a loss halves.
+    pub fn halve_base(params: &RenoParams, w: &Window, cx: &Ctx) -> f64 {
+        match params.halve {
+            HalveOf::FlightSize => cx.flight_size as f64,
+            HalveOf::Cwnd => w.cwnd,
+        }
+    }
+
+    /// Reno's response to a loss event (RFC 5681 §3.1-3.2).
+    pub fn respond(params: &RenoParams, loss: Loss, w: &mut Window, cx: &Ctx) {
+        let mss = cx.mss_f();
+        match loss {
+            Loss::FastRetransmit => {
+                // RFC 5681 §3.2 steps 2-3: ssthresh = max(FlightSize/2, 2*SMSS); the sender
+                // adds the 3*SMSS inflation itself.
+                w.ssthresh = halved_ssthresh(Self::halve_base(params, w, cx), mss);
+                w.cwnd = w.ssthresh;
+            }
+            Loss::Timeout { consecutive } => {
+                // RFC 5681 §3.1: cut ssthresh only when the segment was not already
+                // retransmitted by the timer; cwnd = LW = 1 SMSS.
+                if consecutive <= 1 {
+                    w.ssthresh = halved_ssthresh(Self::halve_base(params, w, cx), mss);
+                }
+                w.cwnd = mss;
+            }
+        }
+    }
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        match self.style {
+            RecoveryStyle::Reno => "reno",
+            RecoveryStyle::NewReno => "newreno",
+        }
+    }
+    fn recovery_style(&self) -> RecoveryStyle {
+        self.style
+    }
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        Self::grow(&self.params, ack, w, cx.mss_f());
+    }
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        Self::respond(&self.params, loss, w, cx);
+        Verdict::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{HostShared, Requests};
+    use crate::rtt::{RttConfig, RttEstimator};
+
+    const MSS: f64 = 1000.0;
+
+    fn with_ctx<R>(flight: u64, f: impl FnOnce(&mut Ctx) -> R) -> R {
+        let rtt = RttEstimator::new(RttConfig::default());
+        let mut host = HostShared::default();
+        let mut req = Requests::default();
+        let mut cx = Ctx { now: 0, mss: 1000, flight_size: flight, snd_una: 0, snd_max: flight, rtt: &rtt, host: &mut host, requests: &mut req };
+        f(&mut cx)
+    }
+
+    fn new_ack(bytes: u64) -> AckSample {
+        AckSample { acked_bytes: bytes, ..AckSample::default() }
+    }
+
+    #[test]
+    fn slow_start_adds_one_segment_per_ack() {
+        let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 2.0 * MSS, ssthresh: f64::INFINITY };
+        with_ctx(0, |cx| {
+            // A delayed ACK covering two segments still adds one SMSS (RFC 5681 eq. 2).
+            r.on_ack(&new_ack(2000), &mut w, cx);
+        });
+        assert_eq!(w.cwnd, 3.0 * MSS);
+    }
+
+    #[test]
+    fn byte_counting_adds_up_to_l_segments_per_ack() {
+        let p = RenoParams { byte_counting: true, ..RenoParams::default() };
+        let mut r = Reno::new(p, RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 2.0 * MSS, ssthresh: f64::INFINITY };
+        with_ctx(0, |cx| r.on_ack(&new_ack(3000), &mut w, cx));
+        assert_eq!(w.cwnd, 4.0 * MSS);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_mss_squared_over_cwnd() {
+        let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 10.0 * MSS, ssthresh: 5.0 * MSS };
+        with_ctx(0, |cx| r.on_ack(&new_ack(1000), &mut w, cx));
+        assert_eq!(w.cwnd, 10.0 * MSS + MSS * MSS / (10.0 * MSS));
+    }
+
+    #[test]
+    fn slow_start_stops_at_ssthresh() {
+        let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 4.5 * MSS, ssthresh: 5.0 * MSS };
+        with_ctx(0, |cx| r.on_ack(&new_ack(1000), &mut w, cx));
+        assert_eq!(w.cwnd, 5.0 * MSS);
+    }
+
+    #[test]
+    fn fast_retransmit_halves_flight_size_with_two_segment_floor() {
+        let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        with_ctx(12_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
+        assert_eq!(w.ssthresh, 6.0 * MSS);
+        assert_eq!(w.cwnd, 6.0 * MSS);
+        with_ctx(1_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
+        assert_eq!(w.ssthresh, 2.0 * MSS);
+    }
+
+    #[test]
+    fn repeated_timeouts_hold_ssthresh() {
+        let mut r = Reno::new(RenoParams::default(), RecoveryStyle::Reno);
+        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        with_ctx(16_000, |cx| r.on_loss(Loss::Timeout { consecutive: 1 }, &mut w, cx));
+        assert_eq!((w.cwnd, w.ssthresh), (MSS, 8.0 * MSS));
+        with_ctx(16_000, |cx| r.on_loss(Loss::Timeout { consecutive: 2 }, &mut w, cx));
+        assert_eq!((w.cwnd, w.ssthresh), (MSS, 8.0 * MSS));
+    }
+
+    #[test]
+    fn duplicate_acks_do_not_grow_the_window() {
+        let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 10.0 * MSS, ssthresh: f64::INFINITY };
+        let dup = AckSample { dup: true, ..AckSample::default() };
+        with_ctx(10_000, |cx| r.on_ack(&dup, &mut w, cx));
+        assert_eq!(w.cwnd, 10.0 * MSS);
+    }
+
+    #[test]
+    fn halving_cwnd_is_available_for_ns2_style_runs() {
+        let p = RenoParams { halve: HalveOf::Cwnd, ..RenoParams::default() };
+        let mut r = Reno::new(p, RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        with_ctx(4_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
+        assert_eq!(w.ssthresh, 10.0 * MSS);
+    }
+}

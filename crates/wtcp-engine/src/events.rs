@@ -1,0 +1,227 @@
+//! The event queue: a binary heap ordered by (time, insertion number).
+//!
+//! Equal times pop in insertion order (FIFO tie-break), so a run is a pure function of
+//! its input. Events are a small `Copy` enum; nothing is boxed. Timers are cancelled
+//! lazily by their owners (a stale event finds its generation or deadline changed).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::time::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A link direction finished serialising the packet it was sending.
+    TxDone { dir: u32 },
+    /// The first packet in a link direction's pipe reaches the far end.
+    PipeArrive { dir: u32 },
+    /// A flow's retransmission timer may have expired.
+    Rto { flow: u32 },
+    /// A flow's delayed-ACK timer may have expired.
+    DelAck { flow: u32 },
+    /// A flow's application starts, stops, or switches on/off.
+    AppStart { flow: u32 },
+    AppStop { flow: u32 },
+    AppToggle { flow: u32, on: bool },
+    /// A CBR source sends its next packet.
+    CbrSend { flow: u32 },
+    /// An outage of a link direction begins or ends.
+    Outage { dir: u32, begin: bool },
+    /// The next random outage of a link direction begins.
+    RandomOutage { dir: u32 },
+    /// A delay spike begins (`extra` > 0) or ends (`extra` = 0).
+    DelaySpike { dir: u32, extra: Time },
+    /// Start and end of the measurement window.
+    MeasureStart,
+    MeasureEnd,
+    /// Periodic trace sample.
+    TraceSample,
+}
+
+#[derive(Debug)]
+struct Entry {
+    time: Time,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    next_seq: u64,
+    popped: u64,
+}
+
+impl EventQueue {
+    pub fn with_capacity(n: usize) -> Self {
+        EventQueue { heap: BinaryHeap::with_capacity(n), next_seq: 0, popped: 0 }
+    }
+
+    pub fn schedule(&mut self, time: Time, event: Event) {
+        self.heap.push(Entry { time, seq: self.next_seq, event });
+        self.next_seq += 1;
+    }
+
+    /// The next event at or before `until`, if any.
+    pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
+        if self.heap.peek()?.time > until {
+            return None;
+        }
+        let e = self.heap.pop()?;
+        self.popped += 1;
+        Some((e.time, e.event))
+    }
+
+    /// Events processed so far.
+    pub fn processed(&self) -> u64 {
+        self.popped
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earlier_times_first_and_ties_in_insertion_order() {
+        let mut q = EventQueue::default();
+        q.schedule(5, Event::Rto { flow: 1 });
+        q.schedule(3, Event::Rto { flow: 2 });
+        q.schedule(5, Event::Rto { flow: 3 });
+        q.schedule(5, Event::Rto { flow: 4 });
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop_until(10).map(|(_, e)| e)).collect();
+        assert_eq!(order, vec![Event::Rto { flow: 2 }, Event::Rto { flow: 1 }, Event::Rto { flow: 3 }, Event::Rto { flow: 4 }]);
+    }
+
+    #[test]
+    fn nothing_past_the_horizon() {
+        let mut q = EventQueue::default();
+        q.schedule(11, Event::MeasureEnd);
+        assert!(q.pop_until(10).is_none());
+        assert_eq!(q.len(), 1);
+    }
+}
+
+/// A one-shot timer with lazy cancellation: at most one live event per timer.
+///
+/// Re-arming to a later deadline only moves the deadline; the pending event, when it
+/// fires early, re-schedules itself for the deadline. Re-arming earlier schedules a new
+/// event and the old one is recognised as stale when it fires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LazyTimer {
+    deadline: Option<Time>,
+    event_at: Option<Time>,
+}
+
+impl LazyTimer {
+    pub fn deadline(&self) -> Option<Time> {
+        self.deadline
+    }
+
+    pub fn is_armed(&self) -> bool {
+        self.deadline.is_some()
+    }
+
+    /// Arm for `at`, or stop with `None`.
+    pub fn set(&mut self, at: Option<Time>, ev: &mut EventQueue, event: Event) {
+        self.deadline = at;
+        if let Some(d) = at {
+            if self.event_at.is_none_or(|t| t > d) {
+                ev.schedule(d, event);
+                self.event_at = Some(d);
+            }
+        }
+    }
+
+    /// Called when the timer's event fires at `now`: true if the timer expires now.
+    pub fn fire(&mut self, now: Time, ev: &mut EventQueue, event: Event) -> bool {
+        if self.event_at != Some(now) {
+            return false; // stale: superseded by an earlier event
+        }
+        self.event_at = None;
+        match self.deadline {
+            None => false,
+            Some(d) if d > now => {
+                ev.schedule(d, event);
+                self.event_at = Some(d);
+                false
+            }
+            Some(_) => {
+                self.deadline = None;
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod timer_tests {
+    use super::*;
+
+    fn run(q: &mut EventQueue, t: &mut LazyTimer) -> Vec<Time> {
+        let mut fired = Vec::new();
+        while let Some((now, e)) = q.pop_until(u64::MAX) {
+            if t.fire(now, q, e) {
+                fired.push(now);
+            }
+        }
+        fired
+    }
+
+    #[test]
+    fn pushing_the_deadline_later_fires_once_at_the_new_time() {
+        let mut q = EventQueue::default();
+        let mut t = LazyTimer::default();
+        let e = Event::Rto { flow: 0 };
+        t.set(Some(10), &mut q, e);
+        t.set(Some(25), &mut q, e);
+        assert_eq!(q.len(), 1);
+        assert_eq!(run(&mut q, &mut t), vec![25]);
+    }
+
+    #[test]
+    fn pulling_the_deadline_earlier_fires_at_the_earlier_time_only() {
+        let mut q = EventQueue::default();
+        let mut t = LazyTimer::default();
+        let e = Event::Rto { flow: 0 };
+        t.set(Some(30), &mut q, e);
+        t.set(Some(5), &mut q, e);
+        assert_eq!(run(&mut q, &mut t), vec![5]);
+    }
+
+    #[test]
+    fn a_stopped_timer_does_not_fire() {
+        let mut q = EventQueue::default();
+        let mut t = LazyTimer::default();
+        let e = Event::Rto { flow: 0 };
+        t.set(Some(30), &mut q, e);
+        t.set(None, &mut q, e);
+        assert!(run(&mut q, &mut t).is_empty());
+    }
+}

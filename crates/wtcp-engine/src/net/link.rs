@@ -1,0 +1,181 @@
+//! One direction of a full-duplex point-to-point link: a DropTail queue, a transmitter
+//! and a propagation pipe (htsim's Queue + Pipe).
+//!
+//! At most two events are pending per direction: the end of the current transmission
+//! and the arrival of the pipe's head. Packets in the pipe wait in a ring buffer.
+
+use std::collections::VecDeque;
+
+use super::loss::LossModel;
+use super::routing::DirId;
+use crate::events::{Event, EventQueue};
+use crate::packet::{PacketId, PacketKind, PacketPool};
+use crate::scenario::{AppliesTo, QueueCfg};
+use crate::time::{tx_time, Time};
+
+/// The ground-truth cause of a drop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DropCause {
+    /// The queue was full (congestion).
+    Queue,
+    /// The channel corrupted the frame (wireless loss).
+    Channel,
+    /// The direction was in an outage.
+    Outage,
+}
+
+impl DropCause {
+    pub const ALL: [DropCause; 3] = [DropCause::Queue, DropCause::Channel, DropCause::Outage];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropCause::Queue => "queue",
+            DropCause::Channel => "channel",
+            DropCause::Outage => "outage",
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DirStats {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub drops: [u64; 3],
+}
+
+#[derive(Debug)]
+pub struct LinkDir {
+    pub id: DirId,
+    pub from: u32,
+    pub to: u32,
+    rate_bps: f64,
+    delay: Time,
+    /// Extra propagation delay while a delay spike is active.
+    pub extra_delay: Time,
+    link_header: u32,
+    queue_cfg: QueueCfg,
+    queue: VecDeque<PacketId>,
+    queue_bytes: u64,
+    in_tx: Option<PacketId>,
+    pipe: VecDeque<(Time, PacketId)>,
+    loss: Option<LossModel>,
+    applies_to: AppliesTo,
+    /// Number of overlapping outages in force.
+    pub outage_depth: u32,
+    pub stats: DirStats,
+}
+
+/// What happened to the packet whose transmission just ended.
+pub enum TxOutcome {
+    /// On its way; nothing to do.
+    InPipe,
+    /// Lost on the channel or in an outage.
+    Dropped(PacketId, DropCause),
+}
+
+impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: QueueCfg, loss: Option<LossModel>, applies_to: AppliesTo) -> Self {
+        LinkDir {
+            id,
+            from,
+            to,
+            rate_bps,
+            delay,
+            extra_delay: 0,
+            link_header,
+            queue_cfg,
+            queue: VecDeque::new(),
+            queue_bytes: 0,
+            in_tx: None,
+            pipe: VecDeque::new(),
+            loss,
+            applies_to,
+            outage_depth: 0,
+            stats: DirStats::default(),
+        }
+    }
+
+    /// Offer a packet: start sending it at once if idle, queue it, or refuse it (full).
+    pub fn enqueue(&mut self, id: PacketId, pool: &PacketPool, now: Time, ev: &mut EventQueue) -> Result<(), PacketId> {
+        let size = pool.get(id).size;
+        if self.in_tx.is_none() {
+            self.start_tx(id, size, now, ev);
+            return Ok(());
+        }
+        let full = match (self.queue_cfg.limit_packets, self.queue_cfg.limit_bytes) {
+            (Some(lp), _) => self.queue.len() >= lp as usize,
+            (_, Some(lb)) => self.queue_bytes + u64::from(size) > lb,
+            (None, None) => false,
+        };
+        if full {
+            return Err(id);
+        }
+        self.queue.push_back(id);
+        self.queue_bytes += u64::from(size);
+        Ok(())
+    }
+
+    fn start_tx(&mut self, id: PacketId, size: u32, now: Time, ev: &mut EventQueue) {
+        self.in_tx = Some(id);
+        let wire = size + self.link_header;
+        ev.schedule(now + tx_time(wire, self.rate_bps), Event::TxDone { dir: self.id });
+    }
+
+    /// The transmitter finished: decide the packet's fate, put it in the pipe, start the next.
+    pub fn on_tx_done(&mut self, pool: &PacketPool, now: Time, ev: &mut EventQueue) -> TxOutcome {
+        let id = self.in_tx.take().expect("TxDone without a packet in transmission");
+        let p = pool.get(id);
+        let wire = p.size + self.link_header;
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += u64::from(wire);
+        let exposed = self.applies_to == AppliesTo::All || p.kind != PacketKind::Ack;
+        let outcome = if exposed && self.outage_depth > 0 {
+            TxOutcome::Dropped(id, DropCause::Outage)
+        } else if exposed && self.loss.as_mut().is_some_and(|m| m.lose(u64::from(wire) * 8)) {
+            TxOutcome::Dropped(id, DropCause::Channel)
+        } else {
+            // FIFO on the wire: a delay that shrinks never lets a packet overtake.
+            let last = self.pipe.back().map_or(0, |&(t, _)| t);
+            let arrival = (now + self.delay + self.extra_delay).max(last);
+            if self.pipe.is_empty() {
+                ev.schedule(arrival, Event::PipeArrive { dir: self.id });
+            }
+            self.pipe.push_back((arrival, id));
+            TxOutcome::InPipe
+        };
+        if let TxOutcome::Dropped(_, cause) = outcome {
+            self.stats.drops[cause.index()] += 1;
+        }
+        if let Some(next) = self.queue.pop_front() {
+            let size = pool.get(next).size;
+            self.queue_bytes -= u64::from(size);
+            self.start_tx(next, size, now, ev);
+        }
+        outcome
+    }
+
+    /// The pipe's head arrives at the far end; returns it and schedules the next arrival.
+    pub fn on_pipe_arrive(&mut self, ev: &mut EventQueue) -> PacketId {
+        let (_, id) = self.pipe.pop_front().expect("PipeArrive with an empty pipe");
+        if let Some(&(t, _)) = self.pipe.front() {
+            ev.schedule(t, Event::PipeArrive { dir: self.id });
+        }
+        id
+    }
+
+    pub fn count_queue_drop(&mut self) {
+        self.stats.drops[DropCause::Queue.index()] += 1;
+    }
+
+    /// Packets waiting (not counting the one being sent).
+    pub fn queue_packets(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn queue_bytes(&self) -> u64 {
+        self.queue_bytes
+    }
+}

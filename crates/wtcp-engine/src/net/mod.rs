@@ -1,0 +1,7 @@
+//! The network: routing, link directions (queue, transmitter, pipe) and impairments.
+
+pub mod link;
+pub mod loss;
+pub mod routing;
+
+pub use link::{DropCause, LinkDir};

@@ -1,0 +1,113 @@
+//! Packets: small `Copy` records with no payload, kept in a pool and named by index.
+//!
+//! Queues and pipes hold `PacketId`s; a freed slot is reused, so after warm-up the hot
+//! path allocates nothing.
+
+use crate::time::Time;
+
+pub type PacketId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// A TCP segment carrying data.
+    Data,
+    /// A pure TCP acknowledgement.
+    Ack,
+    /// A UDP datagram (CBR traffic).
+    Udp,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub kind: PacketKind,
+    /// Index of the flow the packet belongs to.
+    pub flow: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Bytes at the IP layer (payload + IP/TCP or IP/UDP headers + options).
+    pub size: u32,
+    /// Data: first payload byte. UDP: datagram number.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Which transmission of this segment the packet is (1 = original).
+    pub tx_no: u32,
+    /// ACK: cumulative acknowledgement number.
+    pub ack: u64,
+    /// ACK: advertised receive window in bytes.
+    pub rwnd: u64,
+    /// Timestamps option: TSval (sender time) / TSecr (echo). Data: ts_val is the send time.
+    pub ts_val: Time,
+    pub ts_ecr: Time,
+    /// ACK: arrival time at the receiver of the data segment that triggered it.
+    pub rx_arrival: Time,
+    /// Congestion mark set by a router (ECN CE / congestion warning).
+    pub ce: bool,
+    /// ACK: echo of a congestion mark.
+    pub ece: bool,
+    /// When the packet was created (for one-way delay of UDP).
+    pub created: Time,
+}
+
+impl Packet {
+    pub fn new(kind: PacketKind, flow: u32, src: u32, dst: u32, size: u32, now: Time) -> Packet {
+        Packet {
+            kind,
+            flow,
+            src,
+            dst,
+            size,
+            seq: 0,
+            len: 0,
+            tx_no: 0,
+            ack: 0,
+            rwnd: 0,
+            ts_val: 0,
+            ts_ecr: 0,
+            rx_arrival: 0,
+            ce: false,
+            ece: false,
+            created: now,
+        }
+    }
+}
+
+/// A free-list pool of packets.
+#[derive(Debug, Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+}
+
+impl PacketPool {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+
+    pub fn free(&mut self, id: PacketId) {
+        self.free.push(id);
+    }
+
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+
+    /// Slots ever allocated: the high-water mark of packets alive at once.
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

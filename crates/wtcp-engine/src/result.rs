@@ -1,0 +1,114 @@
+//! What a run returns: per-flow and per-run metrics (serialisable to JSON) and optional
+//! columnar traces.
+
+use serde::Serialize;
+
+use crate::metrics::{CauseCounts, VerdictCounts};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    pub id: usize,
+    pub name: String,
+    /// `"tcp"` or `"cbr"`.
+    pub kind: &'static str,
+    /// Congestion-control algorithm (TCP), or `"-"` (CBR).
+    pub cc: String,
+    pub src: String,
+    pub dst: String,
+    /// Application bytes delivered in order at the receiver in the measurement window,
+    /// times 8, over the window (headers and duplicates excluded).
+    pub goodput_bps: f64,
+    /// IP-level bytes the sender put on the wire in the window (headers and
+    /// retransmissions included), times 8, over the window.
+    pub throughput_bps: f64,
+    /// Application bytes delivered in order over the whole run.
+    pub delivered_bytes: u64,
+    pub segments_sent: u64,
+    pub retransmitted_segments: u64,
+    /// Retransmissions sent after an earlier copy had reached the receiver.
+    pub unnecessary_retransmissions: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    /// Largest RTO backoff exponent reached.
+    pub max_backoff: u32,
+    pub fast_retransmit_causes: CauseCounts,
+    pub timeout_causes: CauseCounts,
+    /// The algorithm's own verdicts on its loss events.
+    pub loss_verdicts: VerdictCounts,
+    /// Time-averaged smoothed RTT, seconds (TCP; NaN before any sample, null in JSON).
+    pub mean_srtt_s: Option<f64>,
+    /// UDP: datagrams received.
+    pub packets_received: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DropResult {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub queue: u64,
+    pub channel: u64,
+    pub outage: u64,
+    pub tx_packets: u64,
+}
+
+/// Columnar time series; every vector in a group has the same length.
+#[derive(Clone, Debug, Default)]
+pub struct Traces {
+    /// Sampled sender state: `time`, `flow`, then [`crate::tcp::SENDER_TRACE_COLUMNS`],
+    /// then `delivered` (receiver RCV.NXT).
+    pub flow_time: Vec<f64>,
+    pub flow_id: Vec<u32>,
+    pub flow_columns: Vec<(&'static str, Vec<f64>)>,
+    /// Algorithm variables in long form.
+    pub cc_time: Vec<f64>,
+    pub cc_flow: Vec<u32>,
+    pub cc_name: Vec<&'static str>,
+    pub cc_value: Vec<f64>,
+    /// Queue lengths per link direction.
+    pub queue_time: Vec<f64>,
+    pub queue_dir: Vec<u32>,
+    pub queue_packets: Vec<u32>,
+    pub queue_bytes: Vec<u64>,
+    /// Fast retransmits and timeouts.
+    pub loss_time: Vec<f64>,
+    pub loss_flow: Vec<u32>,
+    pub loss_timeout: Vec<bool>,
+    pub loss_seq: Vec<u64>,
+    pub loss_cause: Vec<&'static str>,
+    pub loss_verdict: Vec<&'static str>,
+    /// Every dropped packet with its ground-truth cause.
+    pub drop_time: Vec<f64>,
+    pub drop_dir: Vec<u32>,
+    pub drop_flow: Vec<u32>,
+    pub drop_kind: Vec<&'static str>,
+    pub drop_seq: Vec<u64>,
+    pub drop_cause: Vec<&'static str>,
+    /// Names of the link directions (`link:from->to`), indexed by direction id.
+    pub dir_names: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub scenario: String,
+    pub seed: u64,
+    pub replication: u64,
+    pub flows: Vec<FlowResult>,
+    /// Jain's index over the goodputs of the chosen flows (null if undefined).
+    pub jain_fairness: Option<f64>,
+    pub drops: Vec<DropResult>,
+    pub events: u64,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    /// Most packets alive at once (pool high-water mark).
+    pub peak_packets: usize,
+    pub warnings: Vec<String>,
+    #[serde(skip)]
+    pub traces: Option<Traces>,
+}
+
+impl RunResult {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results are always serialisable")
+    }
+}

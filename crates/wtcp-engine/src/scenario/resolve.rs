@@ -1,0 +1,597 @@
+//! From a scenario document to the typed, checked [`Scenario`].
+
+use toml::Value;
+use wtcp_cc::{CcConfig, RttConfig};
+
+use super::overrides::{apply_override, parse_value};
+use super::schema::*;
+use super::ScenarioError;
+use crate::net::routing::RouteTable;
+use crate::time::{secs, Time};
+
+pub use super::schema::{AppliesTo, LossSpec, RttSampling};
+
+/// TCP options of one flow, fully resolved (defaults filled in).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    /// IP + TCP header bytes per packet, without options (40).
+    pub header_bytes: u32,
+    /// RFC 7323 timestamps (adds 12 bytes per packet; exact RTT samples; the receiver's
+    /// arrival time of acknowledged data rides back to the sender).
+    pub timestamps: bool,
+    pub initial_cwnd_segments: f64,
+    /// `None`: unlimited.
+    pub initial_ssthresh_segments: Option<f64>,
+    pub rtt: RttConfig,
+    pub rtt_sampling: RttSampling,
+    pub dupack_threshold: u32,
+    pub limited_transmit: bool,
+    pub delayed_ack: bool,
+    pub delayed_ack_count: u32,
+    pub delayed_ack_timeout: Time,
+    pub send_buffer_bytes: u64,
+    pub recv_buffer_bytes: u64,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1000,
+            header_bytes: 40,
+            timestamps: false,
+            initial_cwnd_segments: 10.0,
+            initial_ssthresh_segments: None,
+            rtt: RttConfig::default(),
+            rtt_sampling: RttSampling::EveryAck,
+            dupack_threshold: 3,
+            limited_transmit: true,
+            delayed_ack: true,
+            delayed_ack_count: 2,
+            delayed_ack_timeout: 200_000_000,
+            send_buffer_bytes: 1 << 20,
+            recv_buffer_bytes: 1 << 20,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Header bytes of every segment and ACK (IP + TCP + timestamps option).
+    pub fn packet_overhead(&self) -> u32 {
+        self.header_bytes + if self.timestamps { 12 } else { 0 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnOffCfg {
+    pub on: Time,
+    pub off: Time,
+    pub exponential: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpFlowCfg {
+    pub cc: CcConfig,
+    pub tcp: TcpConfig,
+    pub bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CbrFlowCfg {
+    pub rate_bps: f64,
+    pub packet_bytes: u32,
+}
+
+#[derive(Clone, Debug)]
+pub enum FlowApp {
+    Tcp(TcpFlowCfg),
+    Cbr(CbrFlowCfg),
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowCfg {
+    pub name: String,
+    pub src: usize,
+    pub dst: usize,
+    pub start: Time,
+    pub stop: Option<Time>,
+    pub on_off: Option<OnOffCfg>,
+    pub app: FlowApp,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RandomOutageCfg {
+    pub mean_interval: f64,
+    pub duration: Time,
+    pub exponential: bool,
+    pub from: Time,
+}
+
+/// Impairments of one link direction.
+#[derive(Clone, Debug, Default)]
+pub struct ImpairCfg {
+    pub loss: Option<LossSpec>,
+    pub applies_to: AppliesTo,
+    /// (start, duration)
+    pub outages: Vec<(Time, Time)>,
+    pub random_outages: Option<RandomOutageCfg>,
+    /// (start, duration, extra delay)
+    pub delay_spikes: Vec<(Time, Time, Time)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueCfg {
+    pub limit_packets: Option<u32>,
+    pub limit_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LinkCfg {
+    pub name: String,
+    pub a: usize,
+    pub b: usize,
+    pub rate_bps: f64,
+    pub delay: Time,
+    pub link_header_bytes: u32,
+    pub queue: QueueCfg,
+    /// [a -> b, b -> a]
+    pub dirs: [ImpairCfg; 2],
+}
+
+/// A checked scenario, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    /// The document after overrides: what was actually run.
+    pub document: Value,
+    pub duration: Time,
+    pub seed: u64,
+    pub replication: u64,
+    pub measure_from: Time,
+    pub measure_to: Time,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkCfg>,
+    pub flows: Vec<FlowCfg>,
+    pub routes: RouteTable,
+    /// Trace sampling interval, when tracing is on.
+    pub trace_interval: Option<Time>,
+    /// Flow indices entering Jain's fairness index.
+    pub fairness_flows: Vec<usize>,
+}
+
+impl Scenario {
+    /// Parse TOML text and apply `--set` style overrides (`path`, `value text`).
+    pub fn from_toml_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            ScenarioError::new("", format!("TOML syntax error: {}", e.to_string().trim_end()))
+        })?;
+        Self::from_value(Value::Table(table), overrides)
+    }
+
+    /// Parse a JSON document (how Python dictionaries arrive) and apply overrides.
+    pub fn from_json_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("", format!("invalid scenario document: {e} (null values are not allowed)")))?;
+        Self::from_value(value, overrides)
+    }
+
+    pub fn from_value(mut doc: Value, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+        if !doc.is_table() {
+            return Err(ScenarioError::new("", "a scenario must be a table of sections ([run], [[nodes]], ...)"));
+        }
+        for (path, text) in overrides {
+            apply_override(&mut doc, path, parse_value(text))?;
+        }
+        let file: ScenarioFile = serde_path_to_error::deserialize(doc.clone()).map_err(|e| {
+            let path = dotted(e.path());
+            ScenarioError::new(path, e.into_inner().to_string())
+        })?;
+        resolve(file, doc)
+    }
+
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n == name)
+    }
+}
+
+/// serde_path_to_error's path in the `--set` notation (`links.1.ab.loss`).
+fn dotted(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let parts: Vec<String> = path
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Seq { index } => Some(index.to_string()),
+            Segment::Map { key } => Some(key.clone()),
+            Segment::Enum { variant } => Some(variant.clone()),
+            Segment::Unknown => None,
+        })
+        .collect();
+    parts.join(".")
+}
+
+type R<T> = Result<T, ScenarioError>;
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
+    Err(ScenarioError::new(path, msg))
+}
+
+/// A time in seconds: finite, >= 0 (or > 0 when `positive`), at most 10^7 s.
+fn time_s(path: &str, v: f64, positive: bool) -> R<Time> {
+    let ok = v.is_finite() && v <= 1e7 && if positive { v > 0.0 } else { v >= 0.0 };
+    if !ok {
+        let allowed = if positive { "a number of seconds > 0 and <= 1e7" } else { "a number of seconds >= 0 and <= 1e7" };
+        return err(path, format!("is {v}; allowed: {allowed}"));
+    }
+    Ok(secs(v))
+}
+
+fn probability(path: &str, v: f64) -> R<f64> {
+    if !(0.0..=1.0).contains(&v) || v.is_nan() {
+        return err(path, format!("is {v}; a probability must lie in [0, 1]"));
+    }
+    Ok(v)
+}
+
+fn positive(path: &str, v: f64, what: &str) -> R<f64> {
+    if !(v.is_finite() && v > 0.0) {
+        return err(path, format!("is {v}; allowed: {what} > 0"));
+    }
+    Ok(v)
+}
+
+fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
+    let duration = time_s("run.duration_s", f.run.duration_s, true)?;
+    let measure_from = time_s("run.measure_from_s", f.run.measure_from_s, false)?;
+    if measure_from >= duration {
+        return err("run.measure_from_s", format!("is {} s; it must be before the end of the run ({} s)", f.run.measure_from_s, f.run.duration_s));
+    }
+    let measure_to = match f.run.measure_to_s {
+        None => duration,
+        Some(v) => {
+            let t = time_s("run.measure_to_s", v, true)?;
+            if t <= measure_from || t > duration {
+                return err("run.measure_to_s", format!("is {v} s; allowed: after run.measure_from_s and at most run.duration_s"));
+            }
+            t
+        }
+    };
+
+    // Nodes.
+    if f.nodes.len() < 2 {
+        return err("nodes", "needs at least two nodes");
+    }
+    let mut nodes: Vec<String> = Vec::with_capacity(f.nodes.len());
+    for (i, n) in f.nodes.iter().enumerate() {
+        if n.name.trim().is_empty() {
+            return err(format!("nodes.{i}.name"), "must not be empty");
+        }
+        if nodes.contains(&n.name) {
+            return err(format!("nodes.{i}.name"), format!("`{}` is defined twice; node names must be unique", n.name));
+        }
+        nodes.push(n.name.clone());
+    }
+    let node = |path: String, name: &str| -> R<usize> {
+        nodes.iter().position(|n| n == name).ok_or_else(|| {
+            ScenarioError::new(path, format!("unknown node `{name}`; defined nodes: {}", nodes.join(", ")))
+        })
+    };
+
+    // Links.
+    if f.links.is_empty() {
+        return err("links", "needs at least one link");
+    }
+    let mut links: Vec<LinkCfg> = Vec::with_capacity(f.links.len());
+    for (i, l) in f.links.iter().enumerate() {
+        let p = format!("links.{i}");
+        let a = node(format!("{p}.a"), &l.a)?;
+        let b = node(format!("{p}.b"), &l.b)?;
+        if a == b {
+            return err(format!("{p}.b"), format!("a link must join two different nodes (both ends are `{}`)", l.a));
+        }
+        let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
+        if links.iter().any(|o| o.name == name) {
+            return err(format!("{p}.name"), format!("link name `{name}` is used twice; give the links distinct names"));
+        }
+        let rate_mbps = positive(&format!("{p}.rate_mbps"), l.rate_mbps, "a rate in Mb/s")?;
+        if rate_mbps > 1e6 {
+            return err(format!("{p}.rate_mbps"), format!("is {rate_mbps}; allowed: up to 1e6 (1 Tb/s)"));
+        }
+        let delay = time_s(&format!("{p}.delay_ms"), l.delay_ms / 1e3, false)
+            .map_err(|_| ScenarioError::new(format!("{p}.delay_ms"), format!("is {}; allowed: milliseconds >= 0", l.delay_ms)))?;
+        let queue = resolve_queue(&format!("{p}.queue"), &l.queue)?;
+        let dirs = [
+            resolve_impair(&format!("{p}.ab"), &l.ab, duration)?,
+            resolve_impair(&format!("{p}.ba"), &l.ba, duration)?,
+        ];
+        links.push(LinkCfg { name, a, b, rate_bps: rate_mbps * 1e6, delay, link_header_bytes: l.link_header_bytes, queue, dirs });
+    }
+    let routes = RouteTable::shortest_paths(nodes.len(), links.iter().map(|l| (l.a, l.b)));
+
+    // Flows.
+    if f.flows.is_empty() {
+        return err("flows", "needs at least one flow");
+    }
+    let mut flows: Vec<FlowCfg> = Vec::with_capacity(f.flows.len());
+    for (i, fl) in f.flows.iter().enumerate() {
+        let p = format!("flows.{i}");
+        let name = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        if flows.iter().any(|o| o.name == name) {
+            return err(format!("{p}.name"), format!("flow name `{name}` is used twice; give the flows distinct names"));
+        }
+        let src = node(format!("{p}.src"), &fl.src)?;
+        let dst = node(format!("{p}.dst"), &fl.dst)?;
+        if src == dst {
+            return err(format!("{p}.dst"), format!("a flow needs two different end nodes (both are `{}`)", fl.src));
+        }
+        for (from, to) in [(src, dst), (dst, src)] {
+            if routes.next_hop(from, to).is_none() {
+                return err(p.clone(), format!("no route from `{}` to `{}`; connect them with links", nodes[from], nodes[to]));
+            }
+        }
+        let start = time_s(&format!("{p}.start_s"), fl.start_s, false)?;
+        if start >= duration {
+            return err(format!("{p}.start_s"), format!("is {} s; a flow must start before the end of the run ({} s)", fl.start_s, f.run.duration_s));
+        }
+        let stop = match fl.stop_s {
+            None => None,
+            Some(v) => {
+                let t = time_s(&format!("{p}.stop_s"), v, true)?;
+                if t <= start {
+                    return err(format!("{p}.stop_s"), format!("is {v} s; it must be after start_s ({} s)", fl.start_s));
+                }
+                Some(t)
+            }
+        };
+        let on_off = match &fl.on_off {
+            None => None,
+            Some(o) => Some(OnOffCfg {
+                on: time_s(&format!("{p}.on_off.on_s"), o.on_s, true)?,
+                off: time_s(&format!("{p}.on_off.off_s"), o.off_s, true)?,
+                exponential: o.exponential,
+            }),
+        };
+        let app = match fl.kind {
+            FlowKind::Tcp => {
+                for (set, field) in [(fl.rate_mbps.is_some(), "rate_mbps"), (fl.packet_bytes.is_some(), "packet_bytes")] {
+                    if set {
+                        return err(format!("{p}.{field}"), "is a CBR option; not allowed on a TCP flow (kind = \"tcp\")");
+                    }
+                }
+                FlowApp::Tcp(resolve_tcp_flow(&p, fl, &f.tcp)?)
+            }
+            FlowKind::Cbr => {
+                for (set, field) in [(fl.cc.is_some(), "cc"), (fl.cc_params.is_some(), "cc_params"), (fl.bytes.is_some(), "bytes"), (fl.tcp.is_some(), "tcp")] {
+                    if set {
+                        return err(format!("{p}.{field}"), "is a TCP option; not allowed on a CBR flow (kind = \"cbr\")");
+                    }
+                }
+                let rate = fl.rate_mbps.ok_or_else(|| ScenarioError::new(format!("{p}.rate_mbps"), "is required for a CBR flow"))?;
+                let rate = positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s")?;
+                if rate > 1e5 {
+                    return err(format!("{p}.rate_mbps"), format!("is {rate}; allowed: up to 1e5"));
+                }
+                let packet_bytes = fl.packet_bytes.unwrap_or(1000);
+                if packet_bytes == 0 || packet_bytes > 65_507 {
+                    return err(format!("{p}.packet_bytes"), format!("is {packet_bytes}; allowed: 1..=65507 (UDP payload)"));
+                }
+                FlowApp::Cbr(CbrFlowCfg { rate_bps: rate * 1e6, packet_bytes })
+            }
+        };
+        flows.push(FlowCfg { name, src, dst, start, stop, on_off, app });
+    }
+
+    let fairness_flows = match &f.metrics.fairness_flows {
+        None => flows.iter().enumerate().filter(|(_, fl)| matches!(fl.app, FlowApp::Tcp(_))).map(|(i, _)| i).collect(),
+        Some(names) => {
+            let mut out = Vec::new();
+            for (i, n) in names.iter().enumerate() {
+                let idx = flows.iter().position(|fl| &fl.name == n).ok_or_else(|| {
+                    let known: Vec<&str> = flows.iter().map(|fl| fl.name.as_str()).collect();
+                    ScenarioError::new(format!("metrics.fairness_flows.{i}"), format!("unknown flow `{n}`; flows: {}", known.join(", ")))
+                })?;
+                out.push(idx);
+            }
+            out
+        }
+    };
+
+    let trace_interval = if f.trace.enabled {
+        let iv = positive("trace.interval_ms", f.trace.interval_ms, "milliseconds")?;
+        Some(secs(iv / 1e3).max(1))
+    } else {
+        None
+    };
+
+    Ok(Scenario {
+        name: f.name.clone().unwrap_or_else(|| "scenario".to_string()),
+        document,
+        duration,
+        seed: f.run.seed,
+        replication: f.run.replication,
+        measure_from,
+        measure_to,
+        nodes,
+        links,
+        flows,
+        routes,
+        trace_interval,
+        fairness_flows,
+    })
+}
+
+fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
+    match q.discipline {
+        Discipline::Droptail => {}
+    }
+    match (q.limit_packets, q.limit_bytes) {
+        (Some(_), Some(_)) => err(p, "give either limit_packets or limit_bytes, not both"),
+        (None, None) => err(p, "needs limit_packets or limit_bytes"),
+        (Some(0), _) => err(format!("{p}.limit_packets"), "is 0; allowed: >= 1"),
+        (_, Some(0)) => err(format!("{p}.limit_bytes"), "is 0; allowed: >= 1"),
+        (lp, lb) => Ok(QueueCfg { limit_packets: lp, limit_bytes: lb }),
+    }
+}
+
+fn resolve_impair(p: &str, d: &DirectionSpec, duration: Time) -> R<ImpairCfg> {
+    if let Some(loss) = &d.loss {
+        let lp = format!("{p}.loss");
+        match loss {
+            LossSpec::Uniform { rate } => {
+                probability(&format!("{lp}.rate"), *rate)?;
+            }
+            LossSpec::Ber { ber } => {
+                probability(&format!("{lp}.ber"), *ber)?;
+            }
+            LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                probability(&format!("{lp}.p_good_to_bad"), *p_good_to_bad)?;
+                probability(&format!("{lp}.p_bad_to_good"), *p_bad_to_good)?;
+                probability(&format!("{lp}.loss_good"), *loss_good)?;
+                probability(&format!("{lp}.loss_bad"), *loss_bad)?;
+            }
+            LossSpec::List { packets } => {
+                if let Some(i) = packets.iter().position(|&n| n == 0) {
+                    return err(format!("{lp}.packets.{i}"), "is 0; packets are counted from 1");
+                }
+            }
+        }
+    }
+    let mut outages = Vec::new();
+    for (i, o) in d.outages.iter().enumerate() {
+        let s = time_s(&format!("{p}.outages.{i}.start_s"), o.start_s, false)?;
+        let len = time_s(&format!("{p}.outages.{i}.duration_s"), o.duration_s, true)?;
+        outages.push((s, len));
+    }
+    let random_outages = match &d.random_outages {
+        None => None,
+        Some(r) => {
+            let rp = format!("{p}.random_outages");
+            if !(r.count_per_200s.is_finite() && r.count_per_200s >= 0.0) {
+                return err(format!("{rp}.count_per_200s"), format!("is {}; allowed: a number >= 0", r.count_per_200s));
+            }
+            let dur = time_s(&format!("{rp}.duration_s"), r.duration_s, true)?;
+            let from = time_s(&format!("{rp}.from_s"), r.from_s, false)?;
+            (r.count_per_200s > 0.0).then(|| RandomOutageCfg {
+                mean_interval: 200.0 / r.count_per_200s,
+                duration: dur,
+                exponential: r.exponential_duration,
+                from,
+            })
+        }
+    };
+    let mut delay_spikes = Vec::new();
+    for (i, s) in d.delay_spikes.iter().enumerate() {
+        let sp = format!("{p}.delay_spikes.{i}");
+        let start = time_s(&format!("{sp}.start_s"), s.start_s, false)?;
+        let len = time_s(&format!("{sp}.duration_s"), s.duration_s, true)?;
+        let extra = time_s(&format!("{sp}.extra_delay_ms"), s.extra_delay_ms / 1e3, false)
+            .map_err(|_| ScenarioError::new(format!("{sp}.extra_delay_ms"), format!("is {}; allowed: milliseconds >= 0", s.extra_delay_ms)))?;
+        delay_spikes.push((start, len, extra));
+    }
+    let _ = duration;
+    Ok(ImpairCfg { loss: d.loss.clone(), applies_to: d.loss_applies_to, outages, random_outages, delay_spikes })
+}
+
+fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg> {
+    let name = fl.cc.clone().unwrap_or_else(|| "newreno".to_string());
+    let params = Value::Table(fl.cc_params.clone().unwrap_or_default());
+    let mut track = serde_path_to_error::Track::new();
+    let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params, &mut track));
+    let cc = cc.map_err(|e| {
+        let inner = dotted(&track.path());
+        let msg = e.to_string();
+        if msg.starts_with("unknown algorithm") {
+            ScenarioError::new(format!("{p}.cc"), msg)
+        } else if inner.is_empty() {
+            ScenarioError::new(format!("{p}.cc_params"), format!("{msg} (algorithm `{name}`)"))
+        } else {
+            ScenarioError::new(format!("{p}.cc_params.{inner}"), format!("{msg} (algorithm `{name}`)"))
+        }
+    })?;
+    let local = fl.tcp.clone().unwrap_or_default();
+    // Per-flow table first, then the global one, then the defaults.
+    let tp = |field: &str| -> String {
+        if fl.tcp.is_some() {
+            format!("{p}.tcp.{field}")
+        } else {
+            format!("tcp.{field}")
+        }
+    };
+    let d = TcpConfig::default();
+    macro_rules! pick {
+        ($f:ident) => {
+            local.$f.or(global.$f)
+        };
+    }
+    let mss = pick!(mss_bytes).unwrap_or(d.mss);
+    if mss == 0 || mss > 65_495 {
+        return err(tp("mss_bytes"), format!("is {mss}; allowed: 1..=65495"));
+    }
+    let header_bytes = pick!(header_bytes).unwrap_or(d.header_bytes);
+    if header_bytes > 1000 {
+        return err(tp("header_bytes"), format!("is {header_bytes}; allowed: 0..=1000"));
+    }
+    let iw = pick!(initial_cwnd_segments).unwrap_or(d.initial_cwnd_segments);
+    if !(iw.is_finite() && iw >= 1.0) {
+        return err(tp("initial_cwnd_segments"), format!("is {iw}; allowed: >= 1 segment"));
+    }
+    let iss = pick!(initial_ssthresh_segments);
+    if let Some(v) = iss {
+        if v.is_nan() || v < 2.0 {
+            return err(tp("initial_ssthresh_segments"), format!("is {v}; allowed: >= 2 segments (omit for unlimited)"));
+        }
+    }
+    let rto_initial = time_s(&tp("rto_initial_s"), pick!(rto_initial_s).unwrap_or(1.0), true)?;
+    let rto_min = time_s(&tp("rto_min_s"), pick!(rto_min_s).unwrap_or(1.0), false)?;
+    let rto_max = time_s(&tp("rto_max_s"), pick!(rto_max_s).unwrap_or(60.0), true)?;
+    if rto_min > rto_max {
+        return err(tp("rto_min_s"), "is larger than rto_max_s; the minimum RTO must not exceed the maximum");
+    }
+    let granularity = time_s(&tp("clock_granularity_s"), pick!(clock_granularity_s).unwrap_or(0.001), false)?;
+    let max_backoff = pick!(max_backoff).unwrap_or(d.rtt.max_backoff);
+    if max_backoff > 30 {
+        return err(tp("max_backoff"), format!("is {max_backoff}; allowed: 0..=30 doublings"));
+    }
+    let dupack_threshold = pick!(dupack_threshold).unwrap_or(d.dupack_threshold);
+    if dupack_threshold == 0 {
+        return err(tp("dupack_threshold"), "is 0; allowed: >= 1");
+    }
+    let delayed_ack_count = pick!(delayed_ack_count).unwrap_or(d.delayed_ack_count);
+    if delayed_ack_count == 0 {
+        return err(tp("delayed_ack_count"), "is 0; allowed: >= 1 (set delayed_ack = false to acknowledge every segment)");
+    }
+    let delack_s = pick!(delayed_ack_timeout_s).unwrap_or(0.2);
+    let delayed_ack_timeout = time_s(&tp("delayed_ack_timeout_s"), delack_s, true)?;
+    if delack_s >= 0.5 {
+        return err(tp("delayed_ack_timeout_s"), format!("is {delack_s}; RFC 1122 requires < 0.5 s"));
+    }
+    let send_buffer_bytes = pick!(send_buffer_bytes).unwrap_or(d.send_buffer_bytes);
+    let recv_buffer_bytes = pick!(recv_buffer_bytes).unwrap_or(d.recv_buffer_bytes);
+    for (v, field) in [(send_buffer_bytes, "send_buffer_bytes"), (recv_buffer_bytes, "recv_buffer_bytes")] {
+        if v < u64::from(mss) {
+            return err(tp(field), format!("is {v}; allowed: at least one segment ({mss} bytes)"));
+        }
+    }
+    if let Some(b) = fl.bytes {
+        if b == 0 {
+            return err(format!("{p}.bytes"), "is 0; allowed: >= 1 (omit for an unlimited transfer)");
+        }
+    }
+    let tcp = TcpConfig {
+        mss,
+        header_bytes,
+        timestamps: pick!(timestamps).unwrap_or(d.timestamps),
+        initial_cwnd_segments: iw,
+        initial_ssthresh_segments: iss.filter(|v| v.is_finite()),
+        rtt: RttConfig { initial_rto: rto_initial, min_rto: rto_min, max_rto: rto_max, granularity, max_backoff },
+        rtt_sampling: pick!(rtt_sampling).unwrap_or(d.rtt_sampling),
+        dupack_threshold,
+        limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
+        delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
+        delayed_ack_count,
+        delayed_ack_timeout,
+        send_buffer_bytes,
+        recv_buffer_bytes,
+    };
+    Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
+}

@@ -1,0 +1,313 @@
+//! The scenario file format (TOML), as serde structures. Unknown keys are rejected.
+//!
+//! Units are in the key names (`rate_mbps`, `delay_ms`, `duration_s`) so that a value
+//! never needs a unit suffix and every number can be swept with `--set`.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A short name for tables and reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text: where the scenario comes from.
+    #[serde(default)]
+    pub description: Option<String>,
+    pub run: RunSection,
+    /// Defaults for every TCP flow (a flow's own `tcp` table overrides them).
+    #[serde(default)]
+    pub tcp: TcpSection,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub trace: TraceSection,
+    #[serde(default)]
+    pub metrics: MetricsSection,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Simulated time of the run.
+    pub duration_s: f64,
+    /// Base seed of every random stream.
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Replication index: a different, independent set of streams for the same seed.
+    #[serde(default)]
+    pub replication: u64,
+    /// Start of the measurement window for goodput and throughput.
+    #[serde(default)]
+    pub measure_from_s: f64,
+    /// End of the measurement window (default: the end of the run).
+    #[serde(default)]
+    pub measure_to_s: Option<f64>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// TCP options. Every field is optional so that the same table serves as global
+/// defaults (`[tcp]`) and as a per-flow override (`[flows.tcp]`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSection {
+    pub mss_bytes: Option<u32>,
+    pub header_bytes: Option<u32>,
+    pub timestamps: Option<bool>,
+    pub initial_cwnd_segments: Option<f64>,
+    pub initial_ssthresh_segments: Option<f64>,
+    pub rto_initial_s: Option<f64>,
+    pub rto_min_s: Option<f64>,
+    pub rto_max_s: Option<f64>,
+    pub clock_granularity_s: Option<f64>,
+    pub max_backoff: Option<u32>,
+    pub rtt_sampling: Option<RttSampling>,
+    pub dupack_threshold: Option<u32>,
+    pub limited_transmit: Option<bool>,
+    pub delayed_ack: Option<bool>,
+    pub delayed_ack_count: Option<u32>,
+    pub delayed_ack_timeout_s: Option<f64>,
+    pub send_buffer_bytes: Option<u64>,
+    pub recv_buffer_bytes: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// A sample from every ACK of new data (Karn-filtered), as ns-3 and Linux.
+    EveryAck,
+    /// One timed segment per RTT, as ns-2 and classic BSD without timestamps.
+    OnePerRtt,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Defaults to `"A-B"`.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub a: String,
+    pub b: String,
+    pub rate_mbps: f64,
+    pub delay_ms: f64,
+    /// Per-packet link-layer header bytes added to the wire size.
+    #[serde(default)]
+    pub link_header_bytes: u32,
+    /// Queue in each direction (default DropTail, 100 packets).
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Impairments of the direction a -> b.
+    #[serde(default)]
+    pub ab: DirectionSpec,
+    /// Impairments of the direction b -> a.
+    #[serde(default)]
+    pub ba: DirectionSpec,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(default)]
+    pub discipline: Discipline,
+    #[serde(default)]
+    pub limit_packets: Option<u32>,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec { discipline: Discipline::Droptail, limit_packets: Some(100), limit_bytes: None }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    #[default]
+    Droptail,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionSpec {
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+    /// Which packets the loss model and outages apply to.
+    #[serde(default)]
+    pub loss_applies_to: AppliesTo,
+    /// Scheduled outages: the direction drops everything for a while.
+    #[serde(default)]
+    pub outages: Vec<OutageSpec>,
+    /// Outages at random times (a Poisson process).
+    #[serde(default)]
+    pub random_outages: Option<RandomOutageSpec>,
+    /// Scheduled increases of the propagation delay.
+    #[serde(default)]
+    pub delay_spikes: Vec<DelaySpikeSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppliesTo {
+    /// Data packets only (TCP segments with payload and UDP); ACKs pass.
+    #[default]
+    Data,
+    /// Every packet, ACKs included.
+    All,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossSpec {
+    /// Independent per-packet loss with probability `rate`.
+    Uniform { rate: f64 },
+    /// Bit errors: a frame of `bits` bits is lost with probability 1-(1-ber)^bits.
+    Ber { ber: f64 },
+    /// Two-state Markov chain stepped once per packet (Gilbert-Elliott).
+    GilbertElliott {
+        /// P(good -> bad) per packet.
+        p_good_to_bad: f64,
+        /// P(bad -> good) per packet.
+        p_bad_to_good: f64,
+        /// Loss probability in the good state.
+        #[serde(default)]
+        loss_good: f64,
+        /// Loss probability in the bad state.
+        #[serde(default = "one_f")]
+        loss_bad: f64,
+    },
+    /// Deterministic: lose exactly these packets, counted 1, 2, ... among the packets the
+    /// model applies to on this direction (for tests and hand-placed losses).
+    List { packets: Vec<u64> },
+}
+
+fn one_f() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    pub start_s: f64,
+    pub duration_s: f64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomOutageSpec {
+    /// Mean number of outages per 200 s (the dynamic-responding paper's "fault" count).
+    pub count_per_200s: f64,
+    /// Outage length (constant, or the mean when `exponential`).
+    pub duration_s: f64,
+    #[serde(default)]
+    pub exponential_duration: bool,
+    /// Outages start no earlier than this.
+    #[serde(default)]
+    pub from_s: f64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelaySpikeSpec {
+    pub start_s: f64,
+    pub duration_s: f64,
+    pub extra_delay_ms: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// A bulk-transfer TCP connection.
+    #[default]
+    Tcp,
+    /// Constant-bit-rate UDP.
+    Cbr,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    #[serde(default)]
+    pub kind: FlowKind,
+    /// Defaults to `"flowN"` (N = index).
+    #[serde(default)]
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// On/off pattern of the application.
+    #[serde(default)]
+    pub on_off: Option<OnOffSpec>,
+    // --- TCP only ---
+    /// Congestion-control algorithm (see `wtcp algorithms`); TCP only.
+    #[serde(default)]
+    pub cc: Option<String>,
+    /// Parameters of the algorithm; TCP only.
+    #[serde(default)]
+    pub cc_params: Option<toml::Table>,
+    /// Total bytes to send (default: unlimited); TCP only.
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// Per-flow TCP options over the global `[tcp]`; TCP only.
+    #[serde(default)]
+    pub tcp: Option<TcpSection>,
+    // --- CBR only ---
+    /// Payload rate while on; CBR only.
+    #[serde(default)]
+    pub rate_mbps: Option<f64>,
+    /// UDP payload bytes per packet (default 1000); CBR only.
+    #[serde(default)]
+    pub packet_bytes: Option<u32>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffSpec {
+    pub on_s: f64,
+    pub off_s: f64,
+    /// Draw period lengths from exponential distributions with these means.
+    #[serde(default)]
+    pub exponential: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSection {
+    #[serde(default)]
+    pub enabled: bool,
+    /// Sampling interval of the time series.
+    #[serde(default = "ten")]
+    pub interval_ms: f64,
+}
+
+impl Default for TraceSection {
+    fn default() -> Self {
+        TraceSection { enabled: false, interval_ms: 10.0 }
+    }
+}
+
+fn ten() -> f64 {
+    10.0
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsSection {
+    /// Flows (by name) over which Jain's fairness index is computed (default: all TCP flows).
+    #[serde(default)]
+    pub fairness_flows: Option<Vec<String>>,
+}

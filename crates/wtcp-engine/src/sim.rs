@@ -1,0 +1,586 @@
+//! The world: builds the network and flows from a [`Scenario`] and runs the event loop.
+
+use std::time::Instant;
+
+use wtcp_cc::HostShared;
+
+use crate::events::{Event, EventQueue, LazyTimer};
+use crate::metrics::{jain_index, Oracle, TcpCounters};
+use crate::net::link::{LinkDir, TxOutcome};
+use crate::net::loss::LossModel;
+use crate::net::routing::RouteTable;
+use crate::net::DropCause;
+use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::result::{DropResult, FlowResult, RunResult, Traces};
+use crate::rng::{exponential, stream, SimRng};
+use crate::scenario::{FlowApp, OnOffCfg, RandomOutageCfg, Scenario};
+use crate::tcp::{LossEvent, Receiver, Sender, SenderIo, SENDER_TRACE_COLUMNS};
+use crate::time::{to_secs, tx_time, Time};
+
+/// UDP + IP header bytes.
+const UDP_OVERHEAD: u32 = 28;
+
+struct TcpFlow {
+    sender: Sender,
+    receiver: Receiver,
+    oracle: Oracle,
+    counters: TcpCounters,
+}
+
+struct CbrFlow {
+    interval: Time,
+    packet_bytes: u32,
+    next_send: LazyTimer,
+    sent: u64,
+    received_bytes: u64,
+    received_packets: u64,
+    bytes_sent: u64,
+}
+
+enum FlowState {
+    Tcp(Box<TcpFlow>),
+    Cbr(CbrFlow),
+}
+
+struct Flow {
+    src: u32,
+    dst: u32,
+    stop: Option<Time>,
+    on_off: Option<OnOffCfg>,
+    on_off_rng: SimRng,
+    /// The application is supplying data now.
+    on: bool,
+    state: FlowState,
+    /// (delivered bytes, bytes sent) at the start and end of the measurement window.
+    at_measure_start: (u64, u64),
+    at_measure_end: Option<(u64, u64)>,
+}
+
+impl Flow {
+    /// (application bytes delivered in order, IP bytes sent).
+    fn progress(&self) -> (u64, u64) {
+        match &self.state {
+            FlowState::Tcp(t) => (t.receiver.rcv_nxt, t.counters.bytes_sent),
+            FlowState::Cbr(c) => (c.received_bytes, c.bytes_sent),
+        }
+    }
+}
+
+struct OutageGen {
+    cfg: RandomOutageCfg,
+    rng: SimRng,
+}
+
+/// The simulation state.
+pub struct World<'s> {
+    sc: &'s Scenario,
+    now: Time,
+    ev: EventQueue,
+    pool: PacketPool,
+    dirs: Vec<LinkDir>,
+    routes: RouteTable,
+    flows: Vec<Flow>,
+    hosts: Vec<HostShared>,
+    outage_gens: Vec<Option<OutageGen>>,
+    /// Packets produced by a handler, injected after it returns (reused buffer).
+    out: Vec<Packet>,
+    losses: Vec<LossEvent>,
+    traces: Option<Traces>,
+    cc_vars: Vec<(&'static str, f64)>,
+}
+
+impl<'s> World<'s> {
+    pub fn new(sc: &'s Scenario) -> Self {
+        let label = |s: String| stream(sc.seed, sc.replication, &s);
+        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+        let mut outage_gens = Vec::with_capacity(sc.links.len() * 2);
+        for (li, l) in sc.links.iter().enumerate() {
+            for (d, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
+                let imp = &l.dirs[d];
+                let tag = format!("link:{}:{}->{}", l.name, sc.nodes[from], sc.nodes[to]);
+                let loss = imp.loss.clone().map(|spec| LossModel::new(spec, label(format!("{tag}:loss"))));
+                dirs.push(LinkDir::new(
+                    (li * 2 + d) as u32,
+                    from as u32,
+                    to as u32,
+                    l.rate_bps,
+                    l.delay,
+                    l.link_header_bytes,
+                    l.queue.clone(),
+                    loss,
+                    imp.applies_to,
+                ));
+                outage_gens.push(imp.random_outages.clone().map(|cfg| OutageGen { cfg, rng: label(format!("{tag}:outages")) }));
+            }
+        }
+        let flows = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let state = match &f.app {
+                    FlowApp::Tcp(t) => {
+                        let sender = Sender::new(i as u32, f.src as u32, f.dst as u32, t.tcp.clone(), t.cc.build(), t.bytes);
+                        let receiver = Receiver::new(i as u32, f.dst as u32, f.src as u32, &t.tcp, t.cc.build_receiver());
+                        FlowState::Tcp(Box::new(TcpFlow { sender, receiver, oracle: Oracle::new(t.tcp.mss), counters: TcpCounters::default() }))
+                    }
+                    FlowApp::Cbr(c) => FlowState::Cbr(CbrFlow {
+                        interval: tx_time(c.packet_bytes, c.rate_bps),
+                        packet_bytes: c.packet_bytes,
+                        next_send: LazyTimer::default(),
+                        sent: 0,
+                        received_bytes: 0,
+                        received_packets: 0,
+                        bytes_sent: 0,
+                    }),
+                };
+                Flow {
+                    src: f.src as u32,
+                    dst: f.dst as u32,
+                    stop: f.stop,
+                    on_off: f.on_off.clone(),
+                    on_off_rng: label(format!("flow:{}:on_off", f.name)),
+                    on: false,
+                    state,
+                    at_measure_start: (0, 0),
+                    at_measure_end: None,
+                }
+            })
+            .collect();
+        let traces = sc.trace_interval.map(|_| Traces {
+            flow_columns: SENDER_TRACE_COLUMNS.iter().chain(["delivered"].iter()).map(|c| (*c, Vec::new())).collect(),
+            dir_names: dirs
+                .iter()
+                .map(|d: &LinkDir| format!("{}:{}->{}", sc.links[d.id as usize / 2].name, sc.nodes[d.from as usize], sc.nodes[d.to as usize]))
+                .collect(),
+            ..Traces::default()
+        });
+        World {
+            sc,
+            now: 0,
+            ev: EventQueue::with_capacity(1024),
+            pool: PacketPool::default(),
+            dirs,
+            routes: sc.routes.clone(),
+            flows,
+            hosts: vec![HostShared::default(); sc.nodes.len()],
+            outage_gens,
+            out: Vec::with_capacity(64),
+            losses: Vec::with_capacity(8),
+            traces,
+            cc_vars: Vec::new(),
+        }
+    }
+
+    fn schedule_initial_events(&mut self) {
+        let sc = self.sc;
+        for (i, f) in sc.flows.iter().enumerate() {
+            self.ev.schedule(f.start, Event::AppStart { flow: i as u32 });
+            if let Some(stop) = f.stop {
+                self.ev.schedule(stop, Event::AppStop { flow: i as u32 });
+            }
+        }
+        for (li, l) in sc.links.iter().enumerate() {
+            for d in 0..2 {
+                let dir = (li * 2 + d) as u32;
+                for &(start, len) in &l.dirs[d].outages {
+                    self.ev.schedule(start, Event::Outage { dir, begin: true });
+                    self.ev.schedule(start + len, Event::Outage { dir, begin: false });
+                }
+                for &(start, len, extra) in &l.dirs[d].delay_spikes {
+                    self.ev.schedule(start, Event::DelaySpike { dir, extra });
+                    self.ev.schedule(start + len, Event::DelaySpike { dir, extra: 0 });
+                }
+                if let Some(g) = self.outage_gens[dir as usize].as_mut() {
+                    let first = g.cfg.from + crate::time::secs(exponential(&mut g.rng, g.cfg.mean_interval));
+                    self.ev.schedule(first, Event::RandomOutage { dir });
+                }
+            }
+        }
+        self.ev.schedule(sc.measure_from, Event::MeasureStart);
+        self.ev.schedule(sc.measure_to, Event::MeasureEnd);
+        if sc.trace_interval.is_some() {
+            self.ev.schedule(0, Event::TraceSample);
+        }
+    }
+
+    /// Run to the end and collect the results.
+    pub fn run(mut self) -> RunResult {
+        let wall = Instant::now();
+        self.schedule_initial_events();
+        let end = self.sc.duration;
+        while let Some((t, e)) = self.ev.pop_until(end) {
+            self.now = t;
+            self.handle(e);
+        }
+        self.now = end;
+        let wall_seconds = wall.elapsed().as_secs_f64();
+        self.collect(wall_seconds)
+    }
+
+    fn handle(&mut self, e: Event) {
+        match e {
+            Event::TxDone { dir } => {
+                if let TxOutcome::Dropped(id, cause) = self.dirs[dir as usize].on_tx_done(&self.pool, self.now, &mut self.ev) {
+                    self.drop_packet(id, dir, cause);
+                }
+            }
+            Event::PipeArrive { dir } => {
+                let id = self.dirs[dir as usize].on_pipe_arrive(&mut self.ev);
+                let node = self.dirs[dir as usize].to;
+                self.forward(node, id);
+            }
+            Event::Rto { flow } => self.with_sender(flow, |s, io| s.on_rto_event(io)),
+            Event::DelAck { flow } => {
+                if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
+                    t.receiver.on_delack_event(self.now, &mut self.ev, &mut self.out);
+                }
+            }
+            Event::AppStart { flow } => self.app_start(flow),
+            Event::AppStop { flow } => self.app_supply(flow, false, true),
+            Event::AppToggle { flow, on } => self.app_toggle(flow, on),
+            Event::CbrSend { flow } => self.cbr_send(flow),
+            Event::Outage { dir, begin } => self.set_outage(dir, begin),
+            Event::RandomOutage { dir } => {
+                let g = self.outage_gens[dir as usize].as_mut().expect("random outage without a generator");
+                let len = if g.cfg.exponential { crate::time::secs(exponential(&mut g.rng, crate::time::to_secs(g.cfg.duration))) } else { g.cfg.duration };
+                let next = crate::time::secs(exponential(&mut g.rng, g.cfg.mean_interval));
+                self.set_outage(dir, true);
+                self.ev.schedule(self.now + len, Event::Outage { dir, begin: false });
+                self.ev.schedule(self.now + next.max(1), Event::RandomOutage { dir });
+            }
+            Event::DelaySpike { dir, extra } => self.dirs[dir as usize].extra_delay = extra,
+            Event::MeasureStart => {
+                for f in &mut self.flows {
+                    f.at_measure_start = f.progress();
+                }
+            }
+            Event::MeasureEnd => {
+                for f in &mut self.flows {
+                    f.at_measure_end = Some(f.progress());
+                }
+            }
+            Event::TraceSample => self.trace_sample(),
+        }
+        self.flush_out();
+    }
+
+    fn set_outage(&mut self, dir: u32, begin: bool) {
+        let d = &mut self.dirs[dir as usize];
+        if begin {
+            d.outage_depth += 1;
+        } else {
+            d.outage_depth = d.outage_depth.saturating_sub(1);
+        }
+    }
+
+    /// Run a sender hook with its I/O context.
+    fn with_sender(&mut self, flow: u32, f: impl FnOnce(&mut Sender, &mut SenderIo)) {
+        let fl = &mut self.flows[flow as usize];
+        if let FlowState::Tcp(t) = &mut fl.state {
+            let TcpFlow { sender, oracle, counters, .. } = t.as_mut();
+            let mut io = SenderIo {
+                now: self.now,
+                ev: &mut self.ev,
+                out: &mut self.out,
+                host: &mut self.hosts[fl.src as usize],
+                oracle,
+                counters,
+                losses: &mut self.losses,
+            };
+            f(sender, &mut io);
+        }
+        self.record_losses(flow);
+    }
+
+    fn record_losses(&mut self, flow: u32) {
+        if self.losses.is_empty() {
+            return;
+        }
+        if let Some(tr) = self.traces.as_mut() {
+            for l in &self.losses {
+                tr.loss_time.push(to_secs(self.now));
+                tr.loss_flow.push(flow);
+                tr.loss_timeout.push(l.timeout);
+                tr.loss_seq.push(l.seq);
+                tr.loss_cause.push(l.cause.as_str());
+                tr.loss_verdict.push(l.verdict.as_str());
+            }
+        }
+        self.losses.clear();
+    }
+
+    fn app_start(&mut self, flow: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[flow as usize];
+        if let Some(o) = &fl.on_off {
+            let on_len = period(o.on, o.exponential, &mut fl.on_off_rng);
+            self.ev.schedule(now + on_len, Event::AppToggle { flow, on: false });
+        }
+        fl.on = true;
+        match &mut fl.state {
+            FlowState::Tcp(_) => self.with_sender(flow, |s, io| s.start(io)),
+            FlowState::Cbr(c) => c.next_send.set(Some(now), &mut self.ev, Event::CbrSend { flow }),
+        }
+    }
+
+    /// Switch the application's supply on or off; `final_stop` ends it for good.
+    fn app_supply(&mut self, flow: u32, on: bool, final_stop: bool) {
+        let fl = &mut self.flows[flow as usize];
+        if final_stop {
+            fl.stop = Some(self.now);
+        }
+        fl.on = on;
+        let now = self.now;
+        match &mut fl.state {
+            FlowState::Tcp(_) => {
+                if on {
+                    self.with_sender(flow, |s, io| s.resume_supply(io));
+                } else {
+                    self.with_sender(flow, |s, _| s.stop_supply());
+                }
+            }
+            FlowState::Cbr(c) => {
+                let at = on.then_some(now);
+                c.next_send.set(at, &mut self.ev, Event::CbrSend { flow });
+            }
+        }
+    }
+
+    fn app_toggle(&mut self, flow: u32, on: bool) {
+        let now = self.now;
+        let fl = &mut self.flows[flow as usize];
+        if fl.stop.is_some_and(|s| s <= now) {
+            return;
+        }
+        let o = fl.on_off.clone().expect("toggle without an on/off pattern");
+        let len = if on { period(o.on, o.exponential, &mut fl.on_off_rng) } else { period(o.off, o.exponential, &mut fl.on_off_rng) };
+        self.ev.schedule(now + len, Event::AppToggle { flow, on: !on });
+        self.app_supply(flow, on, false);
+    }
+
+    fn cbr_send(&mut self, flow: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[flow as usize];
+        let (src, dst) = (fl.src, fl.dst);
+        if let FlowState::Cbr(c) = &mut fl.state {
+            if !c.next_send.fire(now, &mut self.ev, Event::CbrSend { flow }) {
+                return;
+            }
+            let size = c.packet_bytes + UDP_OVERHEAD;
+            let mut p = Packet::new(PacketKind::Udp, flow, src, dst, size, now);
+            p.seq = c.sent;
+            p.len = c.packet_bytes;
+            c.sent += 1;
+            c.bytes_sent += u64::from(size);
+            self.out.push(p);
+            c.next_send.set(Some(now + c.interval), &mut self.ev, Event::CbrSend { flow });
+        }
+    }
+
+    /// Inject the packets produced by the last handler at their source nodes, in order.
+    fn flush_out(&mut self) {
+        let mut i = 0;
+        while i < self.out.len() {
+            let p = self.out[i];
+            i += 1;
+            let id = self.pool.alloc(p);
+            self.forward(p.src, id);
+        }
+        self.out.clear();
+    }
+
+    /// A packet is at `node`: deliver it locally or queue it on the next hop.
+    fn forward(&mut self, node: u32, id: PacketId) {
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            self.deliver_local(id);
+            return;
+        }
+        let dir = self.routes.next_hop(node as usize, dst as usize).expect("routes were checked when the scenario was resolved");
+        if let Err(id) = self.dirs[dir as usize].enqueue(id, &self.pool, self.now, &mut self.ev) {
+            self.dirs[dir as usize].count_queue_drop();
+            self.drop_packet(id, dir, DropCause::Queue);
+        }
+    }
+
+    fn deliver_local(&mut self, id: PacketId) {
+        let p = *self.pool.get(id);
+        self.pool.free(id);
+        let flow = p.flow;
+        match p.kind {
+            PacketKind::Data => {
+                if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
+                    t.oracle.on_delivered(p.seq);
+                    t.receiver.on_data(&p, self.now, &mut self.ev, &mut self.out);
+                }
+            }
+            PacketKind::Ack => self.with_sender(flow, |s, io| s.on_ack(&p, io)),
+            PacketKind::Udp => {
+                if let FlowState::Cbr(c) = &mut self.flows[flow as usize].state {
+                    c.received_bytes += u64::from(p.len);
+                    c.received_packets += 1;
+                }
+            }
+        }
+    }
+
+    fn drop_packet(&mut self, id: PacketId, dir: u32, cause: DropCause) {
+        let p = *self.pool.get(id);
+        self.pool.free(id);
+        if p.kind == PacketKind::Data {
+            if let FlowState::Tcp(t) = &mut self.flows[p.flow as usize].state {
+                t.oracle.on_drop(p.seq, p.tx_no, cause);
+            }
+        }
+        if let Some(tr) = self.traces.as_mut() {
+            tr.drop_time.push(to_secs(self.now));
+            tr.drop_dir.push(dir);
+            tr.drop_flow.push(p.flow);
+            tr.drop_kind.push(match p.kind {
+                PacketKind::Data => "data",
+                PacketKind::Ack => "ack",
+                PacketKind::Udp => "udp",
+            });
+            tr.drop_seq.push(p.seq);
+            tr.drop_cause.push(cause.as_str());
+        }
+    }
+
+    fn trace_sample(&mut self) {
+        let t = to_secs(self.now);
+        let Some(tr) = self.traces.as_mut() else { return };
+        for (i, f) in self.flows.iter().enumerate() {
+            if let FlowState::Tcp(tf) = &f.state {
+                tr.flow_time.push(t);
+                tr.flow_id.push(i as u32);
+                let row = tf.sender.trace_row();
+                for (col, v) in tr.flow_columns.iter_mut().zip(row.iter().chain([tf.receiver.rcv_nxt as f64].iter())) {
+                    col.1.push(*v);
+                }
+                self.cc_vars.clear();
+                tf.sender.cc().trace_vars(&mut self.cc_vars);
+                for &(name, v) in &self.cc_vars {
+                    tr.cc_time.push(t);
+                    tr.cc_flow.push(i as u32);
+                    tr.cc_name.push(name);
+                    tr.cc_value.push(v);
+                }
+            }
+        }
+        for d in &self.dirs {
+            tr.queue_time.push(t);
+            tr.queue_dir.push(d.id);
+            tr.queue_packets.push(d.queue_packets() as u32);
+            tr.queue_bytes.push(d.queue_bytes());
+        }
+        let iv = self.sc.trace_interval.expect("tracing is on");
+        self.ev.schedule(self.now + iv, Event::TraceSample);
+    }
+
+    fn collect(mut self, wall_seconds: f64) -> RunResult {
+        let sc = self.sc;
+        let window = to_secs(sc.measure_to - sc.measure_from);
+        let mut warnings = Vec::new();
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let cfg = &sc.flows[i];
+            let end = f.at_measure_end.unwrap_or_else(|| f.progress());
+            let goodput_bps = (end.0 - f.at_measure_start.0) as f64 * 8.0 / window;
+            let throughput_bps = (end.1 - f.at_measure_start.1) as f64 * 8.0 / window;
+            let mut r = FlowResult {
+                id: i,
+                name: cfg.name.clone(),
+                kind: "tcp",
+                cc: String::from("-"),
+                src: sc.nodes[cfg.src].clone(),
+                dst: sc.nodes[cfg.dst].clone(),
+                goodput_bps,
+                throughput_bps,
+                delivered_bytes: f.progress().0,
+                segments_sent: 0,
+                retransmitted_segments: 0,
+                unnecessary_retransmissions: 0,
+                fast_retransmits: 0,
+                timeouts: 0,
+                max_backoff: 0,
+                fast_retransmit_causes: Default::default(),
+                timeout_causes: Default::default(),
+                loss_verdicts: Default::default(),
+                mean_srtt_s: None,
+                packets_received: 0,
+            };
+            match &mut f.state {
+                FlowState::Tcp(t) => {
+                    t.sender.finish(sc.duration, &mut t.counters);
+                    let c = &t.counters;
+                    r.cc = t.sender.cc().name().to_string();
+                    r.segments_sent = c.segments_sent;
+                    r.retransmitted_segments = c.retransmitted_segments;
+                    r.unnecessary_retransmissions = c.unnecessary_retransmissions;
+                    r.fast_retransmits = c.fast_retransmits;
+                    r.timeouts = c.timeouts;
+                    r.max_backoff = c.max_backoff;
+                    r.fast_retransmit_causes = c.fast_retransmit_causes;
+                    r.timeout_causes = c.timeout_causes;
+                    r.loss_verdicts = c.verdicts;
+                    r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
+                    if t.receiver.rcv_nxt == 0 {
+                        warnings.push(format!("flow `{}` delivered no data: the path may be unusable (loss rate 1, or an outage covering the run)", cfg.name));
+                    }
+                }
+                FlowState::Cbr(c) => {
+                    r.kind = "cbr";
+                    r.segments_sent = c.sent;
+                    r.packets_received = c.received_packets;
+                    if c.received_packets == 0 {
+                        warnings.push(format!("flow `{}` delivered no data", cfg.name));
+                    }
+                }
+            }
+            flows.push(r);
+        }
+        let fair: Vec<f64> = sc.fairness_flows.iter().map(|&i| flows[i].goodput_bps).collect();
+        let drops = self
+            .dirs
+            .iter()
+            .map(|d| DropResult {
+                link: sc.links[d.id as usize / 2].name.clone(),
+                from: sc.nodes[d.from as usize].clone(),
+                to: sc.nodes[d.to as usize].clone(),
+                queue: d.stats.drops[DropCause::Queue.index()],
+                channel: d.stats.drops[DropCause::Channel.index()],
+                outage: d.stats.drops[DropCause::Outage.index()],
+                tx_packets: d.stats.tx_packets,
+            })
+            .collect();
+        RunResult {
+            scenario: sc.name.clone(),
+            seed: sc.seed,
+            replication: sc.replication,
+            flows,
+            jain_fairness: jain_index(&fair),
+            drops,
+            events: self.ev.processed(),
+            sim_seconds: to_secs(sc.duration),
+            wall_seconds,
+            peak_packets: self.pool.capacity_used(),
+            warnings,
+            traces: self.traces.take(),
+        }
+    }
+}
+
+/// Length of one on or off period.
+fn period(mean: Time, exponential_len: bool, rng: &mut SimRng) -> Time {
+    if exponential_len {
+        crate::time::secs(exponential(rng, to_secs(mean))).max(1)
+    } else {
+        mean
+    }
+}
+
+/// Run a scenario to completion.
+pub fn run(sc: &Scenario) -> RunResult {
+    World::new(sc).run()
+}

@@ -1,0 +1,7 @@
+//! TCP: the sender (sequence space, timers, recovery) and the receiver (ACK policy).
+
+pub mod receiver;
+pub mod sender;
+
+pub use receiver::Receiver;
+pub use sender::{LossEvent, Sender, SenderIo, SENDER_TRACE_COLUMNS};

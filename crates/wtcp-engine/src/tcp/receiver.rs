@@ -1,0 +1,163 @@
+//! The TCP receiver: cumulative ACKs, immediate duplicate ACKs for out-of-order data,
+//! delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2), RFC 7323 timestamp echo, and the
+//! advertised window (with a hook for receiver-side algorithms).
+//!
+//! The application reads in-order data at once, so the advertised window is the receive
+//! buffer minus the out-of-order bytes held.
+
+use wtcp_cc::ReceiverControl;
+
+use crate::events::{Event, EventQueue, LazyTimer};
+use crate::packet::{Packet, PacketKind};
+use crate::scenario::TcpConfig;
+use crate::time::Time;
+
+#[derive(Debug)]
+pub struct Receiver {
+    flow: u32,
+    /// This end (the data's destination) and the peer (the data's source).
+    node: u32,
+    peer: u32,
+    delayed_ack: bool,
+    delack_count: u32,
+    delack_timeout: Time,
+    timestamps: bool,
+    overhead: u32,
+    buffer: u64,
+    /// RCV.NXT: every byte below it was delivered in order.
+    pub rcv_nxt: u64,
+    /// Out-of-order data held, as sorted disjoint [start, end) ranges.
+    ooo: Vec<(u64, u64)>,
+    ooo_bytes: u64,
+    /// In-order segments received since the last ACK.
+    unacked: u32,
+    delack_timer: LazyTimer,
+    /// RFC 7323 TS.Recent and Last.ACK.sent.
+    ts_recent: Time,
+    last_ack_sent: u64,
+    last_arrival: Time,
+    /// A congestion mark arrived since the last ACK (echoed per packet).
+    mark_pending: bool,
+    control: Option<Box<dyn ReceiverControl>>,
+}
+
+impl Receiver {
+    pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, control: Option<Box<dyn ReceiverControl>>) -> Self {
+        Receiver {
+            flow,
+            node,
+            peer,
+            delayed_ack: cfg.delayed_ack,
+            delack_count: cfg.delayed_ack_count,
+            delack_timeout: cfg.delayed_ack_timeout,
+            timestamps: cfg.timestamps,
+            overhead: cfg.packet_overhead(),
+            buffer: cfg.recv_buffer_bytes,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ooo_bytes: 0,
+            unacked: 0,
+            delack_timer: LazyTimer::default(),
+            ts_recent: 0,
+            last_ack_sent: 0,
+            last_arrival: 0,
+            mark_pending: false,
+            control,
+        }
+    }
+
+    /// A data segment arrived. ACKs to send are pushed to `out`.
+    pub fn on_data(&mut self, p: &Packet, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
+        let (start, end) = (p.seq, p.seq + u64::from(p.len));
+        self.last_arrival = now;
+        self.mark_pending |= p.ce;
+        if let Some(c) = self.control.as_mut() {
+            c.on_segment(p.seq, p.len, now);
+        }
+        // RFC 7323 §4.3: TS.Recent takes the TSval of a segment at the left window edge.
+        if start <= self.last_ack_sent {
+            self.ts_recent = p.ts_val;
+        }
+        if end <= self.rcv_nxt {
+            // Entirely old data: acknowledge at once.
+            self.send_ack(now, ev, out);
+        } else if start > self.rcv_nxt {
+            // Out of order: hold it and send an immediate duplicate ACK (RFC 5681 §4.2).
+            self.hold(start, end);
+            self.send_ack(now, ev, out);
+        } else {
+            let filled_gap = !self.ooo.is_empty();
+            self.rcv_nxt = end;
+            self.pull_in_order();
+            self.unacked += 1;
+            // A segment that fills (part of) a gap is acknowledged at once; otherwise
+            // every delack_count-th segment, or when the delayed-ACK timer fires.
+            if filled_gap || !self.delayed_ack || self.unacked >= self.delack_count {
+                self.send_ack(now, ev, out);
+            } else if !self.delack_timer.is_armed() {
+                self.delack_timer.set(Some(now + self.delack_timeout), ev, Event::DelAck { flow: self.flow });
+            }
+        }
+    }
+
+    pub fn on_delack_event(&mut self, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
+        if self.delack_timer.fire(now, ev, Event::DelAck { flow: self.flow }) && self.unacked > 0 {
+            self.send_ack(now, ev, out);
+        }
+    }
+
+    /// Insert [start, end) and merge it with touching neighbours, in place (no
+    /// allocation once the vector has grown to the largest number of holes).
+    fn hold(&mut self, start: u64, end: u64) {
+        let i = self.ooo.partition_point(|&(s, _)| s < start);
+        let j = if i > 0 && self.ooo[i - 1].1 >= start {
+            self.ooo[i - 1].1 = self.ooo[i - 1].1.max(end);
+            i - 1
+        } else {
+            self.ooo.insert(i, (start, end));
+            i
+        };
+        while j + 1 < self.ooo.len() && self.ooo[j + 1].0 <= self.ooo[j].1 {
+            self.ooo[j].1 = self.ooo[j].1.max(self.ooo[j + 1].1);
+            self.ooo.remove(j + 1);
+        }
+        self.ooo_bytes = self.ooo.iter().map(|(s, e)| e - s).sum();
+    }
+
+    fn pull_in_order(&mut self) {
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo.remove(0);
+        }
+        self.ooo_bytes = self.ooo.iter().map(|(s, e)| e - s).sum();
+    }
+
+    fn send_ack(&mut self, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
+        self.unacked = 0;
+        self.delack_timer.set(None, ev, Event::DelAck { flow: self.flow });
+        let free = self.buffer.saturating_sub(self.ooo_bytes);
+        let rwnd = match self.control.as_mut() {
+            Some(c) => c.advertised_window(free, now),
+            None => free,
+        };
+        let mut a = Packet::new(PacketKind::Ack, self.flow, self.node, self.peer, self.overhead, now);
+        a.ack = self.rcv_nxt;
+        a.rwnd = rwnd;
+        a.ece = std::mem::take(&mut self.mark_pending);
+        if self.timestamps {
+            a.ts_val = now;
+            a.ts_ecr = self.ts_recent;
+            a.rx_arrival = self.last_arrival;
+        }
+        self.last_ack_sent = self.rcv_nxt;
+        out.push(a);
+    }
+
+    /// Out-of-order bytes held (for tests and traces).
+    pub fn held_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+}

@@ -1,0 +1,473 @@
+//! The TCP sender: sequence space, RFC 6298 retransmission timer, RFC 5681 fast
+//! retransmit / fast recovery with window inflation, RFC 6582 partial ACKs, RFC 3042
+//! limited transmit, go-back-N after a timeout. The congestion-control algorithm owns
+//! cwnd and ssthresh; this module calls its hooks from exactly one place per event.
+//!
+//! Simplifications (documented in docs/model.md): no connection handshake (data starts
+//! at the flow's start time with the initial window); segments always start at multiples
+//! of the MSS; no SACK; no zero-window probing (the receive buffer is consumed at once).
+
+use std::collections::VecDeque;
+
+use wtcp_cc::{AckSample, CongestionControl, Ctx, HostShared, Loss, RecoveryStyle, Requests, RttEstimator, Signal, Verdict, Window};
+
+use crate::events::{Event, EventQueue, LazyTimer};
+use crate::metrics::{LossCause, Oracle, TcpCounters};
+use crate::packet::{Packet, PacketKind};
+use crate::scenario::{RttSampling, TcpConfig};
+use crate::time::Time;
+
+/// Per-segment transmit record, from SND.UNA up (Karn's rule needs it).
+#[derive(Clone, Copy, Debug, Default)]
+struct SegTx {
+    sent_at: Time,
+    tx_count: u32,
+}
+
+/// A loss event the sender reports for traces.
+#[derive(Clone, Copy, Debug)]
+pub struct LossEvent {
+    pub timeout: bool,
+    pub seq: u64,
+    pub cause: LossCause,
+    pub verdict: Verdict,
+}
+
+/// What a sender hook may touch besides the sender itself.
+pub struct SenderIo<'a> {
+    pub now: Time,
+    pub ev: &'a mut EventQueue,
+    pub out: &'a mut Vec<Packet>,
+    pub host: &'a mut HostShared,
+    pub oracle: &'a mut Oracle,
+    pub counters: &'a mut TcpCounters,
+    pub losses: &'a mut Vec<LossEvent>,
+}
+
+#[derive(Debug)]
+pub struct Sender {
+    flow: u32,
+    src: u32,
+    dst: u32,
+    cfg: TcpConfig,
+    mss: u64,
+    cc: Box<dyn CongestionControl>,
+    pub win: Window,
+    pub rtt: RttEstimator,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// Bytes the application has handed over (`u64::MAX`: unlimited).
+    data_end: u64,
+    /// Total bytes of the transfer, if limited.
+    total: Option<u64>,
+    started: bool,
+    dupacks: u32,
+    pub in_recovery: bool,
+    /// RFC 6582 `recover` + 1: SND.MAX when the last recovery or timeout began.
+    recover: Option<u64>,
+    partial_acks: u32,
+    /// Fast-recovery inflation added on top of cwnd (RFC 5681 §3.2 steps 3-4).
+    pub inflation: f64,
+    rwnd: u64,
+    consecutive_rto: u32,
+    segs: VecDeque<SegTx>,
+    /// One timed segment per RTT: (end sequence, send time).
+    timed: Option<(u64, Time)>,
+    rto_timer: LazyTimer,
+    requests: Requests,
+    /// Last time SRTT was integrated (for the time-averaged SRTT).
+    srtt_since: Option<Time>,
+}
+
+impl Sender {
+    pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, total: Option<u64>) -> Self {
+        let mss = u64::from(cfg.mss);
+        Sender {
+            flow,
+            src,
+            dst,
+            rtt: RttEstimator::new(cfg.rtt),
+            win: Window { cwnd: cfg.initial_cwnd_segments * mss as f64, ssthresh: f64::INFINITY },
+            cfg,
+            mss,
+            cc,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            data_end: 0,
+            total,
+            started: false,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_acks: 0,
+            inflation: 0.0,
+            rwnd: u64::MAX,
+            consecutive_rto: 0,
+            segs: VecDeque::new(),
+            timed: None,
+            rto_timer: LazyTimer::default(),
+            requests: Requests::default(),
+            srtt_since: None,
+        }
+    }
+
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_timer.deadline()
+    }
+
+    /// Calls an algorithm hook with a context built from the sender's state, then
+    /// applies the hook's requests.
+    fn call_cc<R>(&mut self, io: &mut SenderIo, f: impl FnOnce(&mut dyn CongestionControl, &mut Window, &mut Ctx) -> R) -> R {
+        let mut cx = Ctx {
+            now: io.now,
+            mss: self.cfg.mss,
+            flight_size: self.snd_max - self.snd_una,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            rtt: &self.rtt,
+            host: io.host,
+            requests: &mut self.requests,
+        };
+        let r = f(self.cc.as_mut(), &mut self.win, &mut cx);
+        // Contract: the window never falls below one segment.
+        self.win.cwnd = self.win.cwnd.max(self.mss as f64);
+        if std::mem::take(&mut self.requests).reset_rto_backoff {
+            self.rtt.reset_backoff();
+            if self.rto_timer.is_armed() {
+                self.restart_rto(io);
+            }
+        }
+        r
+    }
+
+    // ---- application ----
+
+    /// The application starts: RFC 5681 §3.1 initial window and ssthresh, then send.
+    pub fn start(&mut self, io: &mut SenderIo) {
+        self.started = true;
+        self.data_end = self.total.unwrap_or(u64::MAX);
+        self.win.cwnd = self.cfg.initial_cwnd_segments * self.mss as f64;
+        self.win.ssthresh = self.cfg.initial_ssthresh_segments.map_or(f64::INFINITY, |s| s * self.mss as f64);
+        self.call_cc(io, |cc, w, cx| cc.init(w, cx));
+        self.send_available(io);
+    }
+
+    /// The application stops supplying data (already-sent data is still recovered).
+    pub fn stop_supply(&mut self) {
+        self.data_end = self.data_end.min(self.snd_max);
+    }
+
+    /// The application supplies data again (on/off patterns).
+    pub fn resume_supply(&mut self, io: &mut SenderIo) {
+        if self.started {
+            self.data_end = self.total.unwrap_or(u64::MAX);
+            self.send_available(io);
+        }
+    }
+
+    // ---- transmission ----
+
+    fn send_window(&self) -> u64 {
+        let mut w = self.win.cwnd + self.inflation;
+        // RFC 3042: the 1st and 2nd duplicate ACKs each allow one new segment.
+        if self.cfg.limited_transmit && !self.in_recovery && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold {
+            w += (self.dupacks.min(2) as u64 * self.mss) as f64;
+        }
+        (w.max(0.0) as u64).min(self.rwnd)
+    }
+
+    /// Send new data while the window, the receive window and the send buffer allow.
+    fn send_available(&mut self, io: &mut SenderIo) {
+        if !self.started {
+            return;
+        }
+        let window = self.send_window();
+        while self.snd_nxt < self.data_end {
+            let len = self.mss.min(self.data_end - self.snd_nxt);
+            let outstanding = self.snd_nxt - self.snd_una;
+            if outstanding + len > window || outstanding + len > self.cfg.send_buffer_bytes {
+                break;
+            }
+            self.transmit(self.snd_nxt, len, io);
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+    }
+
+    /// Retransmit the segment at SND.UNA (fast retransmit, partial ACK, timeout).
+    fn retransmit_head(&mut self, io: &mut SenderIo) {
+        let len = self.mss.min(self.snd_max - self.snd_una);
+        if len > 0 {
+            self.transmit(self.snd_una, len, io);
+        }
+    }
+
+    fn transmit(&mut self, seq: u64, len: u64, io: &mut SenderIo) {
+        let idx = ((seq - self.snd_una) / self.mss) as usize;
+        if idx >= self.segs.len() {
+            self.segs.resize(idx + 1, SegTx::default());
+        }
+        let seg = &mut self.segs[idx];
+        seg.tx_count += 1;
+        seg.sent_at = io.now;
+        let tx_no = seg.tx_count;
+        let retransmission = seq < self.snd_max;
+        if retransmission {
+            io.counters.retransmitted_segments += 1;
+            if self.timed.is_some_and(|(end, _)| seq < end) {
+                self.timed = None; // Karn: the timed segment is ambiguous now
+            }
+        } else if self.timed.is_none() && self.cfg.rtt_sampling == RttSampling::OnePerRtt {
+            self.timed = Some((seq + len, io.now));
+        }
+        if io.oracle.on_send(seq, tx_no) {
+            io.counters.unnecessary_retransmissions += 1;
+        }
+        let size = len as u32 + self.cfg.packet_overhead();
+        io.counters.segments_sent += 1;
+        io.counters.bytes_sent += u64::from(size);
+        let mut p = Packet::new(PacketKind::Data, self.flow, self.src, self.dst, size, io.now);
+        p.seq = seq;
+        p.len = len as u32;
+        p.tx_no = tx_no;
+        p.ts_val = io.now;
+        io.out.push(p);
+        // RFC 6298 §5.1: start the timer when data is sent and it is not running.
+        if !self.rto_timer.is_armed() {
+            self.restart_rto(io);
+        }
+    }
+
+    fn restart_rto(&mut self, io: &mut SenderIo) {
+        let at = io.now + self.rtt.rto();
+        self.rto_timer.set(Some(at), io.ev, Event::Rto { flow: self.flow });
+    }
+
+    fn stop_rto(&mut self, io: &mut SenderIo) {
+        self.rto_timer.set(None, io.ev, Event::Rto { flow: self.flow });
+    }
+
+    // ---- ACK processing ----
+
+    /// Fold SRTT into the time-averaged SRTT up to `now`.
+    fn integrate_srtt(&mut self, now: Time, counters: &mut TcpCounters) {
+        if let (Some(since), Some(srtt)) = (self.srtt_since, self.rtt.srtt()) {
+            let dt = now - since;
+            counters.srtt_area += srtt as f64 * dt as f64;
+            counters.srtt_span += dt;
+        }
+        if self.rtt.srtt().is_some() {
+            self.srtt_since = Some(now);
+        }
+    }
+
+    /// Account SRTT up to the end of the run.
+    pub fn finish(&mut self, now: Time, counters: &mut TcpCounters) {
+        self.integrate_srtt(now, counters);
+    }
+
+    /// An RTT sample from an ACK that newly acknowledges data up to `ack`.
+    fn rtt_sample(&mut self, p: &Packet, now: Time) -> Option<Time> {
+        if self.cfg.timestamps {
+            // RFC 7323 §4.1: RTT = now - TSecr; valid for retransmissions too.
+            return Some(now.saturating_sub(p.ts_ecr));
+        }
+        match self.cfg.rtt_sampling {
+            RttSampling::OnePerRtt => match self.timed {
+                Some((end, at)) if p.ack >= end => {
+                    self.timed = None;
+                    Some(now - at)
+                }
+                _ => None,
+            },
+            RttSampling::EveryAck => {
+                // The segment holding byte ack-1; Karn's rule (RFC 6298 §3): only if
+                // it was sent once.
+                let idx = ((p.ack - 1 - self.snd_una) / self.mss) as usize;
+                self.segs.get(idx).filter(|s| s.tx_count == 1).map(|s| now - s.sent_at)
+            }
+        }
+    }
+
+    pub fn on_ack(&mut self, p: &Packet, io: &mut SenderIo) {
+        let ack = p.ack;
+        if ack > self.snd_max {
+            return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        self.rwnd = p.rwnd;
+        let mut s = AckSample::default();
+        s.ack = ack;
+        s.marked = p.ece;
+        if self.cfg.timestamps {
+            s.rx_arrival = Some(p.rx_arrival);
+            s.ts_echo = Some(p.ts_ecr);
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(p, s, io);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dup_ack(s, io);
+        }
+        self.send_available(io);
+    }
+
+    fn on_new_ack(&mut self, p: &Packet, mut s: AckSample, io: &mut SenderIo) {
+        let ack = p.ack;
+        let acked = ack - self.snd_una;
+        let sample = self.rtt_sample(p, io.now);
+        let done_segs = (ack.div_ceil(self.mss) - self.snd_una / self.mss) as usize;
+        self.segs.drain(..done_segs.min(self.segs.len()));
+        io.oracle.advance(ack);
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.dupacks = 0;
+        self.consecutive_rto = 0;
+        if let Some(r) = sample {
+            self.integrate_srtt(io.now, io.counters);
+            self.rtt.on_sample(r);
+            self.srtt_since = Some(io.now);
+        }
+        s.acked_bytes = acked;
+        s.rtt = sample;
+        s.delivered = ack;
+        if s.marked {
+            self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
+        }
+        if self.in_recovery {
+            let full = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| ack >= r);
+            if full {
+                // RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6: leave recovery, deflate.
+                self.in_recovery = false;
+                self.inflation = 0.0;
+                self.call_cc(io, |cc, w, cx| cc.on_recovery_exit(w, cx));
+                self.rearm_after_new_ack(io);
+            } else {
+                // RFC 6582 §3.2 step 5: partial ACK.
+                s.in_recovery = true;
+                self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+                self.retransmit_head(io);
+                // Deflate by the amount acknowledged, add back one SMSS if >= SMSS.
+                self.inflation -= acked as f64;
+                if acked >= self.mss {
+                    self.inflation += self.mss as f64;
+                }
+                self.partial_acks += 1;
+                // "Impatient" variant: reset the timer on the first partial ACK only.
+                if self.partial_acks == 1 {
+                    self.restart_rto(io);
+                }
+            }
+        } else {
+            self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+            self.rearm_after_new_ack(io);
+        }
+    }
+
+    /// RFC 6298 §5.2-5.3: stop the timer when all data is acked, else restart it.
+    fn rearm_after_new_ack(&mut self, io: &mut SenderIo) {
+        if self.snd_una >= self.snd_max {
+            self.stop_rto(io);
+        } else {
+            self.restart_rto(io);
+        }
+    }
+
+    fn on_dup_ack(&mut self, mut s: AckSample, io: &mut SenderIo) {
+        self.dupacks += 1;
+        s.dup = true;
+        s.in_recovery = self.in_recovery;
+        s.delivered = self.snd_una;
+        if s.marked {
+            self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
+        }
+        self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+        if self.in_recovery {
+            // RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate.
+            self.inflation += self.mss as f64;
+        } else if self.dupacks == self.cfg.dupack_threshold {
+            // RFC 6582 §3.2 step 2: a new recovery only if the ACK covers `recover`.
+            let allowed = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| self.snd_una >= r);
+            if allowed {
+                self.enter_fast_retransmit(io);
+            }
+        }
+    }
+
+    fn enter_fast_retransmit(&mut self, io: &mut SenderIo) {
+        let cause = io.oracle.cause_of(self.snd_una);
+        io.counters.fast_retransmits += 1;
+        io.counters.fast_retransmit_causes.add(cause);
+        let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::FastRetransmit, w, cx));
+        io.counters.verdicts.add(verdict);
+        io.losses.push(LossEvent { timeout: false, seq: self.snd_una, cause, verdict });
+        self.in_recovery = true;
+        self.recover = Some(self.snd_max);
+        self.partial_acks = 0;
+        // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
+        self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
+        self.retransmit_head(io);
+    }
+
+    // ---- timers ----
+
+    pub fn on_rto_event(&mut self, io: &mut SenderIo) {
+        if !self.rto_timer.fire(io.now, io.ev, Event::Rto { flow: self.flow }) {
+            return;
+        }
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.consecutive_rto += 1;
+        // RFC 6298 §5.5: back off the timer.
+        self.rtt.on_timeout();
+        io.counters.max_backoff = io.counters.max_backoff.max(self.rtt.backoff());
+        let cause = io.oracle.cause_of(self.snd_una);
+        io.counters.timeouts += 1;
+        io.counters.timeout_causes.add(cause);
+        let consecutive = self.consecutive_rto;
+        let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
+        io.counters.verdicts.add(verdict);
+        io.losses.push(LossEvent { timeout: true, seq: self.snd_una, cause, verdict });
+        // RFC 6582 §3.2 step 1 on timeout: recover = highest sequence sent; leave recovery.
+        self.recover = Some(self.snd_max);
+        self.in_recovery = false;
+        self.inflation = 0.0;
+        self.dupacks = 0;
+        self.timed = None;
+        // Go-back-N: resend from SND.UNA (RFC 6298 §5.4 retransmits the earliest segment).
+        self.snd_nxt = self.snd_una;
+        let len = self.mss.min(self.snd_max - self.snd_una);
+        self.transmit(self.snd_una, len, io);
+        self.snd_nxt += len;
+        // RFC 6298 §5.6: restart the timer with the backed-off RTO.
+        self.restart_rto(io);
+        self.send_available(io);
+    }
+
+    /// Variables for traces.
+    pub fn trace_row(&self) -> [f64; 11] {
+        let ns = |t: Option<Time>| t.map_or(f64::NAN, |v| v as f64 / 1e9);
+        [
+            self.win.cwnd + self.inflation,
+            self.win.cwnd,
+            self.win.ssthresh,
+            ns(self.rtt.srtt()),
+            ns(self.rtt.latest()),
+            self.rtt.rto() as f64 / 1e9,
+            self.snd_una as f64,
+            self.snd_nxt as f64,
+            self.snd_max as f64,
+            f64::from(u8::from(self.in_recovery)),
+            f64::from(self.rtt.backoff()),
+        ]
+    }
+}
+
+/// Column names of [`Sender::trace_row`].
+pub const SENDER_TRACE_COLUMNS: [&str; 11] =
+    ["cwnd", "cwnd_base", "ssthresh", "srtt", "rtt", "rto", "snd_una", "snd_nxt", "snd_max", "in_recovery", "backoff"];

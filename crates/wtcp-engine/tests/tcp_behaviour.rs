@@ -1,0 +1,171 @@
+//! TCP behaviour the RFCs define, observed end to end on small networks.
+
+mod common;
+
+use common::{fingerprint, two_hop};
+use wtcp_engine::time::tx_time;
+
+const MS: f64 = 1e-3;
+
+/// One-way and round-trip times on the test path, from the link parameters.
+fn base_rtt_s(data_bytes: u32, ack_bytes: u32) -> f64 {
+    let t = |b: u32, rate: f64| tx_time(b, rate) as f64 / 1e9;
+    t(data_bytes, 10e6) + 10.0 * MS + t(data_bytes, 2e6) + 1.0 * MS + t(ack_bytes, 2e6) + 1.0 * MS + t(ack_bytes, 10e6) + 10.0 * MS
+}
+
+#[test]
+fn a_lossless_flow_fills_the_bottleneck() {
+    let r = two_hop(&[("run.measure_from_s", "5.0")]);
+    let payload_rate = 2e6 * 1000.0 / 1040.0;
+    let f = &r.flows[0];
+    assert!(f.goodput_bps >= 0.95 * payload_rate, "goodput {} of {}", f.goodput_bps, payload_rate);
+    assert!(f.goodput_bps <= payload_rate * 1.0001);
+}
+
+#[test]
+fn delayed_ack_holds_a_lone_segment_for_the_timer() {
+    // RFC 1122 §4.2.3.2 / RFC 5681 §4.2: a single in-order segment is acknowledged when
+    // the delayed-ACK timer (200 ms) fires, so the one RTT sample is path RTT + 200 ms.
+    let r = two_hop(&[("flows.0.bytes", "1000")]);
+    let srtt = r.flows[0].mean_srtt_s.unwrap();
+    let expect = base_rtt_s(1040, 40) + 0.2;
+    assert!((srtt - expect).abs() < 1e-6, "{srtt} vs {expect}");
+}
+
+#[test]
+fn without_delayed_ack_a_lone_segment_is_acknowledged_at_once() {
+    let r = two_hop(&[("flows.0.bytes", "1000"), ("tcp.delayed_ack", "false")]);
+    let srtt = r.flows[0].mean_srtt_s.unwrap();
+    assert!((srtt - base_rtt_s(1040, 40)).abs() < 1e-6, "{srtt}");
+}
+
+#[test]
+fn the_second_segment_triggers_the_delayed_ack() {
+    // Two back-to-back segments: the ACK leaves when the second arrives (every 2nd
+    // full-sized segment), and the sample is for the second segment (ack - 1).
+    let r = two_hop(&[("flows.0.bytes", "2000")]);
+    let srtt = r.flows[0].mean_srtt_s.unwrap();
+    let t = |b: u32, rate: f64| tx_time(b, rate) as f64 / 1e9;
+    // The second segment waits behind the first on both links.
+    let expect = base_rtt_s(1040, 40) + t(1040, 10e6).max(t(1040, 2e6));
+    assert!((srtt - expect).abs() < 1e-6, "{srtt} vs {expect}");
+    assert_eq!(r.flows[0].delivered_bytes, 2000);
+}
+
+#[test]
+fn a_hand_placed_channel_loss_causes_one_wireless_fast_retransmit() {
+    let r = two_hop(&[("links.1.ab.loss", "{ model = \"list\", packets = [30] }")]);
+    let f = &r.flows[0];
+    assert_eq!(f.fast_retransmits, 1);
+    assert_eq!(f.fast_retransmit_causes.wireless, 1);
+    assert_eq!(f.timeouts, 0);
+    assert_eq!(f.retransmitted_segments, 1);
+    assert_eq!(r.drops[2].channel, 1);
+}
+
+#[test]
+fn newreno_repairs_two_losses_in_one_window_with_one_fast_retransmit() {
+    // RFC 6582 §3.2: the partial ACK after the first retransmission triggers the second
+    // retransmission at once, inside the same recovery episode.
+    let r = two_hop(&[("links.1.ab.loss", "{ model = \"list\", packets = [30, 33] }")]);
+    let f = &r.flows[0];
+    assert_eq!((f.fast_retransmits, f.timeouts, f.retransmitted_segments), (1, 0, 2));
+}
+
+#[test]
+fn reno_needs_more_than_one_recovery_for_two_losses_in_one_window() {
+    // RFC 5681: Reno leaves recovery on the first new ACK, so the second loss needs a
+    // second fast retransmit or a timeout.
+    let r = two_hop(&[("flows.0.cc", "reno"), ("links.1.ab.loss", "{ model = \"list\", packets = [30, 33] }")]);
+    let f = &r.flows[0];
+    assert!(f.fast_retransmits + f.timeouts >= 2, "{f:?}");
+}
+
+#[test]
+fn queue_overflow_is_classified_as_congestion() {
+    let r = two_hop(&[("links.1.queue.limit_packets", "5"), ("tcp.initial_cwnd_segments", "40")]);
+    let f = &r.flows[0];
+    assert!(r.drops[2].queue > 0);
+    assert!(f.fast_retransmits + f.timeouts > 0);
+    assert!(f.fast_retransmit_causes.congestion + f.timeout_causes.congestion > 0);
+    assert_eq!(f.fast_retransmit_causes.wireless + f.timeout_causes.wireless, 0);
+}
+
+#[test]
+fn a_delay_spike_without_loss_causes_a_spurious_timeout() {
+    // A 20-segment receive window keeps the queues from overflowing: no loss at all.
+    let r = two_hop(&[
+        ("tcp.recv_buffer_bytes", "20000"),
+        ("links.1.ab.delay_spikes", "[{ start_s = 5.0, duration_s = 2.0, extra_delay_ms = 3000.0 }]"),
+    ]);
+    let f = &r.flows[0];
+    assert!(f.timeouts >= 1, "{f:?}");
+    assert_eq!(f.timeout_causes.spurious, f.timeouts);
+    assert_eq!(r.drops.iter().map(|d| d.queue + d.channel + d.outage).sum::<u64>(), 0);
+}
+
+#[test]
+fn timeouts_back_off_exponentially_and_a_dead_path_only_warns() {
+    // RFC 6298 §5.5: with the path down, RTOs expire at 1, 3, 7, 15 s after the first
+    // send at 1 s (initial RTO 1 s, doubling): 4 expiries by 20 s.
+    let r = two_hop(&[("flows.0.start_s", "1.0"), ("links.1.ab.outages", "[{ start_s = 0.0, duration_s = 100.0 }]")]);
+    let f = &r.flows[0];
+    assert_eq!(f.timeouts, 4);
+    assert_eq!(f.max_backoff, 4);
+    assert_eq!(f.timeout_causes.wireless, 4);
+    assert_eq!(f.goodput_bps, 0.0);
+    assert_eq!(r.warnings.len(), 1);
+}
+
+#[test]
+fn loss_of_every_packet_ends_at_the_duration_with_zero_goodput() {
+    let r = two_hop(&[("links.1.ab.loss", "{ model = \"uniform\", rate = 1.0 }"), ("run.duration_s", "300")]);
+    assert_eq!(r.flows[0].delivered_bytes, 0);
+    assert_eq!(r.sim_seconds, 300.0);
+    assert!(!r.warnings.is_empty());
+}
+
+#[test]
+fn same_seed_same_output_other_replication_other_output() {
+    let ov = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.02 }"), ("links.1.ab.random_outages", "{ count_per_200s = 20, duration_s = 0.2 }")];
+    let a = two_hop(&ov);
+    let b = two_hop(&ov);
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    let mut ov2 = ov.to_vec();
+    ov2.push(("run.replication", "1"));
+    let c = two_hop(&ov2);
+    assert_ne!(fingerprint(&a), fingerprint(&c));
+}
+
+#[test]
+fn adding_a_flow_elsewhere_does_not_change_a_flows_random_numbers() {
+    // Per-component streams: a new lossy path between two new nodes leaves the first
+    // path's draws, and so its whole history, unchanged.
+    let base = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.02 }")];
+    let a = two_hop(&base);
+    let extra = [
+        ("links.1.ab.loss", "{ model = \"uniform\", rate = 0.02 }"),
+        ("nodes.3", "{ name = \"X\" }"),
+        ("nodes.4", "{ name = \"Y\" }"),
+        ("links.2", "{ a = \"X\", b = \"Y\", rate_mbps = 5.0, delay_ms = 3.0, ab = { loss = { model = \"uniform\", rate = 0.05 } } }"),
+        ("flows.1", "{ name = \"other\", src = \"X\", dst = \"Y\", cc = \"reno\" }"),
+    ];
+    let b = two_hop(&extra);
+    let flow_a = serde_json::to_string(&a.flows[0]).unwrap();
+    let flow_b = serde_json::to_string(&b.flows[0]).unwrap();
+    assert_eq!(flow_a, flow_b);
+    assert!(b.flows[1].fast_retransmits > 0);
+}
+
+#[test]
+fn limited_transmit_sends_new_data_on_the_first_two_duplicates() {
+    // RFC 3042: two more original segments leave before the fast retransmit.
+    let ov = [("links.1.ab.loss", "{ model = \"list\", packets = [30] }")];
+    let with = two_hop(&ov);
+    let mut ov_off = ov.to_vec();
+    ov_off.push(("tcp.limited_transmit", "false"));
+    let without = two_hop(&ov_off);
+    assert_eq!(with.flows[0].fast_retransmits, 1);
+    assert_eq!(without.flows[0].fast_retransmits, 1);
+    assert!(with.flows[0].delivered_bytes >= without.flows[0].delivered_bytes);
+}

@@ -1,0 +1,1 @@
+from wtcp._core import __version__, ScenarioError, SimulationError
