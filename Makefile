@@ -1,6 +1,6 @@
 # The two commands a newcomer needs:  make demo   and   make test
 # Everything is installed into ./.venv from PyPI and crates.io; nothing else is assumed
-# but Python >= 3.10 and a Rust toolchain.
+# but Python >= 3.11 and a Rust toolchain.
 
 PY ?= python3
 VENV := .venv

@@ -1,1 +1,33 @@
-from wtcp._core import __version__, ScenarioError, SimulationError
+"""wtcp: a fast, deterministic packet-level simulator of TCP over lossy wireless links.
+
+    >>> import wtcp
+    >>> sc = wtcp.load(wtcp.builtin_scenario_path("two-hop-wireless"))
+    >>> result = sc.set("links.1.ab.loss.rate", 0.02).run(seed=3)
+    >>> result.flows[["name", "cc", "goodput_mbps", "timeouts"]]
+"""
+
+from wtcp._core import __version__
+from wtcp.errors import ScenarioError, SimulationError
+from wtcp.result import Result, Traces
+from wtcp.scenario import Scenario, builtin_scenario_path, load, run
+
+__all__ = [
+    "Scenario",
+    "Result",
+    "Traces",
+    "run",
+    "load",
+    "algorithms",
+    "builtin_scenario_path",
+    "ScenarioError",
+    "SimulationError",
+    "__version__",
+]
+
+
+def algorithms() -> list[dict]:
+    """Every congestion-control algorithm: name, summary, reference and params
+    (each a dict of name, unit, default, doc)."""
+    from wtcp import _core
+
+    return _core.algorithms()

@@ -128,8 +128,14 @@ pub struct Ctx<'a> {
     pub now: Time,
     /// Sender maximum segment size (payload bytes).
     pub mss: u32,
-    /// RFC 5681 FlightSize: SND.MAX - SND.UNA, in bytes.
+    /// RFC 5681 FlightSize in bytes: SND.MAX - SND.UNA, except that segments sent by
+    /// limited transmit in the current duplicate-ACK episode are left out (RFC 5681 §3.2
+    /// step 2: they "MUST NOT be included" when ssthresh is computed).
     pub flight_size: u64,
+    /// RFC 6675 §4 "pipe" in bytes, estimated without SACK the way ns-3 does: SND.MAX -
+    /// SND.UNA, minus one segment per duplicate ACK (each reports a segment that left the
+    /// network), minus the segment presumed lost once fast retransmit is triggered.
+    pub pipe: u64,
     pub snd_una: u64,
     pub snd_max: u64,
     /// The sender's RTT estimator (SRTT, RTTVAR, min RTT, RTO, backoff).

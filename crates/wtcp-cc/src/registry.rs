@@ -59,9 +59,9 @@ const RENO_PARAMS: &[ParamInfo] = &[
     },
     ParamInfo {
         name: "halve",
-        unit: "flight_size|cwnd",
+        unit: "flight_size|cwnd|pipe",
         default: "flight_size",
-        doc: "quantity halved on loss: FlightSize (RFC 5681 eq. 4) or cwnd (ns-2, Linux)",
+        doc: "quantity halved on loss: FlightSize (RFC 5681 eq. 4), cwnd (ns-2, Linux) or the RFC 6675 pipe (ns-3)",
     },
 ];
 

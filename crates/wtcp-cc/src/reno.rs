@@ -25,6 +25,9 @@ pub enum HalveOf {
     FlightSize,
     /// ns-2 / Linux: the congestion window.
     Cwnd,
+    /// ns-3: the RFC 6675 pipe (bytes estimated in the network), which ns-3's NewReno
+    /// passes to `GetSsThresh` ("BytesInFlight").
+    Pipe,
 }
 
 /// Parameters of Reno and NewReno.
@@ -35,7 +38,8 @@ pub struct RenoParams {
     pub byte_counting: bool,
     /// Byte-counting limit L in segments per ACK during slow start (RFC 3465 §2.2: 2).
     pub abc_limit: u32,
-    /// What the loss response halves: `flight_size` (RFC 5681) or `cwnd` (ns-2, Linux).
+    /// What the loss response halves: `flight_size` (RFC 5681), `cwnd` (ns-2, Linux) or
+    /// `pipe` (ns-3's BytesInFlight).
     pub halve: HalveOf,
 }
 
@@ -111,6 +115,7 @@ impl Reno {
         match params.halve {
             HalveOf::FlightSize => cx.flight_size as f64,
             HalveOf::Cwnd => w.cwnd,
+            HalveOf::Pipe => cx.pipe as f64,
         }
     }
 
@@ -167,7 +172,7 @@ mod tests {
         let rtt = RttEstimator::new(RttConfig::default());
         let mut host = HostShared::default();
         let mut req = Requests::default();
-        let mut cx = Ctx { now: 0, mss: 1000, flight_size: flight, snd_una: 0, snd_max: flight, rtt: &rtt, host: &mut host, requests: &mut req };
+        let mut cx = Ctx { now: 0, mss: 1000, flight_size: flight, pipe: flight.saturating_sub(4000), snd_una: 0, snd_max: flight, rtt: &rtt, host: &mut host, requests: &mut req };
         f(&mut cx)
     }
 
@@ -239,6 +244,15 @@ mod tests {
         let dup = AckSample { dup: true, ..AckSample::default() };
         with_ctx(10_000, |cx| r.on_ack(&dup, &mut w, cx));
         assert_eq!(w.cwnd, 10.0 * MSS);
+    }
+
+    #[test]
+    fn halving_the_pipe_is_available_for_ns3_style_runs() {
+        let p = RenoParams { halve: HalveOf::Pipe, ..RenoParams::default() };
+        let mut r = Reno::new(p, RecoveryStyle::NewReno);
+        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        with_ctx(14_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
+        assert_eq!(w.ssthresh, 5.0 * MSS);
     }
 
     #[test]

@@ -38,16 +38,22 @@ pub enum Event {
     TraceSample,
 }
 
+/// A heap entry; `key` packs (time, insertion number) so one integer comparison orders it.
 #[derive(Debug)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -59,7 +65,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -76,18 +82,18 @@ impl EventQueue {
     }
 
     pub fn schedule(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry { time, seq: self.next_seq, event });
+        self.heap.push(Entry { key: (u128::from(time) << 64) | u128::from(self.next_seq), event });
         self.next_seq += 1;
     }
 
     /// The next event at or before `until`, if any.
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
-        if self.heap.peek()?.time > until {
+        if self.heap.peek()?.time() > until {
             return None;
         }
         let e = self.heap.pop()?;
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((e.time(), e.event))
     }
 
     /// Events processed so far.

@@ -9,13 +9,13 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use wtcp_engine::{RunResult, Scenario, ScenarioError, Traces};
+use wtcp_engine::{RunResult, Scenario, ScenarioError as CoreScenarioError, Traces};
 
-create_exception!(_core, ScenarioError_, PyValueError, "A scenario is malformed or inconsistent.");
+create_exception!(_core, ScenarioError, PyValueError, "A scenario is malformed or inconsistent.");
 create_exception!(_core, SimulationError, PyRuntimeError, "The simulator failed internally (a bug; please report it).");
 
-fn scenario_err(e: ScenarioError) -> PyErr {
-    let err = ScenarioError_::new_err(e.to_string());
+fn scenario_err(e: CoreScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
     Python::attach(|py| {
         let v = err.value(py);
         let _ = v.setattr("path", e.path.clone());
@@ -33,12 +33,13 @@ fn parse(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult
     sc.map_err(scenario_err)
 }
 
-/// Check a scenario and return the resolved document (after overrides) as JSON.
+/// Check a scenario and return the resolved document (after overrides) as TOML text
+/// (TOML, unlike JSON, carries `inf` and `nan` exactly).
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
 fn resolve(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
     let sc = parse(text, format, overrides)?;
-    serde_json::to_string(&sc.document).map_err(|e| SimulationError::new_err(e.to_string()))
+    toml::to_string(&sc.document).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
 /// Run a scenario. Returns `(metrics_json, traces_or_None)`.
@@ -139,7 +140,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
-    m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", wtcp_engine::VERSION)?;
     Ok(())

@@ -185,7 +185,7 @@ impl Scenario {
         }
         let file: ScenarioFile = serde_path_to_error::deserialize(doc.clone()).map_err(|e| {
             let path = dotted(e.path());
-            ScenarioError::new(path, e.into_inner().to_string())
+            ScenarioError::new(path, first_line(&e.into_inner().to_string()))
         })?;
         resolve(file, doc)
     }
@@ -208,6 +208,12 @@ fn dotted(path: &serde_path_to_error::Path) -> String {
         })
         .collect();
     parts.join(".")
+}
+
+/// The deserialiser's own message without its trailing "in `key`" line (the path is
+/// reported separately, with array indices).
+fn first_line(msg: &str) -> String {
+    msg.lines().next().unwrap_or("").trim_end().to_string()
 }
 
 type R<T> = Result<T, ScenarioError>;
@@ -499,7 +505,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
     let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params, &mut track));
     let cc = cc.map_err(|e| {
         let inner = dotted(&track.path());
-        let msg = e.to_string();
+        let msg = first_line(&e.to_string());
         if msg.starts_with("unknown algorithm") {
             ScenarioError::new(format!("{p}.cc"), msg)
         } else if inner.is_empty() {

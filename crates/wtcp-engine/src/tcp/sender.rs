@@ -71,6 +71,9 @@ pub struct Sender {
     pub inflation: f64,
     rwnd: u64,
     consecutive_rto: u32,
+    /// SND.MAX when the current run of duplicate ACKs began (limited transmit excluded
+    /// from FlightSize, RFC 5681 §3.2 step 2).
+    snd_max_at_first_dup: u64,
     segs: VecDeque<SegTx>,
     /// One timed segment per RTT: (end sequence, send time).
     timed: Option<(u64, Time)>,
@@ -105,6 +108,7 @@ impl Sender {
             inflation: 0.0,
             rwnd: u64::MAX,
             consecutive_rto: 0,
+            snd_max_at_first_dup: 0,
             segs: VecDeque::new(),
             timed: None,
             rto_timer: LazyTimer::default(),
@@ -124,10 +128,17 @@ impl Sender {
     /// Calls an algorithm hook with a context built from the sender's state, then
     /// applies the hook's requests.
     fn call_cc<R>(&mut self, io: &mut SenderIo, f: impl FnOnce(&mut dyn CongestionControl, &mut Window, &mut Ctx) -> R) -> R {
+        let outstanding = self.snd_max - self.snd_una;
+        let flight_size = if self.dupacks > 0 && !self.in_recovery { self.snd_max_at_first_dup - self.snd_una } else { outstanding };
+        // RFC 6675 pipe without SACK: each duplicate ACK since the last new ACK reports one
+        // segment gone; at the fast retransmit the head is presumed lost (not yet resent).
+        let head_lost = self.dupacks >= self.cfg.dupack_threshold && !self.in_recovery;
+        let reported = (u64::from(self.dupacks) + u64::from(head_lost)) * self.mss;
         let mut cx = Ctx {
             now: io.now,
             mss: self.cfg.mss,
-            flight_size: self.snd_max - self.snd_una,
+            flight_size,
+            pipe: outstanding.saturating_sub(reported),
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             rtt: &self.rtt,
@@ -378,6 +389,9 @@ impl Sender {
     }
 
     fn on_dup_ack(&mut self, mut s: AckSample, io: &mut SenderIo) {
+        if self.dupacks == 0 {
+            self.snd_max_at_first_dup = self.snd_max;
+        }
         self.dupacks += 1;
         s.dup = true;
         s.in_recovery = self.in_recovery;

@@ -1,0 +1,98 @@
+//! Every user mistake gets one message naming the field path, what is wrong and what is
+//! allowed.
+
+mod common;
+
+use common::TWO_HOP;
+use wtcp_engine::Scenario;
+
+fn error(overrides: &[(&str, &str)]) -> (String, String) {
+    let ov: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let e = Scenario::from_toml_str(TWO_HOP, &ov).expect_err("the scenario should be rejected");
+    (e.path, e.message)
+}
+
+fn check(overrides: &[(&str, &str)], path: &str, fragment: &str) {
+    let (p, m) = error(overrides);
+    assert_eq!(p, path, "message: {m}");
+    assert!(m.contains(fragment), "`{m}` should mention `{fragment}`");
+}
+
+#[test]
+fn unknown_keys_are_rejected_with_the_allowed_ones() {
+    check(&[("links.1.rate_mpbs", "2")], "links.1.rate_mpbs", "unknown field `rate_mpbs`, expected one of `name`, `a`, `b`, `rate_mbps`");
+    check(&[("run.durations", "2")], "run.durations", "unknown field `durations`");
+    check(&[("tcp.msss_bytes", "2")], "tcp.msss_bytes", "expected one of");
+}
+
+#[test]
+fn wrong_types_name_the_field() {
+    check(&[("links.0.rate_mbps", "\"fast\"")], "links.0.rate_mbps", "invalid type");
+    check(&[("flows.0.bytes", "1.5")], "flows.0.bytes", "invalid type");
+}
+
+#[test]
+fn rates_and_times_must_be_positive() {
+    check(&[("links.0.rate_mbps", "0")], "links.0.rate_mbps", "> 0");
+    check(&[("links.0.rate_mbps", "-3")], "links.0.rate_mbps", "> 0");
+    check(&[("links.0.delay_ms", "-1")], "links.0.delay_ms", ">= 0");
+    check(&[("run.duration_s", "0")], "run.duration_s", "> 0");
+    check(&[("run.duration_s", "nan")], "run.duration_s", "> 0");
+}
+
+#[test]
+fn probabilities_must_lie_in_the_unit_interval() {
+    check(&[("links.1.ab.loss", "{ model = \"uniform\", rate = 1.5 }")], "links.1.ab.loss.rate", "[0, 1]");
+    check(&[("links.1.ab.loss", "{ model = \"ber\", ber = -0.1 }")], "links.1.ab.loss.ber", "[0, 1]");
+    check(&[("links.1.ab.loss", "{ model = \"coin\" }")], "links.1.ab.loss.model", "unknown variant `coin`, expected one of `uniform`, `ber`");
+}
+
+#[test]
+fn unknown_nodes_and_missing_routes() {
+    check(&[("flows.0.dst", "Q")], "flows.0.dst", "unknown node `Q`; defined nodes: S, BS, D");
+    check(&[("links.0.a", "BS")], "links.0.b", "two different nodes");
+    check(&[("nodes.3", "{ name = \"island\" }"), ("flows.0.dst", "island")], "flows.0", "no route from `S` to `island`");
+}
+
+#[test]
+fn start_must_precede_stop_and_the_end() {
+    check(&[("flows.0.start_s", "5"), ("flows.0.stop_s", "4")], "flows.0.stop_s", "after start_s");
+    check(&[("flows.0.start_s", "25")], "flows.0.start_s", "before the end of the run");
+    check(&[("run.measure_from_s", "30")], "run.measure_from_s", "before the end");
+}
+
+#[test]
+fn unknown_algorithms_and_parameters() {
+    check(&[("flows.0.cc", "renoo")], "flows.0.cc", "allowed: reno, newreno");
+    check(&[("flows.0.cc_params", "{ byte_countin = true }")], "flows.0.cc_params.byte_countin", "unknown field `byte_countin`");
+    check(&[("flows.0.cc_params", "{ halve = \"ssthresh\" }")], "flows.0.cc_params.halve", "unknown variant");
+}
+
+#[test]
+fn options_of_the_other_flow_kind_are_refused() {
+    check(&[("flows.0.rate_mbps", "1")], "flows.0.rate_mbps", "CBR option");
+    check(&[("flows.0.kind", "cbr"), ("flows.0.rate_mbps", "1")], "flows.0.cc", "TCP option");
+    check(&[("flows.0.kind", "cbr"), ("flows.0.cc", "newreno")], "flows.0.cc", "TCP option");
+}
+
+#[test]
+fn queue_limits_and_tcp_options_are_checked() {
+    check(&[("links.0.queue", "{ limit_packets = 0 }")], "links.0.queue.limit_packets", ">= 1");
+    check(&[("links.0.queue", "{ limit_packets = 5, limit_bytes = 5000 }")], "links.0.queue", "not both");
+    check(&[("tcp.rto_min_s", "5"), ("tcp.rto_max_s", "1")], "tcp.rto_min_s", "must not exceed");
+    check(&[("tcp.delayed_ack_timeout_s", "0.6")], "tcp.delayed_ack_timeout_s", "< 0.5 s");
+    check(&[("flows.0.tcp", "{ mss_bytes = 0 }")], "flows.0.tcp.mss_bytes", "allowed: 1..=65495");
+}
+
+#[test]
+fn toml_syntax_errors_point_at_the_line() {
+    let e = Scenario::from_toml_str("[run\nduration_s = 1", &[]).unwrap_err();
+    assert!(e.message.starts_with("TOML syntax error"), "{}", e.message);
+    assert!(e.message.contains("line 1"), "{}", e.message);
+}
+
+#[test]
+fn overrides_that_miss_their_target_are_errors() {
+    check(&[("links.7.rate_mbps", "1")], "links", "out of range");
+    check(&[("run.duration_s.x", "1")], "run.duration_s", "not a table");
+}

@@ -1,0 +1,165 @@
+"""The `wtcp` command: run a scenario, list the algorithms, run the demo.
+
+Errors in what the user gave (a scenario, a file, an option) print `error: ...` on
+stderr and exit with status 2; an internal simulator failure exits with status 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from wtcp import _core, demo, report
+from wtcp.errors import ScenarioError, SimulationError
+from wtcp.scenario import Scenario, builtin_scenario_path
+
+USAGE_ERROR = 2
+INTERNAL_ERROR = 1
+
+
+class CliError(Exception):
+    """A user error the CLI reports as `error: <message>` with exit status 2."""
+
+
+@contextmanager
+def scenario_errors(file: Path) -> Iterator[None]:
+    """Report a `ScenarioError` as `<file>: <path>: <reason>`."""
+    try:
+        yield
+    except ScenarioError as e:
+        raise CliError(f"{file}: {e}") from None
+
+
+def read_scenario(file: Path) -> Scenario:
+    try:
+        with scenario_errors(file):
+            return Scenario.from_file(file)
+    except UnicodeDecodeError:
+        raise CliError(f"{file}: not a UTF-8 text file") from None
+    except OSError as e:
+        raise CliError(f"cannot read {file}: {e.strerror or e}") from None
+
+
+def parse_sets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[tuple[str, str]]:
+    pairs = []
+    for item in values:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE (for example links.1.ab.loss.rate=0.02)")
+        pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+def warn(messages: list[str]) -> None:
+    for message in messages:
+        click.echo(f"warning: {message}", err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(_core.__version__, "-V", "--version", prog_name="wtcp")
+def cli() -> None:
+    """wtcp: a fast, deterministic packet-level simulator of TCP over lossy wireless links."""
+
+
+@cli.command("run")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", callback=parse_sets, help="Set a field: dotted path = TOML value (repeatable).")
+@click.option("--seed", type=int, help="Override run.seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object, nothing else.")
+@click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR.")
+def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None) -> None:
+    """Run the scenario FILE and print its metrics."""
+    scenario = read_scenario(file)
+    with scenario_errors(file):
+        scenario = scenario.with_text_overrides(sets)
+        result = scenario.run(seed=seed, trace=True if trace_dir else None)
+    if as_json:
+        click.echo(result.to_json())
+    else:
+        report.print_run(report.stdout_console(), result.raw)
+    warn(result.warnings)
+    if trace_dir is not None and result.traces is not None:
+        paths = result.traces.to_csv(trace_dir)
+        click.echo(f"traces written to {trace_dir}: {', '.join(p.name for p in paths)}", err=True)
+
+
+@cli.command("algorithms")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+def algorithms_command(as_json: bool) -> None:
+    """List the congestion-control algorithms and their parameters."""
+    algorithms = _core.algorithms()
+    if as_json:
+        click.echo(json.dumps(algorithms, indent=2))
+    else:
+        report.print_algorithms(report.stdout_console(), algorithms)
+
+
+@cli.command("demo")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("wtcp-demo"), show_default=True, metavar="DIR", help="Directory for the plot and the CSV.")
+@click.option("--quick", is_flag=True, help="One seed and fewer loss rates.")
+def demo_command(out_dir: Path, quick: bool) -> None:
+    """Goodput of every algorithm over a wired + lossy wireless path, 0-5 % loss."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    try:
+        file = builtin_scenario_path(demo.DEMO_SCENARIO)
+    except FileNotFoundError as e:
+        raise CliError(str(e)) from None
+    scenario = read_scenario(file)
+    console = report.stdout_console()
+    description = scenario.document.get("description")
+    console.print(f"[bold]{scenario.name}[/bold]" + (f": {description}" if description else ""))
+    runs = demo.demo_size(quick)
+    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("runs", total=runs)
+        with scenario_errors(file):
+            wide, paths = demo.run_demo(out_dir, quick=quick, on_done=lambda: progress.advance(task), scenario=scenario)
+    seeds = len(demo.QUICK_SEEDS if quick else demo.SEEDS)
+    console.print(report.goodput_table("goodput (Mb/s)", list(wide.index), {name: list(wide[name]) for name in wide.columns}))
+    console.print(f"{'1 seed' if seeds == 1 else f'mean of {seeds} seeds'}, {runs} runs")
+    for path in paths:
+        console.print(f"wrote {path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    try:
+        status = cli.main(args=argv, prog_name="wtcp", standalone_mode=False)
+        return status if isinstance(status, int) else 0
+    except click.exceptions.NoArgsIsHelpError as e:
+        click.echo(e.format_message())
+        return 0
+    except click.UsageError as e:
+        hint = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
+        click.echo(f"error: {e.format_message()}{hint}", err=True)
+        return USAGE_ERROR
+    except click.ClickException as e:
+        click.echo(f"error: {e.format_message()}", err=True)
+        return e.exit_code
+    except CliError as e:
+        click.echo(f"error: {e}", err=True)
+        return USAGE_ERROR
+    except SimulationError as e:
+        click.echo(f"internal error: {e}", err=True)
+        return INTERNAL_ERROR
+    except BrokenPipeError:
+        # The reader went away (`wtcp run ... | head`): silence the flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return INTERNAL_ERROR
+    except OSError as e:
+        click.echo(f"error: {e.filename}: {e.strerror}" if e.filename and e.strerror else f"error: {e}", err=True)
+        return USAGE_ERROR
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("aborted", err=True)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

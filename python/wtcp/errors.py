@@ -1,0 +1,13 @@
+"""The two exceptions of wtcp, and how Python code raises a scenario error."""
+
+from wtcp._core import ScenarioError, SimulationError
+
+__all__ = ["ScenarioError", "SimulationError", "scenario_error"]
+
+
+def scenario_error(path: str, reason: str) -> ScenarioError:
+    """A `ScenarioError` shaped like the core's: `.path`, `.reason`, str() "path: reason"."""
+    err = ScenarioError(f"{path}: {reason}" if path else reason)
+    err.path = path
+    err.reason = reason
+    return err

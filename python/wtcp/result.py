@@ -1,0 +1,134 @@
+"""The outcome of a run: metrics as a dict and as DataFrames, and the optional traces."""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Short column prefixes for the per-flow cause counters.
+CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict"}
+SUMMARY_KEYS = ("scenario", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "peak_packets", "warnings")
+TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
+
+
+class Result:
+    """Metrics of one run (`raw`, `flows`, `drops`, `summary`) and its `traces` (or None)."""
+
+    def __init__(self, metrics_json: str, traces: dict | None = None):
+        self._json = metrics_json
+        self.raw: dict[str, Any] = json.loads(metrics_json)
+        self.traces: Traces | None = Traces(traces) if traces is not None else None
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow; cause counters flattened (`fr_wireless`, `to_congestion`,
+        `verdict_none`, ...); `goodput_mbps` and `throughput_mbps` added."""
+        import pandas as pd
+
+        df = pd.DataFrame([flatten_flow(f) for f in self.raw["flows"]])
+        df["mean_srtt_s"] = df["mean_srtt_s"].astype(float)
+        df["goodput_mbps"] = df["goodput_bps"] / 1e6
+        df["throughput_mbps"] = df["throughput_bps"] / 1e6
+        return df
+
+    @cached_property
+    def drops(self) -> pd.DataFrame:
+        """One row per link direction: drops by cause (queue, channel, outage) and tx_packets."""
+        import pandas as pd
+
+        return pd.DataFrame(self.raw["drops"], columns=["link", "from", "to", "queue", "channel", "outage", "tx_packets"])
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Run-wide numbers: seed, replication, fairness, events, times, warnings."""
+        return {k: self.raw.get(k) for k in SUMMARY_KEYS}
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.raw.get("warnings", []))
+
+    def to_json(self) -> str:
+        """The metrics exactly as the simulator wrote them."""
+        return self._json
+
+    def __repr__(self) -> str:
+        goodputs = ", ".join(f"{f['name']}={f['goodput_bps'] / 1e6:.3f}" for f in self.raw["flows"])
+        return f"<Result {self.raw['scenario']!r} seed={self.raw['seed']} goodput Mb/s: {goodputs}>"
+
+
+class Traces:
+    """Time series of a traced run as DataFrames. Flow ids match `Result.flows.id`;
+    `link` names a link direction as "link:from->to"."""
+
+    def __init__(self, tables: dict[str, Any]):
+        self._tables = tables
+        self.dir_names: list[str] = list(tables["dir_names"])
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """TCP sender state per flow per sample: cwnd, ssthresh, srtt, rto, snd_una, ..."""
+        return self._frame("flows")
+
+    @cached_property
+    def cc(self) -> pd.DataFrame:
+        """Algorithm-specific variables in long form: time, flow, name, value."""
+        return self._frame("cc")
+
+    @cached_property
+    def queues(self) -> pd.DataFrame:
+        """Queue length per link direction per sample."""
+        return self._with_link(self._frame("queues"))
+
+    @cached_property
+    def losses(self) -> pd.DataFrame:
+        """Every loss a sender detected: time, flow, timeout, seq, true cause, verdict."""
+        return self._frame("losses")
+
+    @cached_property
+    def drops(self) -> pd.DataFrame:
+        """Every dropped packet: time, link direction, flow, kind, seq, cause."""
+        return self._with_link(self._frame("drops"))
+
+    def to_csv(self, directory: str | Path) -> list[Path]:
+        """Write flows.csv, cc.csv, queues.csv, losses.csv and drops.csv; return their paths."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name in TRACE_TABLES:
+            path = out / f"{name}.csv"
+            getattr(self, name).to_csv(path, index=False)
+            paths.append(path)
+        return paths
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(dict(self._tables[name]))
+
+    def _with_link(self, df: pd.DataFrame) -> pd.DataFrame:
+        import numpy as np
+
+        names = np.asarray(self.dir_names, dtype=object)
+        df.insert(df.columns.get_loc("dir") + 1, "link", names[df["dir"].to_numpy(dtype=np.intp)])
+        return df
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{name}={len(self._tables[name]['time'])}" for name in TRACE_TABLES)
+        return f"<Traces rows: {sizes}>"
+
+
+def flatten_flow(flow: dict[str, Any]) -> dict[str, Any]:
+    """A flow's metrics with nested counters as prefixed columns (`fr_wireless`, ...)."""
+    row: dict[str, Any] = {}
+    for key, value in flow.items():
+        if isinstance(value, dict):
+            prefix = CAUSE_PREFIXES.get(key, key)
+            row.update({f"{prefix}_{k}": v for k, v in value.items()})
+        else:
+            row[key] = value
+    return row

@@ -1,0 +1,183 @@
+"""Scenarios: build from a file, TOML text or a dict; override fields; run."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+import math
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Union
+
+from wtcp import _core
+from wtcp.errors import scenario_error
+from wtcp.result import Result
+from wtcp.toml_text import plain_scalar, to_toml_value
+
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def builtin_scenario_path(name: str) -> Path:
+    """Path of a scenario shipped with wtcp, by name (`"two-hop-wireless"`)."""
+    path = SCENARIO_DIR / f"{name.removesuffix('.toml')}.toml"
+    if not path.is_file():
+        raise FileNotFoundError(f"no built-in scenario {name!r}; available: {', '.join(builtin_scenario_names())}")
+    return path
+
+
+def builtin_scenario_names() -> list[str]:
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+
+
+class Scenario:
+    """A checked scenario document plus field overrides.
+
+    Immutable: `set` and `with_overrides` return a new scenario. Every construction is
+    checked by the simulator core, so a malformed document raises `ScenarioError` here
+    rather than when it runs. Prefer the `from_file`, `from_toml` and `from_dict`
+    constructors; `overrides` are (dotted path, TOML value text) pairs.
+    """
+
+    def __init__(self, text: str, format: str = "toml", overrides: Iterable[tuple[str, str]] = (), source: str | None = None):
+        self._text = text
+        self._format = format
+        self._overrides = tuple((str(p), str(v)) for p, v in overrides)
+        self._source = source
+        self._resolved_toml = _core.resolve(text, format, list(self._overrides))
+
+    # --- construction ---
+
+    @classmethod
+    def from_file(cls, path: PathLike) -> Scenario:
+        """Read a TOML scenario file (`OSError` if it cannot be read)."""
+        text = Path(path).read_text(encoding="utf-8")
+        return cls(text, "toml", source=os.fspath(path))
+
+    @classmethod
+    def from_toml(cls, text: str) -> Scenario:
+        return cls(text, "toml")
+
+    @classmethod
+    def from_dict(cls, document: Mapping[str, Any]) -> Scenario:
+        """A scenario from the same structure as the TOML file, as nested dicts and lists."""
+        text, overrides = dict_to_json(document)
+        return cls(text, "json", overrides)
+
+    # --- overrides ---
+
+    def set(self, path: str, value: Any) -> Scenario:
+        """A copy with the field at dotted `path` (`links.1.ab.loss.rate`) set to `value`."""
+        return self.with_overrides({path: value})
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
+        """A copy with several fields set, in order: `{path: value, ...}`."""
+        pairs = []
+        for path, value in overrides.items():
+            check_override_path(path)
+            pairs.append((path, to_toml_value(value, path)))
+        return self.with_text_overrides(pairs)
+
+    def with_text_overrides(self, pairs: Iterable[tuple[str, str]]) -> Scenario:
+        """A copy with `(path, TOML value text)` overrides, as `wtcp run --set PATH=TEXT`
+        takes them (text that is not valid TOML is taken as a string)."""
+        return Scenario(self._text, self._format, [*self._overrides, *pairs], self._source)
+
+    # --- inspection ---
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The document after overrides, as the simulator reads it (a fresh copy)."""
+        return tomllib.loads(self._resolved_toml)
+
+    @property
+    def name(self) -> str:
+        return self.document.get("name") or "scenario"
+
+    @property
+    def source(self) -> str | None:
+        """The file the scenario was read from, if any."""
+        return self._source
+
+    @property
+    def overrides(self) -> tuple[tuple[str, str], ...]:
+        return self._overrides
+
+    # --- running ---
+
+    def run(self, seed: int | None = None, replication: int | None = None, trace: bool | None = None, trace_interval_ms: float | None = None) -> Result:
+        """Run the scenario. `seed` and `replication` override `[run]`; `trace` turns the
+        time series on or off (None: as the document's `[trace]` says; giving
+        `trace_interval_ms` turns it on)."""
+        if trace is None and trace_interval_ms is not None:
+            trace = True
+        extra = [
+            (path, to_toml_value(value, path))
+            for path, value in (("run.seed", seed), ("run.replication", replication), ("trace.enabled", trace), ("trace.interval_ms", trace_interval_ms))
+            if value is not None
+        ]
+        metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra])
+        return Result(metrics_json, traces)
+
+    def __repr__(self) -> str:
+        where = f" from {self._source}" if self._source else ""
+        return f"<Scenario {self.name!r}{where}, {len(self._overrides)} override(s)>"
+
+
+def load(path: PathLike) -> Scenario:
+    """Read a scenario file."""
+    return Scenario.from_file(path)
+
+
+def run(scenario: Scenario | PathLike | Mapping[str, Any], **kwargs: Any) -> Result:
+    """Run a `Scenario`, a scenario file or a scenario dict; keywords as `Scenario.run`."""
+    if isinstance(scenario, Scenario):
+        sc = scenario
+    elif isinstance(scenario, Mapping):
+        sc = Scenario.from_dict(scenario)
+    else:
+        sc = Scenario.from_file(scenario)
+    return sc.run(**kwargs)
+
+
+def check_override_path(path: Any) -> None:
+    if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
+        raise scenario_error(str(path), "invalid override path; expected dotted keys like `links.0.rate_mbps`")
+
+
+def dict_to_json(document: Mapping[str, Any]) -> tuple[str, list[tuple[str, str]]]:
+    """JSON text of a scenario dict, plus overrides carrying the non-finite floats JSON
+    cannot hold (`initial_ssthresh_segments = inf`). None values are rejected."""
+    if not isinstance(document, Mapping):
+        raise scenario_error("", f"a scenario must be a dict of sections ([run], [[nodes]], ...), not a {type(document).__name__}")
+    nonfinite: list[tuple[str, str]] = []
+
+    def plain(value: Any, parts: tuple[str, ...]) -> Any:
+        path = ".".join(parts)
+        value = plain_scalar(value)
+        if value is None:
+            raise scenario_error(path, "is None; null values are not allowed (leave the key out instead)")
+        if isinstance(value, (bool, int, str)):
+            return value
+        if isinstance(value, float):
+            if math.isfinite(value):
+                return value
+            if any(not part or "." in part for part in parts):
+                raise scenario_error(path, f"is {value}, which only a dotted path can carry; rename the keys on the way")
+            nonfinite.append((path, to_toml_value(value, path)))
+            return 0.0
+        if isinstance(value, Mapping):
+            out = {}
+            for key, v in value.items():
+                if not isinstance(key, str):
+                    raise scenario_error(path, f"has the key {key!r}; keys must be strings")
+                out[key] = plain(v, (*parts, key))
+            return out
+        if isinstance(value, (list, tuple)):
+            return [plain(v, (*parts, str(i))) for i, v in enumerate(value)]
+        raise scenario_error(path, f"is a {type(value).__name__}; allowed: bool, int, float, str, list, dict")
+
+    text = json.dumps(plain(document, ()), ensure_ascii=False, allow_nan=False)
+    return text, nonfinite

@@ -1,0 +1,52 @@
+"""Shared fixtures: short scenarios (seconds of simulated time) so the suite stays fast."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import wtcp
+
+SHORT_DURATION_S = 11.0  # reference-simple2 measures from 1 s
+
+
+def reference_path() -> Path:
+    return wtcp.builtin_scenario_path("reference-simple2")
+
+
+def demo_path() -> Path:
+    """The demo's scenario; reference-simple2 stands in while the demo file is absent."""
+    try:
+        return wtcp.builtin_scenario_path("two-hop-wireless")
+    except FileNotFoundError:
+        return reference_path()
+
+
+def without_wall(metrics_json: str) -> dict:
+    """Metrics minus the only field that may differ between identical runs."""
+    metrics = json.loads(metrics_json)
+    metrics.pop("wall_seconds")
+    return metrics
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """`wtcp ARGS...` in a fresh interpreter, with a terminal width wide enough for the tables."""
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "wtcp.cli", *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def reference() -> wtcp.Scenario:
+    """reference-simple2 (1 % wireless loss) shortened to 10 s of measurement (immutable,
+    so one instance serves every test)."""
+    return wtcp.load(reference_path()).set("run.duration_s", SHORT_DURATION_S)
+
+
+@pytest.fixture(scope="session")
+def reference_text() -> str:
+    return reference_path().read_text(encoding="utf-8")
