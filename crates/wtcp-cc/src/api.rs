@@ -138,6 +138,8 @@ pub struct Ctx<'a> {
     pub pipe: u64,
     pub snd_una: u64,
     pub snd_max: u64,
+    /// Segments transmitted so far, retransmissions included.
+    pub segments_sent: u64,
     /// The sender's RTT estimator (SRTT, RTTVAR, min RTT, RTO, backoff).
     pub rtt: &'a RttEstimator,
     /// State shared by all connections of this host.

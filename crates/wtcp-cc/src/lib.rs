@@ -13,6 +13,7 @@ pub mod api;
 pub mod registry;
 pub mod reno;
 pub mod rtt;
+pub mod testing;
 
 pub use api::*;
 pub use registry::{catalog, AlgorithmInfo, CcConfig, ParamInfo, UnknownAlgorithm};

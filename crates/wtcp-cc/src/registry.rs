@@ -2,19 +2,13 @@
 //!
 //! A scenario names an algorithm (`cc = "newreno"`) and may give a parameter table; the
 //! table is deserialised into that algorithm's parameter struct (unknown keys rejected).
+//! Adding an algorithm is one line in the `registry!` invocation below.
 
 use serde::de::{Deserializer, Error as _, IntoDeserializer};
 use serde::Deserialize;
 
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
-use crate::reno::{Reno, RenoParams};
-
-/// A fully parameterised algorithm choice.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CcConfig {
-    Reno(RenoParams),
-    NewReno(RenoParams),
-}
+use crate::reno::{self, Reno, RenoParams};
 
 /// Documentation of one parameter, for `wtcp algorithms`.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +26,9 @@ pub struct AlgorithmInfo {
     pub summary: &'static str,
     pub reference: &'static str,
     pub params: &'static [ParamInfo],
+    /// A timeout sets cwnd to one segment (false where the paper says otherwise; the
+    /// contract suite checks it).
+    pub timeout_collapses_window: bool,
 }
 
 /// The name was not in the registry.
@@ -44,41 +41,54 @@ impl std::fmt::Display for UnknownAlgorithm {
     }
 }
 
-const RENO_PARAMS: &[ParamInfo] = &[
-    ParamInfo {
-        name: "byte_counting",
-        unit: "bool",
-        default: "false",
-        doc: "RFC 3465 appropriate byte counting; off = RFC 5681 per-ACK increase (ns-3)",
-    },
-    ParamInfo {
-        name: "abc_limit",
-        unit: "segments",
-        default: "2",
-        doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)",
-    },
-    ParamInfo {
-        name: "halve",
-        unit: "flight_size|cwnd|pipe",
-        default: "flight_size",
-        doc: "quantity halved on loss: FlightSize (RFC 5681 eq. 4), cwnd (ns-2, Linux) or the RFC 6675 pipe (ns-3)",
-    },
-];
+/// For algorithms without a receiver-side half.
+fn no_receiver<P>(_: &P) -> Option<Box<dyn ReceiverControl>> {
+    None
+}
 
-const CATALOG: &[AlgorithmInfo] = &[
-    AlgorithmInfo {
-        name: "reno",
-        summary: "Slow start, congestion avoidance, fast retransmit and fast recovery; recovery ends on the first new ACK.",
-        reference: "RFC 5681 (Allman, Paxson, Blanton, 2009)",
-        params: RENO_PARAMS,
-    },
-    AlgorithmInfo {
-        name: "newreno",
-        summary: "Reno with partial-ACK handling: stays in fast recovery until all data outstanding at its start is acknowledged.",
-        reference: "RFC 6582 (Henderson, Floyd, Gurtov, Nishida, 2012)",
-        params: RENO_PARAMS,
-    },
-];
+/// Declares the registry: one line per algorithm with its config variant, parameter
+/// type, documentation, and constructors of its sender and (optional) receiver halves.
+macro_rules! registry {
+    ($( $variant:ident ( $params:ty ) => $info:expr, $build:expr, $receiver:expr; )*) => {
+        /// A fully parameterised algorithm choice.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $( $variant($params), )*
+        }
+
+        const CATALOG: &[AlgorithmInfo] = &[ $( $info, )* ];
+
+        impl CcConfig {
+            /// Deserialise the parameter table of the named algorithm. An unknown name is
+            /// reported as a custom error naming the allowed values.
+            pub fn from_name<'de, D: Deserializer<'de>>(name: &str, params: D) -> Result<CcConfig, D::Error> {
+                $( if name == $info.name {
+                    return Ok(CcConfig::$variant(<$params>::deserialize(params)?));
+                } )*
+                Err(D::Error::custom(UnknownAlgorithm(name.to_string())))
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self { $( CcConfig::$variant(_) => $info.name, )* }
+            }
+
+            /// Build the sender-side state machine.
+            pub fn build(&self) -> Box<dyn CongestionControl> {
+                match self { $( CcConfig::$variant(p) => ($build)(p), )* }
+            }
+
+            /// Build the receiver-side half, for algorithms that have one.
+            pub fn build_receiver(&self) -> Option<Box<dyn ReceiverControl>> {
+                match self { $( CcConfig::$variant(p) => ($receiver)(p), )* }
+            }
+        }
+    };
+}
+
+registry! {
+    Reno(RenoParams) => reno::RENO_INFO, |p: &RenoParams| Reno::boxed(*p, RecoveryStyle::Reno), no_receiver;
+    NewReno(RenoParams) => reno::NEWRENO_INFO, |p: &RenoParams| Reno::boxed(*p, RecoveryStyle::NewReno), no_receiver;
+}
 
 /// Every registered algorithm with its documentation, in display order.
 pub fn catalog() -> &'static [AlgorithmInfo] {
@@ -98,36 +108,9 @@ impl CcConfig {
         Self::from_name(name, de).map_err(|_| UnknownAlgorithm(name.to_string()))
     }
 
-    /// Deserialise the parameter table of the named algorithm. An unknown name is reported
-    /// as a custom error naming the allowed values.
-    pub fn from_name<'de, D: Deserializer<'de>>(name: &str, params: D) -> Result<CcConfig, D::Error> {
-        Ok(match name {
-            "reno" => CcConfig::Reno(RenoParams::deserialize(params)?),
-            "newreno" => CcConfig::NewReno(RenoParams::deserialize(params)?),
-            other => return Err(D::Error::custom(UnknownAlgorithm(other.to_string()))),
-        })
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::Reno(_) => "reno",
-            CcConfig::NewReno(_) => "newreno",
-        }
-    }
-
-    /// Build the sender-side state machine.
-    pub fn build(&self) -> Box<dyn CongestionControl> {
-        match self {
-            CcConfig::Reno(p) => Box::new(Reno::new(*p, RecoveryStyle::Reno)),
-            CcConfig::NewReno(p) => Box::new(Reno::new(*p, RecoveryStyle::NewReno)),
-        }
-    }
-
-    /// Build the receiver-side half, for algorithms that have one.
-    pub fn build_receiver(&self) -> Option<Box<dyn ReceiverControl>> {
-        match self {
-            CcConfig::Reno(_) | CcConfig::NewReno(_) => None,
-        }
+    pub fn info(&self) -> &'static AlgorithmInfo {
+        let name = self.name();
+        CATALOG.iter().find(|a| a.name == name).expect("every variant is in the catalog")
     }
 }
 

@@ -15,6 +15,44 @@
 use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Verdict, Window};
+use crate::registry::{AlgorithmInfo, ParamInfo};
+
+const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "byte_counting",
+        unit: "bool",
+        default: "false",
+        doc: "RFC 3465 appropriate byte counting; off = RFC 5681 per-ACK increase (ns-3)",
+    },
+    ParamInfo {
+        name: "abc_limit",
+        unit: "segments",
+        default: "2",
+        doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)",
+    },
+    ParamInfo {
+        name: "halve",
+        unit: "flight_size|cwnd|pipe",
+        default: "flight_size",
+        doc: "quantity halved on loss: FlightSize (RFC 5681 eq. 4), cwnd (ns-2, Linux) or the RFC 6675 pipe (ns-3)",
+    },
+];
+
+pub const RENO_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "reno",
+    summary: "Slow start, congestion avoidance, fast retransmit and fast recovery; recovery ends on the first new ACK.",
+    reference: "RFC 5681 (Allman, Paxson, Blanton, 2009)",
+    params: PARAMS,
+    timeout_collapses_window: true,
+};
+
+pub const NEWRENO_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "newreno",
+    summary: "Reno with partial-ACK handling: stays in fast recovery until all data outstanding at its start is acknowledged.",
+    reference: "RFC 6582 (Henderson, Floyd, Gurtov, Nishida, 2012)",
+    params: PARAMS,
+    timeout_collapses_window: true,
+};
 
 /// Which quantity a multiplicative decrease halves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -88,6 +126,10 @@ pub struct Reno {
 impl Reno {
     pub fn new(params: RenoParams, style: RecoveryStyle) -> Self {
         Reno { params, style }
+    }
+
+    pub fn boxed(params: RenoParams, style: RecoveryStyle) -> Box<dyn CongestionControl> {
+        Box::new(Self::new(params, style))
     }
 
     /// The standard window growth on a new ACK outside recovery.
@@ -172,7 +214,7 @@ mod tests {
         let rtt = RttEstimator::new(RttConfig::default());
         let mut host = HostShared::default();
         let mut req = Requests::default();
-        let mut cx = Ctx { now: 0, mss: 1000, flight_size: flight, pipe: flight.saturating_sub(4000), snd_una: 0, snd_max: flight, rtt: &rtt, host: &mut host, requests: &mut req };
+        let mut cx = Ctx { now: 0, mss: 1000, flight_size: flight, pipe: flight.saturating_sub(4000), snd_una: 0, snd_max: flight, segments_sent: 0, rtt: &rtt, host: &mut host, requests: &mut req };
         f(&mut cx)
     }
 

@@ -141,6 +141,7 @@ impl Sender {
             pipe: outstanding.saturating_sub(reported),
             snd_una: self.snd_una,
             snd_max: self.snd_max,
+            segments_sent: io.counters.segments_sent,
             rtt: &self.rtt,
             host: io.host,
             requests: &mut self.requests,
