@@ -29,6 +29,15 @@ pub struct Window {
     pub cwnd: f64,
     /// Slow-start threshold in bytes; `f64::INFINITY` means "no threshold yet".
     pub ssthresh: f64,
+    /// Pacing rate in bytes per second; `None` sends as fast as the window allows.
+    pub pacing_rate: Option<f64>,
+}
+
+impl Window {
+    /// A window without pacing.
+    pub fn new(cwnd: f64, ssthresh: f64) -> Self {
+        Window { cwnd, ssthresh, pacing_rate: None }
+    }
 }
 
 /// State shared by all connections of one host (for example a learned initial window).

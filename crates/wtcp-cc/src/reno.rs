@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn slow_start_adds_one_segment_per_ack() {
         let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 2.0 * MSS, ssthresh: f64::INFINITY };
+        let mut w = Window::new(2.0 * MSS, f64::INFINITY);
         with_ctx(0, |cx| {
             // A delayed ACK covering two segments still adds one SMSS (RFC 5681 eq. 2).
             r.on_ack(&new_ack(2000), &mut w, cx);
@@ -237,7 +237,7 @@ mod tests {
     fn byte_counting_adds_up_to_l_segments_per_ack() {
         let p = RenoParams { byte_counting: true, ..RenoParams::default() };
         let mut r = Reno::new(p, RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 2.0 * MSS, ssthresh: f64::INFINITY };
+        let mut w = Window::new(2.0 * MSS, f64::INFINITY);
         with_ctx(0, |cx| r.on_ack(&new_ack(3000), &mut w, cx));
         assert_eq!(w.cwnd, 4.0 * MSS);
     }
@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn congestion_avoidance_adds_mss_squared_over_cwnd() {
         let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 10.0 * MSS, ssthresh: 5.0 * MSS };
+        let mut w = Window::new(10.0 * MSS, 5.0 * MSS);
         with_ctx(0, |cx| r.on_ack(&new_ack(1000), &mut w, cx));
         assert_eq!(w.cwnd, 10.0 * MSS + MSS * MSS / (10.0 * MSS));
     }
@@ -253,7 +253,7 @@ mod tests {
     #[test]
     fn slow_start_stops_at_ssthresh() {
         let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 4.5 * MSS, ssthresh: 5.0 * MSS };
+        let mut w = Window::new(4.5 * MSS, 5.0 * MSS);
         with_ctx(0, |cx| r.on_ack(&new_ack(1000), &mut w, cx));
         assert_eq!(w.cwnd, 5.0 * MSS);
     }
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn fast_retransmit_halves_flight_size_with_two_segment_floor() {
         let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        let mut w = Window::new(20.0 * MSS, f64::INFINITY);
         with_ctx(12_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
         assert_eq!(w.ssthresh, 6.0 * MSS);
         assert_eq!(w.cwnd, 6.0 * MSS);
@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn repeated_timeouts_hold_ssthresh() {
         let mut r = Reno::new(RenoParams::default(), RecoveryStyle::Reno);
-        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        let mut w = Window::new(20.0 * MSS, f64::INFINITY);
         with_ctx(16_000, |cx| r.on_loss(Loss::Timeout { consecutive: 1 }, &mut w, cx));
         assert_eq!((w.cwnd, w.ssthresh), (MSS, 8.0 * MSS));
         with_ctx(16_000, |cx| r.on_loss(Loss::Timeout { consecutive: 2 }, &mut w, cx));
@@ -282,7 +282,7 @@ mod tests {
     #[test]
     fn duplicate_acks_do_not_grow_the_window() {
         let mut r = Reno::new(RenoParams::default(), RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 10.0 * MSS, ssthresh: f64::INFINITY };
+        let mut w = Window::new(10.0 * MSS, f64::INFINITY);
         let dup = AckSample { dup: true, ..AckSample::default() };
         with_ctx(10_000, |cx| r.on_ack(&dup, &mut w, cx));
         assert_eq!(w.cwnd, 10.0 * MSS);
@@ -292,7 +292,7 @@ mod tests {
     fn halving_the_pipe_is_available_for_ns3_style_runs() {
         let p = RenoParams { halve: HalveOf::Pipe, ..RenoParams::default() };
         let mut r = Reno::new(p, RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        let mut w = Window::new(20.0 * MSS, f64::INFINITY);
         with_ctx(14_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
         assert_eq!(w.ssthresh, 5.0 * MSS);
     }
@@ -301,7 +301,7 @@ mod tests {
     fn halving_cwnd_is_available_for_ns2_style_runs() {
         let p = RenoParams { halve: HalveOf::Cwnd, ..RenoParams::default() };
         let mut r = Reno::new(p, RecoveryStyle::NewReno);
-        let mut w = Window { cwnd: 20.0 * MSS, ssthresh: f64::INFINITY };
+        let mut w = Window::new(20.0 * MSS, f64::INFINITY);
         with_ctx(4_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
         assert_eq!(w.ssthresh, 10.0 * MSS);
     }

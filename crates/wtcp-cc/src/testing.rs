@@ -26,7 +26,7 @@ impl Harness {
     pub fn new(cc: Box<dyn CongestionControl>) -> Self {
         let mut h = Harness {
             cc,
-            w: Window { cwnd: 10.0 * f64::from(MSS), ssthresh: f64::INFINITY },
+            w: Window::new(10.0 * f64::from(MSS), f64::INFINITY),
             rtt: RttEstimator::new(RttConfig { min_rto: 200_000_000, ..RttConfig::default() }),
             host: HostShared::default(),
             requests: Requests::default(),

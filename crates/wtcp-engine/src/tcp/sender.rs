@@ -91,7 +91,7 @@ impl Sender {
             src,
             dst,
             rtt: RttEstimator::new(cfg.rtt),
-            win: Window { cwnd: cfg.initial_cwnd_segments * mss as f64, ssthresh: f64::INFINITY },
+            win: Window::new(cfg.initial_cwnd_segments * mss as f64, f64::INFINITY),
             cfg,
             mss,
             cc,
