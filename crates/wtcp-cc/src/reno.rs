@@ -14,7 +14,7 @@
 
 use serde::Deserialize;
 
-use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Verdict, Window};
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
 use crate::registry::{AlgorithmInfo, ParamInfo};
 
 const PARAMS: &[ParamInfo] = &[
@@ -121,11 +121,13 @@ pub fn halved_ssthresh(x: f64, mss: f64) -> f64 {
 pub struct Reno {
     params: RenoParams,
     style: RecoveryStyle,
+    /// SND.MAX at the last ECN response: at most one response per window.
+    ecn_recover: u64,
 }
 
 impl Reno {
     pub fn new(params: RenoParams, style: RecoveryStyle) -> Self {
-        Reno { params, style }
+        Reno { params, style, ecn_recover: 0 }
     }
 
     pub fn boxed(params: RenoParams, style: RecoveryStyle) -> Box<dyn CongestionControl> {
@@ -198,7 +200,18 @@ impl CongestionControl for Reno {
     }
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         Self::respond(&self.params, loss, w, cx);
+        self.ecn_recover = cx.snd_max;
         Verdict::None
+    }
+
+    fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
+        // RFC 3168 §6.1.2: an ECN echo halves the window as a loss would, at most once
+        // per window of data, without a retransmission.
+        if signal == Signal::CongestionMark && cx.snd_una >= self.ecn_recover {
+            w.ssthresh = halved_ssthresh(cx.flight_size as f64, cx.mss_f());
+            w.cwnd = w.ssthresh;
+            self.ecn_recover = cx.snd_max;
+        }
     }
 }
 
@@ -295,6 +308,20 @@ mod tests {
         let mut w = Window::new(20.0 * MSS, f64::INFINITY);
         with_ctx(14_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
         assert_eq!(w.ssthresh, 5.0 * MSS);
+    }
+
+    #[test]
+    fn an_ecn_echo_halves_the_window_once_per_window() {
+        let mut h = crate::testing::Harness::new(Reno::boxed(RenoParams::default(), RecoveryStyle::NewReno));
+        for _ in 0..20 {
+            h.ack(1, 50_000_000);
+        }
+        h.fill_window();
+        let flight = (h.snd_max - h.snd_una) as f64;
+        h.signal(Signal::CongestionMark);
+        assert_eq!(h.w.cwnd, flight / 2.0);
+        h.signal(Signal::CongestionMark);
+        assert_eq!(h.w.cwnd, flight / 2.0);
     }
 
     #[test]

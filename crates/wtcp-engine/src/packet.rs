@@ -41,8 +41,12 @@ pub struct Packet {
     pub ts_ecr: Time,
     /// ACK: arrival time at the receiver of the data segment that triggered it.
     pub rx_arrival: Time,
+    /// ECN-capable transport (RFC 3168 ECT): a RED queue may mark instead of drop.
+    pub ect: bool,
     /// Congestion mark set by a router (ECN CE / congestion warning).
     pub ce: bool,
+    /// Data: the sender has reduced its window after an ECN echo (RFC 3168 CWR).
+    pub cwr: bool,
     /// ACK: echo of a congestion mark.
     pub ece: bool,
     /// When the packet was created (for one-way delay of UDP).
@@ -65,7 +69,9 @@ impl Packet {
             ts_val: 0,
             ts_ecr: 0,
             rx_arrival: 0,
+            ect: false,
             ce: false,
+            cwr: false,
             ece: false,
             created: now,
         }

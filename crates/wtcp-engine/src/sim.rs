@@ -8,6 +8,7 @@ use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{jain_index, Oracle, TcpCounters};
 use crate::net::link::{LinkDir, TxOutcome};
 use crate::net::loss::LossModel;
+use crate::net::queue::AqmState;
 use crate::net::routing::RouteTable;
 use crate::net::DropCause;
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
@@ -107,6 +108,7 @@ impl<'s> World<'s> {
                     l.delay,
                     l.link_header_bytes,
                     l.queue.clone(),
+                    AqmState::new(l.queue.aqm.clone(), l.rate_bps, Some(label(format!("{tag}:aqm")))),
                     loss,
                     imp.applies_to,
                 ));
@@ -398,7 +400,7 @@ impl<'s> World<'s> {
             return;
         }
         let dir = self.routes.next_hop(node as usize, dst as usize).expect("routes were checked when the scenario was resolved");
-        if let Err(id) = self.dirs[dir as usize].enqueue(id, &self.pool, self.now, &mut self.ev) {
+        if let Err(id) = self.dirs[dir as usize].enqueue(id, &mut self.pool, self.now, &mut self.ev) {
             self.dirs[dir as usize].count_queue_drop();
             self.drop_packet(id, dir, DropCause::Queue);
         }

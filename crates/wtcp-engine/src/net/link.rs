@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 
 use super::loss::LossModel;
+use super::queue::{Admit, AqmState};
 use super::routing::DirId;
 use crate::events::{Event, EventQueue};
 use crate::packet::{PacketId, PacketKind, PacketPool};
@@ -56,6 +57,7 @@ pub struct LinkDir {
     pub extra_delay: Time,
     link_header: u32,
     queue_cfg: QueueCfg,
+    aqm: AqmState,
     queue: VecDeque<PacketId>,
     queue_bytes: u64,
     in_tx: Option<PacketId>,
@@ -77,7 +79,7 @@ pub enum TxOutcome {
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: QueueCfg, loss: Option<LossModel>, applies_to: AppliesTo) -> Self {
+    pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: QueueCfg, aqm: AqmState, loss: Option<LossModel>, applies_to: AppliesTo) -> Self {
         LinkDir {
             id,
             from,
@@ -87,6 +89,7 @@ impl LinkDir {
             extra_delay: 0,
             link_header,
             queue_cfg,
+            aqm,
             queue: VecDeque::new(),
             queue_bytes: 0,
             in_tx: None,
@@ -98,8 +101,17 @@ impl LinkDir {
         }
     }
 
-    /// Offer a packet: start sending it at once if idle, queue it, or refuse it (full).
-    pub fn enqueue(&mut self, id: PacketId, pool: &PacketPool, now: Time, ev: &mut EventQueue) -> Result<(), PacketId> {
+    /// Offer a packet: the queue discipline may drop or mark it; then start sending it at
+    /// once if idle, queue it, or refuse it (full).
+    pub fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time, ev: &mut EventQueue) -> Result<(), PacketId> {
+        if !self.aqm.is_drop_tail() {
+            let ect = pool.get(id).ect;
+            match self.aqm.on_arrival(self.queue.len(), now, ect) {
+                Admit::Accept => {}
+                Admit::Mark => pool.get_mut(id).ce = true,
+                Admit::Drop => return Err(id),
+            }
+        }
         let size = pool.get(id).size;
         if self.in_tx.is_none() {
             self.start_tx(id, size, now, ev);
@@ -153,6 +165,8 @@ impl LinkDir {
             let size = pool.get(next).size;
             self.queue_bytes -= u64::from(size);
             self.start_tx(next, size, now, ev);
+        } else {
+            self.aqm.on_idle(now);
         }
         outcome
     }

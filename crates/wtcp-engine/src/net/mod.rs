@@ -2,6 +2,7 @@
 
 pub mod link;
 pub mod loss;
+pub mod queue;
 pub mod routing;
 
 pub use link::{DropCause, LinkDir};

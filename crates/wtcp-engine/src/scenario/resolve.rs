@@ -6,10 +6,11 @@ use wtcp_cc::{CcConfig, RttConfig};
 use super::overrides::{apply_override, parse_value};
 use super::schema::*;
 use super::ScenarioError;
+use crate::net::queue::{Aqm, RedCfg, WarningCfg};
 use crate::net::routing::RouteTable;
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, LossSpec, RttSampling};
+pub use super::schema::{AppliesTo, EcnEcho, LossSpec, RttSampling};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +34,9 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Time,
     pub send_buffer_bytes: u64,
     pub recv_buffer_bytes: u64,
+    /// Data segments are ECN-capable (RED queues with `ecn = true` mark instead of drop).
+    pub ecn: bool,
+    pub ecn_echo: EcnEcho,
 }
 
 impl Default for TcpConfig {
@@ -52,6 +56,8 @@ impl Default for TcpConfig {
             delayed_ack_timeout: 200_000_000,
             send_buffer_bytes: 1 << 20,
             recv_buffer_bytes: 1 << 20,
+            ecn: false,
+            ecn_echo: EcnEcho::PerPacket,
         }
     }
 }
@@ -124,6 +130,7 @@ pub struct ImpairCfg {
 pub struct QueueCfg {
     pub limit_packets: Option<u32>,
     pub limit_bytes: Option<u64>,
+    pub aqm: Aqm,
 }
 
 #[derive(Clone, Debug)]
@@ -427,16 +434,64 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
 }
 
 fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
-    match q.discipline {
-        Discipline::Droptail => {}
+    let (limit_packets, limit_bytes) = match (q.limit_packets, q.limit_bytes) {
+        (Some(_), Some(_)) => return err(p, "give either limit_packets or limit_bytes, not both"),
+        (None, None) => return err(p, "needs limit_packets or limit_bytes"),
+        (Some(0), _) => return err(format!("{p}.limit_packets"), "is 0; allowed: >= 1"),
+        (_, Some(0)) => return err(format!("{p}.limit_bytes"), "is 0; allowed: >= 1"),
+        (lp, lb) => (lp, lb),
+    };
+    // Options that belong to another discipline are refused, not ignored.
+    let given = [
+        ("min_th", q.min_th.is_some()),
+        ("max_th", q.max_th.is_some()),
+        ("max_p", q.max_p.is_some()),
+        ("gentle", q.gentle.is_some()),
+        ("ecn", q.ecn.is_some()),
+        ("weight", q.weight.is_some()),
+        ("threshold", q.threshold.is_some()),
+        ("mean_packet_bytes", q.mean_packet_bytes.is_some()),
+    ];
+    let allowed: &[&str] = match q.discipline {
+        Discipline::Droptail => &[],
+        Discipline::Red => &["min_th", "max_th", "max_p", "gentle", "ecn", "weight", "mean_packet_bytes"],
+        Discipline::Cw => &["threshold", "weight", "mean_packet_bytes"],
+    };
+    if let Some((name, _)) = given.iter().find(|(n, set)| *set && !allowed.contains(n)) {
+        return err(format!("{p}.{name}"), format!("is not an option of discipline {:?}; allowed: {}", q.discipline, if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }));
     }
-    match (q.limit_packets, q.limit_bytes) {
-        (Some(_), Some(_)) => err(p, "give either limit_packets or limit_bytes, not both"),
-        (None, None) => err(p, "needs limit_packets or limit_bytes"),
-        (Some(0), _) => err(format!("{p}.limit_packets"), "is 0; allowed: >= 1"),
-        (_, Some(0)) => err(format!("{p}.limit_bytes"), "is 0; allowed: >= 1"),
-        (lp, lb) => Ok(QueueCfg { limit_packets: lp, limit_bytes: lb }),
+    let mean_packet_bytes = q.mean_packet_bytes.unwrap_or(1000);
+    if mean_packet_bytes == 0 {
+        return err(format!("{p}.mean_packet_bytes"), "is 0; allowed: >= 1");
     }
+    let weight = |default: f64| -> R<f64> {
+        let w = q.weight.unwrap_or(default);
+        if !(w > 0.0 && w <= 1.0) {
+            return err(format!("{p}.weight"), format!("is {w}; allowed: (0, 1]"));
+        }
+        Ok(w)
+    };
+    let aqm = match q.discipline {
+        Discipline::Droptail => Aqm::DropTail,
+        Discipline::Red => {
+            // Defaults: Floyd & Jacobson's w = 0.002, max_p = 0.1; thresholds 5 / 15 packets.
+            let min_th = q.min_th.unwrap_or(5.0);
+            let max_th = q.max_th.unwrap_or(3.0 * min_th);
+            if !(min_th >= 0.0 && max_th > min_th && max_th.is_finite()) {
+                return err(format!("{p}.max_th"), format!("min_th {min_th} and max_th {max_th}: allowed 0 <= min_th < max_th"));
+            }
+            let max_p = probability(&format!("{p}.max_p"), q.max_p.unwrap_or(0.1))?;
+            Aqm::Red(RedCfg { min_th, max_th, max_p, weight: weight(0.002)?, gentle: q.gentle.unwrap_or(true), ecn: q.ecn.unwrap_or(false), mean_packet_bytes })
+        }
+        Discipline::Cw => {
+            let threshold = q.threshold.ok_or_else(|| ScenarioError::new(format!("{p}.threshold"), "is required for discipline \"cw\" (average queue in packets)"))?;
+            if !(threshold >= 0.0 && threshold.is_finite()) {
+                return err(format!("{p}.threshold"), format!("is {threshold}; allowed: packets >= 0"));
+            }
+            Aqm::Warning(WarningCfg { threshold, weight: weight(0.002)?, mean_packet_bytes })
+        }
+    };
+    Ok(QueueCfg { limit_packets, limit_bytes, aqm })
 }
 
 fn resolve_impair(p: &str, d: &DirectionSpec, duration: Time) -> R<ImpairCfg> {
@@ -598,6 +653,8 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         delayed_ack_timeout,
         send_buffer_bytes,
         recv_buffer_bytes,
+        ecn: pick!(ecn).unwrap_or(d.ecn),
+        ecn_echo: pick!(ecn_echo).unwrap_or(d.ecn_echo),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

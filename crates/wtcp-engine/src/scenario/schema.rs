@@ -73,6 +73,19 @@ pub struct TcpSection {
     pub delayed_ack_timeout_s: Option<f64>,
     pub send_buffer_bytes: Option<u64>,
     pub recv_buffer_bytes: Option<u64>,
+    pub ecn: Option<bool>,
+    pub ecn_echo: Option<EcnEcho>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEcho {
+    /// Each ACK echoes whether a segment it acknowledges carried a mark (what
+    /// TCP-Jersey's congestion warning needs).
+    PerPacket,
+    /// RFC 3168 §6.1.3: the receiver sets ECE on every ACK from a marked segment until a
+    /// segment with CWR arrives.
+    Latched,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -123,11 +136,47 @@ pub struct QueueSpec {
     pub limit_packets: Option<u32>,
     #[serde(default)]
     pub limit_bytes: Option<u64>,
+    /// RED: average queue (packets) where early marking/dropping starts.
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    /// RED: average queue (packets) where the probability reaches max_p.
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// RED: marking/dropping probability at max_th.
+    #[serde(default)]
+    pub max_p: Option<f64>,
+    /// RED and congestion warning: EWMA weight of the average queue.
+    #[serde(default)]
+    pub weight: Option<f64>,
+    /// RED: probability rises from max_p to 1 between max_th and 2*max_th.
+    #[serde(default)]
+    pub gentle: Option<bool>,
+    /// RED: mark ECN-capable packets instead of dropping them early.
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// Congestion warning: mark every packet while the average queue exceeds this.
+    #[serde(default)]
+    pub threshold: Option<f64>,
+    /// RED and congestion warning: packet size used to age the average over idle time.
+    #[serde(default)]
+    pub mean_packet_bytes: Option<u32>,
 }
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec { discipline: Discipline::Droptail, limit_packets: Some(100), limit_bytes: None }
+        QueueSpec {
+            discipline: Discipline::Droptail,
+            limit_packets: Some(100),
+            limit_bytes: None,
+            min_th: None,
+            max_th: None,
+            max_p: None,
+            weight: None,
+            gentle: None,
+            ecn: None,
+            threshold: None,
+            mean_packet_bytes: None,
+        }
     }
 }
 
@@ -136,6 +185,11 @@ impl Default for QueueSpec {
 pub enum Discipline {
     #[default]
     Droptail,
+    /// Random Early Detection (Floyd & Jacobson 1993), optionally marking with ECN.
+    Red,
+    /// Congestion warning (TCP-Jersey): RED's average queue, every packet marked while it
+    /// exceeds a threshold; drops only on overflow.
+    Cw,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -9,7 +9,7 @@ use wtcp_cc::ReceiverControl;
 
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::TcpConfig;
+use crate::scenario::{EcnEcho, TcpConfig};
 use crate::time::Time;
 
 #[derive(Debug)]
@@ -36,8 +36,10 @@ pub struct Receiver {
     ts_recent: Time,
     last_ack_sent: u64,
     last_arrival: Time,
-    /// A congestion mark arrived since the last ACK (echoed per packet).
+    /// A congestion mark arrived since the last ACK (per-packet echo), or since the last
+    /// CWR (latched echo).
     mark_pending: bool,
+    ecn_echo: EcnEcho,
     control: Option<Box<dyn ReceiverControl>>,
 }
 
@@ -62,6 +64,7 @@ impl Receiver {
             last_ack_sent: 0,
             last_arrival: 0,
             mark_pending: false,
+            ecn_echo: cfg.ecn_echo,
             control,
         }
     }
@@ -70,6 +73,9 @@ impl Receiver {
     pub fn on_data(&mut self, p: &Packet, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
         let (start, end) = (p.seq, p.seq + u64::from(p.len));
         self.last_arrival = now;
+        if self.ecn_echo == EcnEcho::Latched && p.cwr {
+            self.mark_pending = false;
+        }
         self.mark_pending |= p.ce;
         if let Some(c) = self.control.as_mut() {
             c.on_segment(p.seq, p.len, now);
@@ -146,7 +152,10 @@ impl Receiver {
         let mut a = Packet::new(PacketKind::Ack, self.flow, self.node, self.peer, self.overhead, now);
         a.ack = self.rcv_nxt;
         a.rwnd = rwnd;
-        a.ece = std::mem::take(&mut self.mark_pending);
+        a.ece = match self.ecn_echo {
+            EcnEcho::PerPacket => std::mem::take(&mut self.mark_pending),
+            EcnEcho::Latched => self.mark_pending,
+        };
         if self.timestamps {
             a.ts_val = now;
             a.ts_ecr = self.ts_recent;

@@ -79,6 +79,8 @@ pub struct Sender {
     timed: Option<(u64, Time)>,
     rto_timer: LazyTimer,
     requests: Requests,
+    /// An ECN echo was answered; the next new segment carries CWR (RFC 3168 §6.1.2).
+    cwr_pending: bool,
     /// Last time SRTT was integrated (for the time-averaged SRTT).
     srtt_since: Option<Time>,
 }
@@ -114,6 +116,7 @@ impl Sender {
             rto_timer: LazyTimer::default(),
             requests: Requests::default(),
             srtt_since: None,
+            cwr_pending: false,
         }
     }
 
@@ -249,6 +252,11 @@ impl Sender {
         p.len = len as u32;
         p.tx_no = tx_no;
         p.ts_val = io.now;
+        p.ect = self.cfg.ecn;
+        if !retransmission && self.cwr_pending {
+            p.cwr = true;
+            self.cwr_pending = false;
+        }
         io.out.push(p);
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
         if !self.rto_timer.is_armed() {
@@ -349,6 +357,7 @@ impl Sender {
         s.delivered = ack;
         if s.marked {
             self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
+            self.cwr_pending = true;
         }
         if self.in_recovery {
             let full = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| ack >= r);
@@ -399,6 +408,7 @@ impl Sender {
         s.delivered = self.snd_una;
         if s.marked {
             self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
+            self.cwr_pending = true;
         }
         self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
         if self.in_recovery {
