@@ -31,6 +31,8 @@ pub enum Event {
     RandomOutage { dir: u32 },
     /// A delay spike begins (`extra` > 0) or ends (`extra` = 0).
     DelaySpike { dir: u32, extra: Time },
+    /// The MAC gave up on a frame carrying the segment at `seq` of `flow` (cross-layer hint).
+    MacHint { flow: u32, seq: u64 },
     /// Start and end of the measurement window.
     MeasureStart,
     MeasureEnd,

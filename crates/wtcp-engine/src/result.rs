@@ -49,7 +49,12 @@ pub struct DropResult {
     pub queue: u64,
     pub channel: u64,
     pub outage: u64,
+    /// Frames put on the wire, link-layer retransmissions included.
     pub tx_packets: u64,
+    /// Link-layer (ARQ) retransmissions.
+    pub arq_retries: u64,
+    /// Frames the link layer gave up at its retry limit.
+    pub retry_limit_drops: u64,
 }
 
 /// Columnar time series; every vector in a group has the same length.

@@ -111,6 +111,7 @@ impl<'s> World<'s> {
                     AqmState::new(l.queue.aqm.clone(), l.rate_bps, Some(label(format!("{tag}:aqm")))),
                     loss,
                     imp.applies_to,
+                    imp.arq,
                 ));
                 outage_gens.push(imp.random_outages.clone().map(|cfg| OutageGen { cfg, rng: label(format!("{tag}:outages")) }));
             }
@@ -223,7 +224,12 @@ impl<'s> World<'s> {
     fn handle(&mut self, e: Event) {
         match e {
             Event::TxDone { dir } => {
-                if let TxOutcome::Dropped(id, cause) = self.dirs[dir as usize].on_tx_done(&self.pool, self.now, &mut self.ev) {
+                if let TxOutcome::Dropped { id, cause, retry_limit } = self.dirs[dir as usize].on_tx_done(&self.pool, self.now, &mut self.ev) {
+                    let p = *self.pool.get(id);
+                    if retry_limit && p.kind == PacketKind::Data {
+                        let delay = self.sc.links[dir as usize / 2].dirs[dir as usize % 2].arq.map_or(0, |a| a.hint_delay);
+                        self.ev.schedule(self.now + delay, Event::MacHint { flow: p.flow, seq: p.seq });
+                    }
                     self.drop_packet(id, dir, cause);
                 }
             }
@@ -252,6 +258,7 @@ impl<'s> World<'s> {
                 self.ev.schedule(self.now + next.max(1), Event::RandomOutage { dir });
             }
             Event::DelaySpike { dir, extra } => self.dirs[dir as usize].extra_delay = extra,
+            Event::MacHint { flow, seq } => self.with_sender(flow, |s, io| s.on_mac_hint(seq, io)),
             Event::MeasureStart => {
                 for f in &mut self.flows {
                     f.at_measure_start = f.progress();
@@ -554,6 +561,8 @@ impl<'s> World<'s> {
                 channel: d.stats.drops[DropCause::Channel.index()],
                 outage: d.stats.drops[DropCause::Outage.index()],
                 tx_packets: d.stats.tx_packets,
+                arq_retries: d.stats.retries,
+                retry_limit_drops: d.stats.retry_limit_drops,
             })
             .collect();
         RunResult {

@@ -41,9 +41,23 @@ impl DropCause {
 
 #[derive(Clone, Debug, Default)]
 pub struct DirStats {
+    /// Frames put on the wire (retransmission attempts included).
     pub tx_packets: u64,
     pub tx_bytes: u64,
     pub drops: [u64; 3],
+    /// Link-layer retransmissions (ARQ).
+    pub retries: u64,
+    /// Frames given up at the retry limit (also counted in `drops` by cause).
+    pub retry_limit_drops: u64,
+}
+
+/// Link-layer ARQ: a frame hit by the channel or an outage is sent again, up to a limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArqCfg {
+    /// Retransmissions after the first attempt (802.11's short retry limit is 7 attempts).
+    pub retry_limit: u32,
+    /// Delay of the cross-layer hint to the TCP sender when a frame is given up.
+    pub hint_delay: Time,
 }
 
 #[derive(Debug)]
@@ -64,6 +78,9 @@ pub struct LinkDir {
     pipe: VecDeque<(Time, PacketId)>,
     loss: Option<LossModel>,
     applies_to: AppliesTo,
+    arq: Option<ArqCfg>,
+    /// Attempts made for the frame being transmitted.
+    attempts: u32,
     /// Number of overlapping outages in force.
     pub outage_depth: u32,
     pub stats: DirStats,
@@ -73,13 +90,15 @@ pub struct LinkDir {
 pub enum TxOutcome {
     /// On its way; nothing to do.
     InPipe,
-    /// Lost on the channel or in an outage.
-    Dropped(PacketId, DropCause),
+    /// Lost on the channel or in an outage (`retry_limit`: after ARQ gave up).
+    Dropped { id: PacketId, cause: DropCause, retry_limit: bool },
+    /// Hit, and being sent again by ARQ.
+    Retrying,
 }
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: QueueCfg, aqm: AqmState, loss: Option<LossModel>, applies_to: AppliesTo) -> Self {
+    pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: QueueCfg, aqm: AqmState, loss: Option<LossModel>, applies_to: AppliesTo, arq: Option<ArqCfg>) -> Self {
         LinkDir {
             id,
             from,
@@ -96,6 +115,8 @@ impl LinkDir {
             pipe: VecDeque::new(),
             loss,
             applies_to,
+            arq,
+            attempts: 0,
             outage_depth: 0,
             stats: DirStats::default(),
         }
@@ -132,6 +153,7 @@ impl LinkDir {
 
     fn start_tx(&mut self, id: PacketId, size: u32, now: Time, ev: &mut EventQueue) {
         self.in_tx = Some(id);
+        self.attempts += 1;
         let wire = size + self.link_header;
         ev.schedule(now + tx_time(wire, self.rate_bps), Event::TxDone { dir: self.id });
     }
@@ -144,10 +166,29 @@ impl LinkDir {
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(wire);
         let exposed = self.applies_to == AppliesTo::All || p.kind != PacketKind::Ack;
-        let outcome = if exposed && self.outage_depth > 0 {
-            TxOutcome::Dropped(id, DropCause::Outage)
+        let hit = if exposed && self.outage_depth > 0 {
+            Some(DropCause::Outage)
         } else if exposed && self.loss.as_mut().is_some_and(|m| m.lose(u64::from(wire) * 8)) {
-            TxOutcome::Dropped(id, DropCause::Channel)
+            Some(DropCause::Channel)
+        } else {
+            None
+        };
+        if let (Some(_), Some(arq)) = (hit, self.arq) {
+            if self.attempts <= arq.retry_limit {
+                // ARQ: send the same frame again at once.
+                self.stats.retries += 1;
+                let size = p.size;
+                self.start_tx(id, size, now, ev);
+                return TxOutcome::Retrying;
+            }
+        }
+        self.attempts = 0;
+        let outcome = if let Some(cause) = hit {
+            let retry_limit = self.arq.is_some();
+            if retry_limit {
+                self.stats.retry_limit_drops += 1;
+            }
+            TxOutcome::Dropped { id, cause, retry_limit }
         } else {
             // FIFO on the wire: a delay that shrinks never lets a packet overtake.
             let last = self.pipe.back().map_or(0, |&(t, _)| t);
@@ -158,7 +199,7 @@ impl LinkDir {
             self.pipe.push_back((arrival, id));
             TxOutcome::InPipe
         };
-        if let TxOutcome::Dropped(_, cause) = outcome {
+        if let TxOutcome::Dropped { cause, .. } = outcome {
             self.stats.drops[cause.index()] += 1;
         }
         if let Some(next) = self.queue.pop_front() {

@@ -6,6 +6,7 @@ use wtcp_cc::{CcConfig, RttConfig};
 use super::overrides::{apply_override, parse_value};
 use super::schema::*;
 use super::ScenarioError;
+use crate::net::link::ArqCfg;
 use crate::net::queue::{Aqm, RedCfg, WarningCfg};
 use crate::net::routing::RouteTable;
 use crate::time::{secs, Time};
@@ -124,6 +125,7 @@ pub struct ImpairCfg {
     pub random_outages: Option<RandomOutageCfg>,
     /// (start, duration, extra delay)
     pub delay_spikes: Vec<(Time, Time, Time)>,
+    pub arq: Option<ArqCfg>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -550,7 +552,18 @@ fn resolve_impair(p: &str, d: &DirectionSpec, duration: Time) -> R<ImpairCfg> {
         delay_spikes.push((start, len, extra));
     }
     let _ = duration;
-    Ok(ImpairCfg { loss: d.loss.clone(), applies_to: d.loss_applies_to, outages, random_outages, delay_spikes })
+    let arq = match &d.arq {
+        None => None,
+        Some(a) => {
+            if a.retry_limit > 1000 {
+                return err(format!("{p}.arq.retry_limit"), format!("is {}; allowed: 0..=1000", a.retry_limit));
+            }
+            let hint_delay = time_s(&format!("{p}.arq.hint_delay_ms"), a.hint_delay_ms / 1e3, false)
+                .map_err(|_| ScenarioError::new(format!("{p}.arq.hint_delay_ms"), format!("is {}; allowed: milliseconds >= 0", a.hint_delay_ms)))?;
+            Some(ArqCfg { retry_limit: a.retry_limit, hint_delay })
+        }
+    };
+    Ok(ImpairCfg { loss: d.loss.clone(), applies_to: d.loss_applies_to, outages, random_outages, delay_spikes, arq })
 }
 
 fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg> {

@@ -209,6 +209,19 @@ pub struct DirectionSpec {
     /// Scheduled increases of the propagation delay.
     #[serde(default)]
     pub delay_spikes: Vec<DelaySpikeSpec>,
+    /// Link-layer retransmission of frames hit by loss or outages.
+    #[serde(default)]
+    pub arq: Option<ArqSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArqSpec {
+    /// Retransmissions after the first attempt.
+    pub retry_limit: u32,
+    /// Delay of the retry-limit hint to the TCP sender (0: an idealised cross-layer path).
+    #[serde(default)]
+    pub hint_delay_ms: f64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]

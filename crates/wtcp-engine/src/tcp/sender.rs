@@ -438,6 +438,13 @@ impl Sender {
         self.retransmit_head(io);
     }
 
+    /// The link layer gave up on a frame of this flow (RFC-less cross-layer hint, as
+    /// TCP-CLAP uses it): pass it to the algorithm.
+    pub fn on_mac_hint(&mut self, seq: u64, io: &mut SenderIo) {
+        self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::MacRetryLimit { seq }, w, cx));
+        self.send_available(io);
+    }
+
     // ---- timers ----
 
     pub fn on_rto_event(&mut self, io: &mut SenderIo) {
