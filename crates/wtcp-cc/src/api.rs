@@ -196,6 +196,14 @@ pub trait CongestionControl: std::fmt::Debug + Send {
         w.cwnd = w.ssthresh;
     }
 
+    /// The sender found its last timeout spurious (F-RTO, RFC 5682). `prior` is the window
+    /// before that timeout's `on_loss`. Default: undo the reduction.
+    #[allow(unused_variables)]
+    fn on_spurious_timeout(&mut self, prior: &Window, w: &mut Window, cx: &mut Ctx) {
+        w.cwnd = prior.cwnd;
+        w.ssthresh = prior.ssthresh;
+    }
+
     /// A signal: a congestion mark on an ACK, or a cross-layer hint.
     #[allow(unused_variables)]
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {}

@@ -17,6 +17,8 @@ pub enum Event {
     PipeArrive { dir: u32 },
     /// A flow's retransmission timer may have expired.
     Rto { flow: u32 },
+    /// A paced flow may send its next segment.
+    Pace { flow: u32 },
     /// A flow's delayed-ACK timer may have expired.
     DelAck { flow: u32 },
     /// A flow's application starts, stops, or switches on/off.

@@ -163,6 +163,8 @@ pub struct TcpCounters {
     pub fast_retransmit_causes: CauseCounts,
     pub timeout_causes: CauseCounts,
     pub verdicts: VerdictCounts,
+    /// Timeouts F-RTO declared spurious.
+    pub frto_spurious: u64,
     /// IP-level bytes sent (payload + headers, retransmissions included).
     pub bytes_sent: u64,
     /// Integral of SRTT over time (ns * ns) and the time it covers, for the mean SRTT.

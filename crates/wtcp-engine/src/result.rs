@@ -35,6 +35,8 @@ pub struct FlowResult {
     pub timeout_causes: CauseCounts,
     /// The algorithm's own verdicts on its loss events.
     pub loss_verdicts: VerdictCounts,
+    /// Timeouts that F-RTO (RFC 5682) declared spurious and undid.
+    pub frto_spurious_timeouts: u64,
     /// Time-averaged smoothed RTT, seconds (TCP; NaN before any sample, null in JSON).
     pub mean_srtt_s: Option<f64>,
     /// UDP: datagrams received.

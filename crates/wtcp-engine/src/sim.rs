@@ -239,6 +239,7 @@ impl<'s> World<'s> {
                 self.forward(node, id);
             }
             Event::Rto { flow } => self.with_sender(flow, |s, io| s.on_rto_event(io)),
+            Event::Pace { flow } => self.with_sender(flow, |s, io| s.on_pace_event(io)),
             Event::DelAck { flow } => {
                 if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
                     t.receiver.on_delack_event(self.now, &mut self.ev, &mut self.out);
@@ -516,6 +517,7 @@ impl<'s> World<'s> {
                 fast_retransmit_causes: Default::default(),
                 timeout_causes: Default::default(),
                 loss_verdicts: Default::default(),
+                frto_spurious_timeouts: 0,
                 mean_srtt_s: None,
                 packets_received: 0,
             };
@@ -533,6 +535,7 @@ impl<'s> World<'s> {
                     r.fast_retransmit_causes = c.fast_retransmit_causes;
                     r.timeout_causes = c.timeout_causes;
                     r.loss_verdicts = c.verdicts;
+                    r.frto_spurious_timeouts = c.frto_spurious;
                     r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
                     if t.receiver.rcv_nxt == 0 {
                         warnings.push(format!("flow `{}` delivered no data: the path may be unusable (loss rate 1, or an outage covering the run)", cfg.name));

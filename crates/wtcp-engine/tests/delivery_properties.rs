@@ -32,6 +32,7 @@ proptest! {
         delayed_ack in any::<bool>(),
         timestamps in any::<bool>(),
         limited_transmit in any::<bool>(),
+        frto in any::<bool>(),
         spike_ms in 0.0f64..1500.0,
     ) {
         let seed = seed.to_string();
@@ -39,7 +40,7 @@ proptest! {
         let outages = format!("{{ count_per_200s = {outages}, duration_s = 0.5 }}");
         let applies = if ack_loss { "all" } else { "data" };
         let spike = format!("[{{ start_s = 3.0, duration_s = 1.0, extra_delay_ms = {spike_ms} }}]");
-        let (da, ts, lt) = (delayed_ack.to_string(), timestamps.to_string(), limited_transmit.to_string());
+        let (da, ts, lt, fr) = (delayed_ack.to_string(), timestamps.to_string(), limited_transmit.to_string(), frto.to_string());
         let r = two_hop(&[
             ("run.seed", &seed),
             ("run.duration_s", "900"),
@@ -54,6 +55,7 @@ proptest! {
             ("tcp.delayed_ack", &da),
             ("tcp.timestamps", &ts),
             ("tcp.limited_transmit", &lt),
+            ("tcp.frto", &fr),
         ]);
         let f = &r.flows[0];
         // The receiver's in-order delivery point reaches the end of the transfer exactly:
@@ -74,4 +76,23 @@ proptest! {
         let ov = [("run.seed", seed.as_str()), ("links.1.ab.loss", loss.as_str())];
         prop_assert_eq!(fingerprint(&two_hop(&ov)), fingerprint(&two_hop(&ov)));
     }
+}
+
+/// Before this fix the sender timed the newest segment an ACK covered, so a segment
+/// delivered out of order behind a hole that took several backed-off timeouts to fill
+/// gave an RTT sample of seconds; the inflated RTO stalled this transfer past 900 s.
+#[test]
+fn rtt_samples_exclude_time_spent_behind_a_retransmitted_hole() {
+    let r = two_hop(&[
+        ("run.seed", "56837"),
+        ("run.duration_s", "900"),
+        ("flows.0.bytes", "323956"),
+        ("flows.0.cc", "reno"),
+        ("links.1.ab.loss", "{ model = \"ber\", ber = 0.000017596644718616875 }"),
+        ("links.1.ba.loss", "{ model = \"ber\", ber = 0.000017596644718616875 }"),
+        ("links.1.ab.random_outages", "{ count_per_200s = 9.073461317318975, duration_s = 0.5 }"),
+        ("tcp.limited_transmit", "false"),
+    ]);
+    assert_eq!(r.flows[0].delivered_bytes, 323_956);
+    assert!(r.flows[0].mean_srtt_s.unwrap() < 1.0, "{:?}", r.flows[0].mean_srtt_s);
 }

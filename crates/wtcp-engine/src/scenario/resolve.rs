@@ -38,6 +38,8 @@ pub struct TcpConfig {
     /// Data segments are ECN-capable (RED queues with `ecn = true` mark instead of drop).
     pub ecn: bool,
     pub ecn_echo: EcnEcho,
+    /// RFC 5682 F-RTO detection of spurious timeouts (basic, without SACK).
+    pub frto: bool,
 }
 
 impl Default for TcpConfig {
@@ -59,6 +61,7 @@ impl Default for TcpConfig {
             recv_buffer_bytes: 1 << 20,
             ecn: false,
             ecn_echo: EcnEcho::PerPacket,
+            frto: false,
         }
     }
 }
@@ -668,6 +671,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         recv_buffer_bytes,
         ecn: pick!(ecn).unwrap_or(d.ecn),
         ecn_echo: pick!(ecn_echo).unwrap_or(d.ecn_echo),
+        frto: pick!(frto).unwrap_or(d.frto),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

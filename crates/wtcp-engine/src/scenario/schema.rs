@@ -75,6 +75,7 @@ pub struct TcpSection {
     pub recv_buffer_bytes: Option<u64>,
     pub ecn: Option<bool>,
     pub ecn_echo: Option<EcnEcho>,
+    pub frto: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

@@ -24,6 +24,16 @@ struct SegTx {
     tx_count: u32,
 }
 
+/// F-RTO (RFC 5682 §2) progress after a timeout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Frto {
+    Off,
+    /// Step 2: waiting for the first ACK after the timeout's retransmission.
+    AwaitFirst { prior: Window },
+    /// Step 3: two new segments were sent; waiting for the next ACK.
+    AwaitSecond { prior: Window },
+}
+
 /// A loss event the sender reports for traces.
 #[derive(Clone, Copy, Debug)]
 pub struct LossEvent {
@@ -79,6 +89,14 @@ pub struct Sender {
     timed: Option<(u64, Time)>,
     rto_timer: LazyTimer,
     requests: Requests,
+    frto: Frto,
+    /// New segments F-RTO may send beyond the window (RFC 5682 §2 step 2b).
+    frto_allowance: u64,
+    /// End of the segment the last timeout retransmitted.
+    rto_head_end: u64,
+    /// Pacing: the earliest time the next segment may leave, and its timer.
+    next_send_at: Time,
+    pace_timer: LazyTimer,
     /// An ECN echo was answered; the next new segment carries CWR (RFC 3168 §6.1.2).
     cwr_pending: bool,
     /// Last time SRTT was integrated (for the time-averaged SRTT).
@@ -117,6 +135,11 @@ impl Sender {
             requests: Requests::default(),
             srtt_since: None,
             cwr_pending: false,
+            frto: Frto::Off,
+            frto_allowance: 0,
+            rto_head_end: 0,
+            next_send_at: 0,
+            pace_timer: LazyTimer::default(),
         }
     }
 
@@ -207,11 +230,29 @@ impl Sender {
             let len = self.mss.min(self.data_end - self.snd_nxt);
             let outstanding = self.snd_nxt - self.snd_una;
             if outstanding + len > window || outstanding + len > self.cfg.send_buffer_bytes {
-                break;
+                // F-RTO step 2b may send new data beyond the window.
+                if self.frto_allowance == 0 || self.snd_nxt < self.snd_max {
+                    break;
+                }
+                self.frto_allowance -= 1;
+            }
+            if let Some(rate) = self.win.pacing_rate.filter(|r| *r > 0.0) {
+                if io.now < self.next_send_at {
+                    self.pace_timer.set(Some(self.next_send_at), io.ev, Event::Pace { flow: self.flow });
+                    break;
+                }
+                let size = len as f64 + f64::from(self.cfg.packet_overhead());
+                self.next_send_at = io.now + (size / rate * 1e9) as Time;
             }
             self.transmit(self.snd_nxt, len, io);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+    }
+
+    pub fn on_pace_event(&mut self, io: &mut SenderIo) {
+        if self.pace_timer.fire(io.now, io.ev, Event::Pace { flow: self.flow }) {
+            self.send_available(io);
         }
     }
 
@@ -307,10 +348,11 @@ impl Sender {
                 _ => None,
             },
             RttSampling::EveryAck => {
-                // The segment holding byte ack-1; Karn's rule (RFC 6298 §3): only if
-                // it was sent once.
-                let idx = ((p.ack - 1 - self.snd_una) / self.mss) as usize;
-                self.segs.get(idx).filter(|s| s.tx_count == 1).map(|s| now - s.sent_at)
+                // The oldest segment this ACK covers (as BSD and ns-3 do, and as the
+                // RFC 7323 echo of a delayed ACK does); Karn's rule (RFC 6298 §3): only
+                // if it was sent once. Timing a later segment instead would count the
+                // time it waited behind a retransmitted hole as RTT.
+                self.segs.front().filter(|s| s.tx_count == 1).map(|s| now - s.sent_at)
             }
         }
     }
@@ -328,12 +370,55 @@ impl Sender {
             s.rx_arrival = Some(p.rx_arrival);
             s.ts_echo = Some(p.ts_ecr);
         }
+        let frto = self.frto;
         if ack > self.snd_una {
             self.on_new_ack(p, s, io);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dup_ack(s, io);
         }
+        if frto != Frto::Off {
+            self.frto_step(frto, ack, io);
+        }
         self.send_available(io);
+    }
+
+    /// RFC 5682 §2 steps 2 and 3, on the ACKs after a timeout. `ack` has been processed.
+    fn frto_step(&mut self, state: Frto, ack: u64, io: &mut SenderIo) {
+        let advanced = self.snd_una == ack && self.dupacks == 0;
+        let recover = self.recover.unwrap_or(0);
+        match state {
+            Frto::AwaitFirst { prior } => {
+                if advanced && ack < recover && self.snd_max < self.data_end {
+                    // Step 2b: send up to two new segments, whatever cwnd says.
+                    self.frto_allowance = 2;
+                    self.frto = Frto::AwaitSecond { prior };
+                } else {
+                    // Step 2a: conventional recovery (go-back-N).
+                    self.frto_conventional();
+                }
+            }
+            Frto::AwaitSecond { prior } => {
+                self.frto_allowance = 0;
+                if advanced {
+                    // Step 3b: new, never-retransmitted data acknowledged: spurious.
+                    io.counters.frto_spurious += 1;
+                    self.frto = Frto::Off;
+                    self.call_cc(io, |cc, w, cx| cc.on_spurious_timeout(&prior, w, cx));
+                } else {
+                    // Step 3a: a duplicate ACK: the timeout was real.
+                    self.win.cwnd = self.win.cwnd.min(3.0 * self.mss as f64);
+                    self.frto_conventional();
+                }
+            }
+            Frto::Off => {}
+        }
+    }
+
+    /// Fall back to go-back-N from the first segment not already resent.
+    fn frto_conventional(&mut self) {
+        self.frto = Frto::Off;
+        self.frto_allowance = 0;
+        self.snd_nxt = self.snd_una.max(self.rto_head_end);
     }
 
     fn on_new_ack(&mut self, p: &Packet, mut s: AckSample, io: &mut SenderIo) {
@@ -462,6 +547,7 @@ impl Sender {
         io.counters.timeouts += 1;
         io.counters.timeout_causes.add(cause);
         let consecutive = self.consecutive_rto;
+        let prior = self.win;
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
         io.counters.verdicts.add(verdict);
         io.losses.push(LossEvent { timeout: true, seq: self.snd_una, cause, verdict });
@@ -471,11 +557,21 @@ impl Sender {
         self.inflation = 0.0;
         self.dupacks = 0;
         self.timed = None;
-        // Go-back-N: resend from SND.UNA (RFC 6298 §5.4 retransmits the earliest segment).
-        self.snd_nxt = self.snd_una;
+        // RFC 5682 §2 step 1: F-RTO runs on the first timeout of an episode; it resends
+        // only the head and waits for the next ACKs before going back.
+        let frto = self.cfg.frto && consecutive == 1 && self.frto == Frto::Off;
+        self.frto = if frto { Frto::AwaitFirst { prior } } else { Frto::Off };
+        self.frto_allowance = 0;
         let len = self.mss.min(self.snd_max - self.snd_una);
-        self.transmit(self.snd_una, len, io);
-        self.snd_nxt += len;
+        self.rto_head_end = self.snd_una + len;
+        if frto {
+            self.transmit(self.snd_una, len, io);
+        } else {
+            // Go-back-N: resend from SND.UNA (RFC 6298 §5.4 retransmits the earliest segment).
+            self.snd_nxt = self.snd_una;
+            self.transmit(self.snd_una, len, io);
+            self.snd_nxt += len;
+        }
         // RFC 6298 §5.6: restart the timer with the backed-off RTO.
         self.restart_rto(io);
         self.send_available(io);

@@ -1,0 +1,31 @@
+//! F-RTO (RFC 5682): spurious timeouts are detected and undone; real ones are not.
+
+mod common;
+
+use common::two_hop;
+
+const SPIKE: &str = "[{ start_s = 5.0, duration_s = 2.0, extra_delay_ms = 3000.0 }]";
+
+#[test]
+fn a_delay_spike_timeout_is_declared_spurious_and_undone() {
+    let base = [("tcp.recv_buffer_bytes", "20000"), ("links.1.ab.delay_spikes", SPIKE)];
+    let plain = two_hop(&base);
+    let mut ov = base.to_vec();
+    ov.push(("tcp.frto", "true"));
+    let frto = two_hop(&ov);
+    assert!(plain.flows[0].timeouts >= 1);
+    assert_eq!(plain.flows[0].frto_spurious_timeouts, 0);
+    assert!(frto.flows[0].frto_spurious_timeouts >= 1, "{:?}", frto.flows[0]);
+    // No go-back-N burst of segments that were never lost.
+    assert!(frto.flows[0].retransmitted_segments < plain.flows[0].retransmitted_segments, "{:?} vs {:?}", frto.flows[0], plain.flows[0]);
+}
+
+#[test]
+fn a_real_loss_timeout_is_not_declared_spurious() {
+    // An outage drops a whole window: the timeout is genuine.
+    let r = two_hop(&[("tcp.frto", "true"), ("links.1.ab.outages", "[{ start_s = 5.0, duration_s = 1.5 }]"), ("flows.0.bytes", "3000000"), ("run.duration_s", "120")]);
+    let f = &r.flows[0];
+    assert!(f.timeouts >= 1);
+    assert_eq!(f.frto_spurious_timeouts, 0);
+    assert_eq!(f.delivered_bytes, 3_000_000);
+}
