@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
+use crate::{vegas, veno};
 
 /// Documentation of one parameter, for `wtcp algorithms`.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,6 +89,8 @@ macro_rules! registry {
 registry! {
     Reno(RenoParams) => reno::RENO_INFO, |p: &RenoParams| Reno::boxed(*p, RecoveryStyle::Reno), no_receiver;
     NewReno(RenoParams) => reno::NEWRENO_INFO, |p: &RenoParams| Reno::boxed(*p, RecoveryStyle::NewReno), no_receiver;
+    Vegas(vegas::VegasParams) => vegas::VEGAS_INFO, vegas::build, no_receiver;
+    Veno(veno::VenoParams) => veno::VENO_INFO, veno::build, no_receiver;
 }
 
 /// Every registered algorithm with its documentation, in display order.

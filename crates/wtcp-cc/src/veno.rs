@@ -1,0 +1,387 @@
+//! TCP Veno.
+//!
+//! C. P. Fu and S. C. Liew, "TCP Veno: TCP Enhancement for Transmission over Wireless
+//! Access Networks", IEEE JSAC 21(2):216-228, Feb. 2003; Linux `net/ipv4/tcp_veno.c`.
+//!
+//! Reno whose additive increase and multiplicative decrease depend on the Vegas backlog
+//! N = cwnd*(RTT - BaseRTT)/RTT: with N below beta a loss is judged random and ssthresh is
+//! cut to 4/5 of cwnd, else to 1/2; in congestion avoidance with N >= beta cwnd grows at half
+//! Reno's rate.
+//!
+//! Deviations and ambiguities resolved:
+//! - N is recomputed on every ACK that carries an RTT sample outside recovery, from that
+//!   ACK's sample (Linux: the minimum since the previous ACK) or, with `rtt = "smoothed"`,
+//!   from SRTT (the paper's Vegas-style wording, "RTT is the smoothed round-trip time", as
+//!   quoted by later papers; unconfirmed). cwnd is the window when the ACK arrives, before
+//!   this ACK's growth. An ACK without a sample keeps the last N, so a loss is judged by the
+//!   last N computed before it (Linux). Linux's "fewer than 3 samples: plain Reno" is not
+//!   used; N is compared as a real number (Linux keeps one fractional bit).
+//! - BaseRTT is the minimum RTT ever seen; it is never reset (Linux resets it on idle
+//!   restart, which this interface does not signal).
+//! - Congestion avoidance with N >= beta: Reno's per-ACK increase on every other new ACK
+//!   (paper: "cwnd += 1/cwnd every other new ACK"); Linux counts the same per RTT with a
+//!   toggle. With N < beta and in slow start: Reno (`Reno::grow`, RFC 5681 eq. 2 and 3).
+//! - Fast retransmit: ssthresh = max(cwnd*4/5, 2*SMSS) when N < beta (verdict `Wireless`),
+//!   else max(cwnd/2, 2*SMSS) (verdict `Congestion`); cwnd = ssthresh, then the sender's
+//!   fast recovery adds its inflation. The 2-segment floor is Linux's.
+//! - Timeout: Reno's response (`Reno::respond`, cwnd = 1 SMSS, ssthresh halved once per
+//!   episode), halving `timeout_halve` (default cwnd, as the paper's Reno, ns-2 and Linux
+//!   Reno); the verdict is given by the same backlog test. Linux applies Veno's 4/5 or 1/2
+//!   ssthresh on a timeout too.
+//! - Fast recovery: `recovery = "reno"` by default (the paper modifies Reno, whose recovery
+//!   ends on the first new ACK); `"newreno"` selects RFC 6582 partial-ACK handling.
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
+use crate::filters::MinTracker;
+use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::reno::{halved_ssthresh, HalveOf, Reno, RenoParams};
+
+const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "beta",
+        unit: "segments",
+        default: "3",
+        doc: "backlog N below beta: non-congestive state, a loss is judged random (paper and Linux: 3)",
+    },
+    ParamInfo {
+        name: "rtt",
+        unit: "sample|smoothed",
+        default: "sample",
+        doc: "RTT in N: this ACK's sample (Linux) or SRTT",
+    },
+    ParamInfo {
+        name: "timeout_halve",
+        unit: "flight_size|cwnd|pipe",
+        default: "cwnd",
+        doc: "quantity halved by Reno's timeout response: cwnd (paper's Reno, ns-2, Linux), FlightSize (RFC 5681) or pipe (ns-3)",
+    },
+    ParamInfo {
+        name: "recovery",
+        unit: "reno|newreno",
+        default: "reno",
+        doc: "fast recovery: Reno (paper) or NewReno partial-ACK handling (RFC 6582)",
+    },
+];
+
+pub const VENO_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "veno",
+    summary: "Reno refined by the Vegas backlog N: a loss with N < beta is judged random and cuts ssthresh to 4/5 of cwnd, else 1/2; with N >= beta cwnd grows at half Reno's rate.",
+    reference: "Fu & Liew, IEEE JSAC 21(2), 2003; Linux tcp_veno.c",
+    params: PARAMS,
+    timeout_collapses_window: true,
+};
+
+/// Which RTT enters the backlog N.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VenoRtt {
+    /// The RTT sample carried by this ACK (Linux).
+    #[default]
+    Sample,
+    /// The sender's smoothed RTT (RFC 6298 SRTT).
+    Smoothed,
+}
+
+/// Fast-recovery mechanics for Veno.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum VenoRecovery {
+    /// RFC 5681 §3.2: recovery ends on the first new ACK (the paper's Reno).
+    #[default]
+    #[serde(rename = "reno")]
+    Reno,
+    /// RFC 6582: partial ACKs keep recovery going.
+    #[serde(rename = "newreno")]
+    NewReno,
+}
+
+/// Parameters of Veno.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VenoParams {
+    /// Backlog threshold in segments: N < beta is the non-congestive state. Paper and
+    /// Linux (`3 << V_PARAM_SHIFT`): 3.
+    pub beta: f64,
+    /// RTT in N: `sample` (this ACK's, as Linux) or `smoothed` (SRTT).
+    pub rtt: VenoRtt,
+    /// What Reno's timeout response halves: `cwnd` (paper's Reno, ns-2, Linux),
+    /// `flight_size` (RFC 5681 eq. 4) or `pipe` (ns-3).
+    pub timeout_halve: HalveOf,
+    /// Fast recovery: `reno` (paper) or `newreno` (RFC 6582).
+    pub recovery: VenoRecovery,
+}
+
+impl Default for VenoParams {
+    fn default() -> Self {
+        VenoParams { beta: 3.0, rtt: VenoRtt::Sample, timeout_halve: HalveOf::Cwnd, recovery: VenoRecovery::Reno }
+    }
+}
+
+/// The mutable state of one Veno sender.
+#[derive(Clone, Debug)]
+struct VenoState {
+    /// BaseRTT: the minimum RTT ever seen, ns.
+    base_rtt: MinTracker,
+    /// RTT that entered the last N, ns.
+    rtt: Option<Time>,
+    /// Backlog N in segments, as last computed.
+    backlog: f64,
+    /// In the congestive state, the next new ACK grows cwnd (toggled per ACK).
+    grow_next: bool,
+}
+
+/// The Veno state machine.
+#[derive(Clone, Debug)]
+pub struct Veno {
+    params: VenoParams,
+    reno: RenoParams,
+    state: VenoState,
+}
+
+impl Veno {
+    pub fn new(params: VenoParams) -> Self {
+        Veno {
+            params,
+            reno: RenoParams { halve: params.timeout_halve, ..RenoParams::default() },
+            state: VenoState { base_rtt: MinTracker::default(), rtt: None, backlog: 0.0, grow_next: true },
+        }
+    }
+
+    /// N >= beta: the congestive state.
+    fn congestive(&self) -> bool {
+        self.state.backlog >= self.params.beta
+    }
+}
+
+pub fn build(p: &VenoParams) -> Box<dyn CongestionControl> {
+    Box::new(Veno::new(*p))
+}
+
+impl CongestionControl for Veno {
+    fn name(&self) -> &'static str {
+        VENO_INFO.name
+    }
+
+    fn recovery_style(&self) -> RecoveryStyle {
+        match self.params.recovery {
+            VenoRecovery::Reno => RecoveryStyle::Reno,
+            VenoRecovery::NewReno => RecoveryStyle::NewReno,
+        }
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        let mss = cx.mss_f();
+        if let Some(r) = ack.rtt {
+            let r = r.max(1);
+            // BaseRTT = min over all RTT samples.
+            let base = self.state.base_rtt.update(r);
+            if !ack.in_recovery {
+                let rtt = match self.params.rtt {
+                    VenoRtt::Sample => r,
+                    VenoRtt::Smoothed => cx.rtt.srtt().unwrap_or(r).max(1),
+                };
+                // Expected = cwnd/BaseRTT, Actual = cwnd/RTT;
+                // N = Actual * (RTT - BaseRTT) = cwnd * (RTT - BaseRTT) / RTT segments.
+                self.state.backlog = (w.cwnd / mss) * (rtt.saturating_sub(base) as f64 / rtt as f64);
+                self.state.rtt = Some(rtt);
+            }
+        }
+        if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        if w.cwnd < w.ssthresh || !self.congestive() {
+            // Slow start, and avoidance in the non-congestive state: Reno.
+            Reno::grow(&self.reno, ack, w, mss);
+        } else {
+            // Congestive state (N >= beta): cwnd += 1/cwnd every other new ACK.
+            if self.state.grow_next {
+                Reno::grow(&self.reno, ack, w, mss);
+            }
+            self.state.grow_next = !self.state.grow_next;
+        }
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        let congestive = self.congestive();
+        match loss {
+            Loss::FastRetransmit => {
+                let mss = cx.mss_f();
+                w.ssthresh = if congestive {
+                    // Congestive loss: ssthresh = cwnd/2 (floor 2 SMSS).
+                    halved_ssthresh(w.cwnd, mss)
+                } else {
+                    // Random loss (N < beta): ssthresh = cwnd * 4/5 (floor 2 SMSS, Linux).
+                    (w.cwnd * 4.0 / 5.0).max(2.0 * mss)
+                };
+                w.cwnd = w.ssthresh;
+            }
+            Loss::Timeout { .. } => Reno::respond(&self.reno, loss, w, cx),
+        }
+        if congestive {
+            Verdict::Congestion
+        } else {
+            Verdict::Wireless
+        }
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        let s = &self.state;
+        let secs = |t: Option<Time>| t.map_or(f64::NAN, |v| v as f64 / NS_PER_SEC);
+        out.push(("base_rtt_s", secs(s.base_rtt.value())));
+        out.push(("rtt_s", secs(s.rtt)));
+        out.push(("backlog_segments", s.backlog));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Harness, MSS};
+
+    const MS: u64 = 1_000_000;
+    const SEG: f64 = MSS as f64;
+
+    fn backlog_of(h: &Harness) -> f64 {
+        let mut v = Vec::new();
+        h.cc.trace_vars(&mut v);
+        v.iter().find(|(n, _)| *n == "backlog_segments").map_or(f64::NAN, |(_, x)| *x)
+    }
+
+    /// A Veno sender in congestion avoidance (cwnd 20 segments) that has seen a 100 ms
+    /// BaseRTT, then one ACK with RTT `rtt`. Returns the harness and cwnd (segments) just
+    /// before that ACK.
+    fn after_rtt(params: VenoParams, rtt: Time) -> (Harness, f64) {
+        let mut h = Harness::new(build(&params));
+        h.w = Window::new(20.0 * SEG, 10.0 * SEG);
+        h.ack(1, 100 * MS);
+        let cwnd = h.cwnd_segments();
+        h.ack(1, rtt);
+        (h, cwnd)
+    }
+
+    #[test]
+    fn backlog_is_cwnd_times_queueing_delay_over_rtt() {
+        let (h, cwnd) = after_rtt(VenoParams::default(), 150 * MS);
+        // N = cwnd * (RTT - BaseRTT) / RTT.
+        let expected = cwnd * (150.0 - 100.0) / 150.0;
+        assert!((backlog_of(&h) - expected).abs() < 1e-9, "{} vs {expected}", backlog_of(&h));
+    }
+
+    #[test]
+    fn small_backlog_means_random_loss_and_a_four_fifths_cut() {
+        let (mut h, cwnd) = after_rtt(VenoParams::default(), 110 * MS);
+        let n = cwnd * (110.0 - 100.0) / 110.0;
+        assert!(n < 3.0, "{n}");
+        let at_loss = h.w.cwnd;
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert!((h.w.ssthresh - at_loss * 4.0 / 5.0).abs() < 1e-9);
+        assert_eq!(h.w.cwnd, h.w.ssthresh);
+    }
+
+    #[test]
+    fn large_backlog_means_congestion_and_a_halving() {
+        let (mut h, cwnd) = after_rtt(VenoParams::default(), 200 * MS);
+        let n = cwnd * (200.0 - 100.0) / 200.0;
+        assert!(n >= 3.0, "{n}");
+        let at_loss = h.w.cwnd;
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        assert!((h.w.ssthresh - at_loss / 2.0).abs() < 1e-9);
+        assert_eq!(h.w.cwnd, h.w.ssthresh);
+    }
+
+    #[test]
+    fn backlog_of_exactly_beta_is_congestive() {
+        // Measure N at RTT 120 ms, then run the same inputs with beta set to that N.
+        let (h, cwnd) = after_rtt(VenoParams::default(), 120 * MS);
+        let n = backlog_of(&h);
+        assert!((n - cwnd * 20.0 / 120.0).abs() < 1e-9);
+        let (mut h2, _) = after_rtt(VenoParams { beta: n, ..VenoParams::default() }, 120 * MS);
+        assert_eq!(backlog_of(&h2), n);
+        assert_eq!(h2.loss(Loss::FastRetransmit), Verdict::Congestion);
+    }
+
+    #[test]
+    fn timeout_uses_renos_response_with_the_backlog_verdict() {
+        let (mut h, _) = after_rtt(VenoParams::default(), 110 * MS);
+        let at_loss = h.w.cwnd;
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
+        assert_eq!(h.w.cwnd, SEG);
+        assert!((h.w.ssthresh - at_loss / 2.0).abs() < 1e-9);
+        let first = h.w.ssthresh;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!(h.w.ssthresh, first);
+
+        let (mut h, _) = after_rtt(VenoParams::default(), 200 * MS);
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Congestion);
+        assert_eq!(h.w.cwnd, SEG);
+    }
+
+    #[test]
+    fn congestive_state_grows_on_every_other_ack() {
+        // Non-congestive: every ACK adds MSS^2/cwnd (RFC 5681 eq. 3).
+        let (mut h, _) = after_rtt(VenoParams::default(), 100 * MS);
+        let mut expected = h.w.cwnd;
+        for _ in 0..6 {
+            h.ack(1, 100 * MS);
+            expected += SEG * SEG / expected;
+            assert!((h.w.cwnd - expected).abs() < 1e-9);
+        }
+        // Congestive (N = 20 * 100/200 = 10): only every other ACK grows.
+        let (mut h, _) = after_rtt(VenoParams::default(), 200 * MS);
+        assert!(backlog_of(&h) >= 3.0);
+        // The ACK that measured N grew cwnd (first congestive ACK), the next one not.
+        let mut expected = h.w.cwnd;
+        for i in 0..6 {
+            h.ack(1, 200 * MS);
+            if i % 2 == 1 {
+                expected += SEG * SEG / expected;
+            }
+            assert!((h.w.cwnd - expected).abs() < 1e-9, "ack {i}");
+        }
+    }
+
+    #[test]
+    fn slow_start_is_renos_even_with_a_backlog() {
+        let mut h = Harness::new(build(&VenoParams::default()));
+        h.ack(1, 100 * MS);
+        h.ack(1, 300 * MS);
+        assert!(backlog_of(&h) >= 3.0);
+        assert_eq!(h.cwnd_segments(), 12.0);
+        h.ack(1, 300 * MS);
+        assert_eq!(h.cwnd_segments(), 13.0);
+    }
+
+    #[test]
+    fn the_loss_is_judged_on_the_backlog_before_recovery() {
+        let (mut h, _) = after_rtt(VenoParams::default(), 200 * MS);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        // A partial ACK in recovery with a short RTT does not change N.
+        h.in_recovery = true;
+        let before = backlog_of(&h);
+        h.ack(1, 100 * MS);
+        assert_eq!(backlog_of(&h), before);
+        h.exit_recovery();
+        // Duplicate ACKs carry no sample either.
+        h.dup_ack();
+        assert_eq!(backlog_of(&h), before);
+    }
+
+    #[test]
+    fn smoothed_rtt_enters_the_backlog_when_chosen() {
+        let p = VenoParams { rtt: VenoRtt::Smoothed, ..VenoParams::default() };
+        let (h, cwnd) = after_rtt(p, 200 * MS);
+        // RFC 6298: SRTT = 100 then 7/8 * 100 + 1/8 * 200 = 112.5 ms.
+        let srtt = 100.0 * 7.0 / 8.0 + 200.0 / 8.0;
+        let expected = cwnd * (srtt - 100.0) / srtt;
+        assert!((backlog_of(&h) - expected).abs() < 1e-9);
+        assert!(expected < 3.0);
+    }
+
+    #[test]
+    fn recovery_style_follows_the_parameter() {
+        assert_eq!(build(&VenoParams::default()).recovery_style(), RecoveryStyle::Reno);
+        let p = VenoParams { recovery: VenoRecovery::NewReno, ..VenoParams::default() };
+        assert_eq!(build(&p).recovery_style(), RecoveryStyle::NewReno);
+    }
+}
