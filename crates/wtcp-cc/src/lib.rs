@@ -10,6 +10,9 @@
 //! NewReno algorithms, [`registry`] the name → algorithm table with parameter docs.
 
 pub mod api;
+pub mod filters;
+pub mod vegas;
+pub mod veno;
 pub mod registry;
 pub mod reno;
 pub mod rtt;
