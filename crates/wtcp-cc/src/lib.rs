@@ -10,7 +10,10 @@
 //! NewReno algorithms, [`registry`] the name → algorithm table with parameter docs.
 
 pub mod api;
+pub mod acc;
+pub mod cubic;
 pub mod filters;
+pub mod taichung;
 pub mod vegas;
 pub mod veno;
 pub mod registry;

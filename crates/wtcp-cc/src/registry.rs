@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
-use crate::{vegas, veno};
+use crate::{acc, cubic, taichung, vegas, veno};
 
 /// Documentation of one parameter, for `wtcp algorithms`.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +91,10 @@ registry! {
     NewReno(RenoParams) => reno::NEWRENO_INFO, |p: &RenoParams| Reno::boxed(*p, RecoveryStyle::NewReno), no_receiver;
     Vegas(vegas::VegasParams) => vegas::VEGAS_INFO, vegas::build, no_receiver;
     Veno(veno::VenoParams) => veno::VENO_INFO, veno::build, no_receiver;
+    Cubic(cubic::CubicParams) => cubic::CUBIC_INFO, cubic::build, no_receiver;
+    Taichung(taichung::TaichungParams) => taichung::TAICHUNG_INFO, taichung::build, no_receiver;
+    Acc(acc::AccParams) => acc::ACC_INFO, acc::build, no_receiver;
+    Clap(acc::AccParams) => acc::CLAP_INFO, acc::build_clap, no_receiver;
 }
 
 /// Every registered algorithm with its documentation, in display order.

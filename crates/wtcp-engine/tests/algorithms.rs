@@ -39,3 +39,70 @@ fn veno_calls_random_losses_wireless_and_overflows_congestion() {
     let v = congested.flows[0].loss_verdicts;
     assert!(v.congestion > 4 * v.wireless, "{v:?}");
 }
+
+/// A 20 Mb/s, 80 ms-RTT path with rare random loss: window growth after each loss decides.
+const LONG_FAT: [(&str, &str); 6] = [
+    ("links.1.rate_mbps", "20"),
+    ("links.1.delay_ms", "40"),
+    ("links.1.queue.limit_packets", "300"),
+    ("links.1.ab.loss", "{ model = \"uniform\", rate = 0.0005 }"),
+    ("tcp.recv_buffer_bytes", "4000000"),
+    ("tcp.send_buffer_bytes", "4000000"),
+];
+
+#[test]
+fn cubic_recovers_its_window_faster_than_newreno_on_a_long_fat_path() {
+    // RFC 9438: the window shrinks to 0.7 and regrows along the cubic, not by 1 MSS per RTT.
+    let cubic = run_cc("cubic", &LONG_FAT);
+    let newreno = run_cc("newreno", &LONG_FAT);
+    assert!(cubic.flows[0].goodput_bps > 1.2 * newreno.flows[0].goodput_bps, "{} vs {}", cubic.flows[0].goodput_bps, newreno.flows[0].goodput_bps);
+}
+
+#[test]
+fn taichung_barely_shrinks_on_random_loss_with_an_empty_queue() {
+    // Shrink factor RTTmin/RTT is about 1 when the queue is empty (TCP-Taichung Fig. 4).
+    let taichung = run_cc("taichung", &WIRELESS_ONLY);
+    let newreno = run_cc("newreno", &WIRELESS_ONLY);
+    assert!(taichung.flows[0].goodput_bps > 1.2 * newreno.flows[0].goodput_bps);
+}
+
+/// 30 % per-attempt loss behind a link layer that tries three times: the losses TCP sees
+/// are retry-limit drops, each announced to the sender by the MAC hint.
+const RETRY_LIMIT_LOSS: [(&str, &str); 2] = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.3 }"), ("links.1.ab.arq", "{ retry_limit = 2 }")];
+
+#[test]
+fn clap_keeps_its_window_on_mac_flagged_losses() {
+    let clap = run_cc("clap", &RETRY_LIMIT_LOSS);
+    let acc = run_cc("acc", &RETRY_LIMIT_LOSS);
+    let v = clap.flows[0].loss_verdicts;
+    assert!(v.wireless > 4 * v.congestion, "{v:?}");
+    assert!(clap.flows[0].goodput_bps > 1.2 * acc.flows[0].goodput_bps);
+}
+
+#[test]
+fn clap_is_acc_when_every_loss_is_a_queue_overflow() {
+    let clap = run_cc("clap", &CONGESTION_ONLY);
+    let acc = run_cc("acc", &CONGESTION_ONLY);
+    assert_eq!(clap.flows[0].loss_verdicts.wireless, 0);
+    assert_eq!(clap.flows[0].loss_verdicts.congestion, clap.flows[0].fast_retransmits);
+    assert_eq!(clap.flows[0].goodput_bps, acc.flows[0].goodput_bps);
+}
+
+#[test]
+fn acc_starts_a_hosts_next_connection_at_the_learned_window() {
+    // Two sequential transfers from S: the second starts with cwnd = nvar0 learned from
+    // the first one's losses, not the configured initial window (10 segments).
+    let r = two_hop(&[
+        ("flows.0.cc", "acc"),
+        ("flows.0.stop_s", "10"),
+        ("links.1.queue.limit_packets", "10"),
+        ("flows.1", "{ name = \"second\", src = \"S\", dst = \"D\", cc = \"acc\", start_s = 15.0 }"),
+        ("trace.enabled", "true"),
+        ("trace.interval_ms", "1"),
+    ]);
+    let t = r.traces.as_ref().unwrap();
+    let cwnd = &t.flow_columns.iter().find(|(n, _)| *n == "cwnd").unwrap().1;
+    let first_sample_of_second = (0..t.flow_time.len()).find(|&i| t.flow_id[i] == 1 && t.flow_time[i] >= 15.0).unwrap();
+    assert!(r.flows[0].fast_retransmits > 0);
+    assert_ne!(cwnd[first_sample_of_second], 10_000.0);
+}

@@ -1,0 +1,429 @@
+//! TCP-ACC and TCP-CLAP: P. D. Dalal, K. S. Dasgupta, "TCP Cross Layer Adaptive Policy:
+//! Throughput Optimization over Wireless Links" (paper text in `shared/papers/tcp-clap.txt`;
+//! TCP-ACC first in P. Dalal, "Adaptive TCP: Enhancing Performance over Heterogeneous
+//! Networks", ICOICT 2009).
+//!
+//! ACC is NewReno with a host-wide window nvar0 = int(0.4*ssthresh + 0.6*nvar0), learned from
+//! every loss of every connection of the host, used as a new connection's initial window and
+//! as nvar0/2 after a timeout. CLAP adds a MAC-layer hint: a fast retransmit whose window
+//! holds a segment that hit the MAC retry limit is judged a wireless loss and leaves cwnd alone.
+//!
+//! Deviations and ambiguities resolved:
+//! - Units: the paper's code is ns-2, where ssthresh_ and cwnd are in packets, so nvar0 is in
+//!   segments and `int()` truncates segments (`integer_segments`, default true). The host
+//!   keeps nvar0 in bytes (`HostShared::initial_cwnd` = nvar0 * MSS), floored at 1 segment
+//!   ("for poor link conditions nvar0 is set to its minimum value 1").
+//! - nvar0's value before the host's first loss is not given (a C global would be 0; the
+//!   text names 1 as its minimum): `nvar0_initial_segments`, default 1. It only enters the
+//!   first update; until then a new connection keeps the configured initial window.
+//! - "Whenever any ongoing connection detects a packet loss, its ssthresh value is used": the
+//!   ssthresh just set by the NewReno response to this loss (FlightSize/2 by default, `halve`
+//!   selects cwnd/2 as ns-2 does). A repeated timeout of the same data (consecutive > 1)
+//!   leaves ssthresh and nvar0 alone (RFC 5681 §3.1). ECN echoes are not losses: they get
+//!   NewReno's RFC 3168 response and do not update nvar0.
+//! - Timeout (Fig. 2): cwnd = int(nvar0/2) segments with the nvar0 that includes this loss,
+//!   on every expiry; at least 1 segment. ssthresh follows NewReno. So a timeout need not
+//!   collapse the window (`timeout_collapses_window = false`).
+//! - A new connection (Fig. 1) starts with cwnd = nvar0 in `init` when the host has one;
+//!   ssthresh stays as configured.
+//! - CLAP (Figs. 5-7): "a segment of the current window hit the retry limit" = a
+//!   `Signal::MacRetryLimit { seq }` received since the last loss episode with
+//!   SND.UNA <= seq < SND.MAX at the third duplicate ACK. Then "cwnd is not reduced" and the
+//!   "congestion control algorithm in TCP ACC" is not triggered: cwnd, ssthresh and nvar0
+//!   are unchanged, the verdict is `Wireless`, and at the end of fast recovery cwnd returns
+//!   to its value at the loss (not to ssthresh). Otherwise the ACC response, verdict
+//!   `Congestion`. An ECN response during such a recovery cancels the hold. The hint is
+//!   consulted on three duplicate ACKs only (the paper's LDA); a timeout gets ACC's response
+//!   and verdict `None`. ACC itself makes no distinction (verdict `None`).
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
+use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::reno::{HalveOf, Reno, RenoParams};
+
+const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "ssthresh_weight",
+        unit: "ratio",
+        default: "0.4",
+        doc: "weight of the new ssthresh in nvar0 = int(w*ssthresh + (1-w)*nvar0) (paper: 0.4)",
+    },
+    ParamInfo {
+        name: "nvar0_initial_segments",
+        unit: "segments",
+        default: "1.0",
+        doc: "nvar0 before the host's first loss, used only by the first update (paper: unstated; 1 is its stated minimum)",
+    },
+    ParamInfo {
+        name: "integer_segments",
+        unit: "bool",
+        default: "true",
+        doc: "truncate nvar0 and nvar0/2 to whole segments, as the paper's int() in ns-2 packets",
+    },
+    ParamInfo {
+        name: "byte_counting",
+        unit: "bool",
+        default: "false",
+        doc: "NewReno growth with RFC 3465 byte counting; off = RFC 5681 per-ACK increase (ns-2, ns-3)",
+    },
+    ParamInfo { name: "abc_limit", unit: "segments", default: "2", doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)" },
+    ParamInfo {
+        name: "halve",
+        unit: "flight_size|cwnd|pipe",
+        default: "flight_size",
+        doc: "quantity NewReno halves on loss: FlightSize (RFC 5681), cwnd (ns-2, as in the paper's runs) or pipe (ns-3)",
+    },
+];
+
+pub const ACC_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "acc",
+    summary: "NewReno with a host-wide window learned from every loss (nvar0 = int(0.4*ssthresh + 0.6*nvar0)), used as the initial window and as nvar0/2 after a timeout.",
+    reference: "P. D. Dalal, K. S. Dasgupta, TCP Cross Layer Adaptive Policy: Throughput Optimization over Wireless Links (TCP-ACC part); P. Dalal, ICOICT 2009",
+    params: PARAMS,
+    timeout_collapses_window: false,
+};
+
+pub const CLAP_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "clap",
+    summary: "TCP-ACC plus a MAC retry-limit hint: a fast retransmit whose window holds a segment the MAC gave up on keeps cwnd (wireless loss).",
+    reference: "P. D. Dalal, K. S. Dasgupta, TCP Cross Layer Adaptive Policy: Throughput Optimization over Wireless Links",
+    params: PARAMS,
+    timeout_collapses_window: false,
+};
+
+/// Parameters of TCP-ACC and TCP-CLAP.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AccParams {
+    /// Weight of the new ssthresh in the nvar0 average, in [0, 1] (paper: 0.4).
+    pub ssthresh_weight: f64,
+    /// nvar0 in segments before the host's first loss (paper: unstated; default 1, the
+    /// minimum the paper names).
+    pub nvar0_initial_segments: f64,
+    /// Truncate nvar0 and nvar0/2 to whole segments (the paper's `int()`; default true).
+    pub integer_segments: bool,
+    /// NewReno: RFC 3465 byte counting (default off, as ns-2 and ns-3).
+    pub byte_counting: bool,
+    /// NewReno: byte-counting limit L in segments (RFC 3465 §2.2: 2).
+    pub abc_limit: u32,
+    /// NewReno: what a loss halves: `flight_size` (RFC 5681), `cwnd` (ns-2) or `pipe` (ns-3).
+    pub halve: HalveOf,
+}
+
+impl Default for AccParams {
+    fn default() -> Self {
+        AccParams {
+            ssthresh_weight: 0.4,
+            nvar0_initial_segments: 1.0,
+            integer_segments: true,
+            byte_counting: false,
+            abc_limit: 2,
+            halve: HalveOf::FlightSize,
+        }
+    }
+}
+
+impl AccParams {
+    fn reno(&self) -> RenoParams {
+        RenoParams { byte_counting: self.byte_counting, abc_limit: self.abc_limit, halve: self.halve }
+    }
+}
+
+pub fn build(p: &AccParams) -> Box<dyn CongestionControl> {
+    Box::new(Acc::new(*p, false))
+}
+
+pub fn build_clap(p: &AccParams) -> Box<dyn CongestionControl> {
+    Box::new(Acc::new(*p, true))
+}
+
+/// All mutable ACC/CLAP state.
+#[derive(Clone, Debug)]
+struct State {
+    /// The NewReno machine (growth, loss response, ECN response).
+    base: Reno,
+    /// CLAP: highest sequence number the MAC gave up on since the last loss episode.
+    mac_flag: Option<u64>,
+    /// CLAP: cwnd (bytes) held through a fast recovery judged wireless.
+    held_cwnd: Option<f64>,
+    /// nvar0 (segments) as last read or written, for traces.
+    nvar0: f64,
+}
+
+/// TCP-ACC (`clap = false`) or TCP-CLAP (`clap = true`).
+#[derive(Clone, Debug)]
+pub struct Acc {
+    params: AccParams,
+    clap: bool,
+    state: State,
+}
+
+impl Acc {
+    pub fn new(params: AccParams, clap: bool) -> Self {
+        Acc {
+            params,
+            clap,
+            state: State { base: Reno::new(params.reno(), RecoveryStyle::NewReno), mac_flag: None, held_cwnd: None, nvar0: f64::NAN },
+        }
+    }
+
+    fn truncate(&self, segments: f64) -> f64 {
+        if self.params.integer_segments {
+            segments.floor()
+        } else {
+            segments
+        }
+    }
+
+    /// Fig. 1: nvar0 = int(0.4*ssthresh + 0.6*nvar0), in segments; stored host-wide in bytes.
+    fn update_nvar0(&mut self, ssthresh: f64, cx: &mut Ctx) -> f64 {
+        let mss = cx.mss_f();
+        let prev = cx.host.initial_cwnd.map_or(self.params.nvar0_initial_segments, |b| b / mss);
+        let wt = self.params.ssthresh_weight;
+        let nvar0 = self.truncate(wt * (ssthresh / mss) + (1.0 - wt) * prev).max(1.0);
+        cx.host.initial_cwnd = Some(nvar0 * mss);
+        self.state.nvar0 = nvar0;
+        nvar0
+    }
+
+    /// CLAP: a segment of the current window hit the MAC retry limit.
+    fn window_flagged(&self, cx: &Ctx) -> bool {
+        self.state.mac_flag.is_some_and(|seq| seq >= cx.snd_una && seq < cx.snd_max)
+    }
+}
+
+impl CongestionControl for Acc {
+    fn name(&self) -> &'static str {
+        if self.clap {
+            "clap"
+        } else {
+            "acc"
+        }
+    }
+
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+
+    fn init(&mut self, w: &mut Window, cx: &mut Ctx) {
+        // Fig. 1 (SETWNDINIT): a new connection starts with cwnd = nvar0.
+        if let Some(nvar0) = cx.host.initial_cwnd {
+            w.cwnd = nvar0.max(cx.mss_f());
+            self.state.nvar0 = nvar0 / cx.mss_f();
+        }
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        self.state.base.on_ack(ack, w, cx);
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        let flagged = self.window_flagged(cx);
+        // A loss episode consumes the hints received before it.
+        self.state.mac_flag = None;
+        self.state.held_cwnd = None;
+        match loss {
+            Loss::FastRetransmit => {
+                if self.clap && flagged {
+                    // CLAP (Fig. 7): Flag = 1 prevents ACC's congestion control; cwnd is kept.
+                    self.state.held_cwnd = Some(w.cwnd);
+                    return Verdict::Wireless;
+                }
+                // NewReno (RFC 6582): ssthresh = max(FlightSize/2, 2*SMSS), cwnd = ssthresh.
+                self.state.base.on_loss(loss, w, cx);
+                self.update_nvar0(w.ssthresh, cx);
+                if self.clap {
+                    Verdict::Congestion
+                } else {
+                    Verdict::None
+                }
+            }
+            Loss::Timeout { consecutive } => {
+                // NewReno: ssthresh cut on the first expiry only.
+                self.state.base.on_loss(loss, w, cx);
+                let nvar0 = if consecutive <= 1 {
+                    self.update_nvar0(w.ssthresh, cx)
+                } else {
+                    let mss = cx.mss_f();
+                    cx.host.initial_cwnd.map_or(self.params.nvar0_initial_segments, |b| b / mss)
+                };
+                // Fig. 2: wnd_restart_ = nvar0/2; cwnd = int(wnd_restart_).
+                w.cwnd = self.truncate(nvar0 / 2.0).max(1.0) * cx.mss_f();
+                Verdict::None
+            }
+        }
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window, _cx: &mut Ctx) {
+        // CLAP: a wireless episode ends with the window it started with; else RFC 6582 deflation.
+        w.cwnd = self.state.held_cwnd.take().unwrap_or(w.ssthresh);
+    }
+
+    fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
+        match signal {
+            Signal::CongestionMark => {
+                let before = *w;
+                self.state.base.on_signal(signal, w, cx);
+                if *w != before {
+                    self.state.held_cwnd = None;
+                }
+            }
+            Signal::MacRetryLimit { seq } => {
+                if seq < cx.snd_max {
+                    self.state.mac_flag = Some(self.state.mac_flag.map_or(seq, |s| s.max(seq)));
+                }
+            }
+        }
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("nvar0_segments", self.state.nvar0));
+        if self.clap {
+            out.push(("mac_flag_seq", self.state.mac_flag.map_or(f64::NAN, |s| s as f64)));
+            out.push(("held_cwnd_bytes", self.state.held_cwnd.unwrap_or(f64::NAN)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Harness, MSS};
+
+    const MS: u64 = 1_000_000;
+    const SEG: f64 = MSS as f64;
+
+    /// Fig. 1 recomputed: int(0.4*ssthresh + 0.6*nvar0), segments, at least 1.
+    fn nvar0(ssthresh_segments: f64, prev: f64) -> f64 {
+        (0.4 * ssthresh_segments + 0.6 * prev).floor().max(1.0)
+    }
+
+    /// A harness with `segments` outstanding and cwnd as large.
+    fn with_flight(cc: Box<dyn CongestionControl>, segments: u64) -> Harness {
+        let mut h = Harness::new(cc);
+        h.w.cwnd = segments as f64 * SEG;
+        h.snd_max = h.snd_una + segments * u64::from(MSS);
+        h
+    }
+
+    #[test]
+    fn nvar0_averages_the_ssthresh_of_every_loss_on_the_host() {
+        let p = AccParams::default();
+        let mut a = with_flight(build(&p), 20);
+        let mut b = with_flight(build(&p), 14);
+
+        // Connection A: fast retransmit, ssthresh = 20/2 = 10 segments.
+        a.loss(Loss::FastRetransmit);
+        let n1 = nvar0(10.0, 1.0);
+        assert_eq!(n1, 4.0);
+        assert_eq!(a.host.initial_cwnd, Some(n1 * SEG));
+
+        // Connection B on the same host: ssthresh = 14/2 = 7 segments.
+        b.host = a.host.clone();
+        b.loss(Loss::FastRetransmit);
+        let n2 = nvar0(7.0, n1);
+        assert_eq!(n2, 5.0);
+        assert_eq!(b.host.initial_cwnd, Some(n2 * SEG));
+
+        // Connection A times out with 30 segments outstanding: ssthresh = 15, then
+        // cwnd = int(nvar0/2) with the nvar0 that includes this loss.
+        a.host = b.host.clone();
+        a.snd_max = a.snd_una + 30 * u64::from(MSS);
+        a.loss(Loss::Timeout { consecutive: 1 });
+        let n3 = nvar0(15.0, n2);
+        assert_eq!(n3, 9.0);
+        assert_eq!(a.host.initial_cwnd, Some(n3 * SEG));
+        assert_eq!(a.w.ssthresh, 15.0 * SEG);
+        assert_eq!(a.w.cwnd, (n3 / 2.0).floor() * SEG);
+
+        // A repeated timeout keeps ssthresh and nvar0, and restarts at nvar0/2 again.
+        a.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!(a.host.initial_cwnd, Some(n3 * SEG));
+        assert_eq!(a.w.ssthresh, 15.0 * SEG);
+        assert_eq!(a.w.cwnd, 4.0 * SEG);
+
+        // A new connection of the host starts with cwnd = nvar0.
+        let mut c = Harness::new(build(&p));
+        c.host = a.host.clone();
+        c.call(|cc, w, cx| cc.init(w, cx));
+        assert_eq!(c.w.cwnd, n3 * SEG);
+    }
+
+    #[test]
+    fn without_a_host_value_a_connection_keeps_its_initial_window() {
+        let h = Harness::new(build(&AccParams::default()));
+        assert_eq!(h.w.cwnd, 10.0 * SEG);
+        assert_eq!(h.host.initial_cwnd, None);
+    }
+
+    #[test]
+    fn nvar0_never_falls_below_one_segment() {
+        let p = AccParams { nvar0_initial_segments: 0.0, ..AccParams::default() };
+        let mut h = with_flight(build(&p), 2);
+        h.loss(Loss::FastRetransmit);
+        // int(0.4*2 + 0.6*0) = 0, floored at 1 segment.
+        assert_eq!(h.host.initial_cwnd, Some(SEG));
+    }
+
+    #[test]
+    fn clap_keeps_cwnd_on_a_loss_flagged_by_the_mac_and_cuts_it_otherwise() {
+        let mut h = Harness::new(build_clap(&AccParams::default()));
+        for _ in 0..20 {
+            h.ack(1, 50 * MS);
+        }
+        h.w.ssthresh = 20.0 * SEG;
+        h.fill_window();
+        let cwnd = h.w.cwnd;
+        // The MAC gave up on the segment at SND.UNA.
+        h.signal(Signal::MacRetryLimit { seq: h.snd_una });
+        let v = h.loss(Loss::FastRetransmit);
+        assert_eq!(v, Verdict::Wireless);
+        assert_eq!((h.w.cwnd, h.w.ssthresh), (cwnd, 20.0 * SEG));
+        assert_eq!(h.host.initial_cwnd, None, "no congestion response, no nvar0 update");
+        h.in_recovery = true;
+        h.ack(1, 50 * MS);
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, cwnd);
+
+        // The flag was consumed: the next loss, unflagged, gets ACC's NewReno response.
+        h.fill_window();
+        let flight = (h.snd_max - h.snd_una) as f64;
+        let v = h.loss(Loss::FastRetransmit);
+        assert_eq!(v, Verdict::Congestion);
+        assert_eq!(h.w.cwnd, (flight / 2.0).max(2.0 * SEG));
+        assert_eq!(h.host.initial_cwnd, Some(nvar0(flight / 2.0 / SEG, 1.0) * SEG));
+    }
+
+    #[test]
+    fn clap_ignores_a_flag_outside_the_current_window() {
+        let mut h = Harness::new(build_clap(&AccParams::default()));
+        h.fill_window();
+        h.signal(Signal::MacRetryLimit { seq: 0 });
+        // The flagged segment was delivered anyway (acknowledged): not in [SND.UNA, SND.MAX).
+        h.ack(2, 50 * MS);
+        h.fill_window();
+        let flight = (h.snd_max - h.snd_una) as f64;
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        assert_eq!(h.w.cwnd, flight / 2.0);
+    }
+
+    #[test]
+    fn acc_ignores_mac_hints() {
+        let mut h = Harness::new(build(&AccParams::default()));
+        h.fill_window();
+        h.signal(Signal::MacRetryLimit { seq: h.snd_una });
+        let flight = (h.snd_max - h.snd_una) as f64;
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::None);
+        assert_eq!(h.w.cwnd, flight / 2.0);
+    }
+
+    #[test]
+    fn duplicate_acks_do_not_grow_the_window() {
+        let mut h = Harness::new(build_clap(&AccParams::default()));
+        let before = h.w.cwnd;
+        h.dup_ack();
+        h.dup_ack();
+        assert_eq!(h.w.cwnd, before);
+    }
+}

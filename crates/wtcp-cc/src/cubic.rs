@@ -1,0 +1,521 @@
+//! CUBIC: L. Xu, S. Ha, I. Rhee, V. Goel, L. Eggert, "CUBIC for Fast and Long-Distance
+//! Networks", RFC 9438, August 2023 (obsoletes RFC 8312).
+//!
+//! In congestion avoidance the window follows the cubic W_cubic(t) = C*(t-K)^3 + W_max of the
+//! time since the last reduction (concave below W_max, convex above), never below the
+//! Reno-friendly estimate W_est; a loss multiplies the window by beta_cubic = 0.7.
+//!
+//! Deviations and ambiguities resolved:
+//! - Slow start is RFC 5681 slow start (`reno::slow_start`, one SMSS per ACK); HyStart and
+//!   HyStart++ (RFC 9406), which RFC 9438 §4.10 allows, are not implemented.
+//! - The RFC works in segments: W_max, W_est, K and the cubic are kept in segments and
+//!   seconds, cwnd is converted at the boundary (`cwnd_bytes / MSS`).
+//! - §4.2 growth: cwnd += (target - cwnd)/cwnd once per new ACK (as the RFC says), with target
+//!   = W_cubic(t + SRTT) clamped to [cwnd, 1.5*cwnd]; W_est (§4.3) grows by
+//!   alpha*segments_acked/cwnd, so with delayed ACKs the cubic region grows per ACK and the
+//!   Reno-friendly estimate per acknowledged segment, as written in the RFC.
+//! - Reno-friendly region (§4.3): cwnd = max(cwnd, W_est), so that an ACK never shrinks the
+//!   window when the cubic had carried cwnd above W_est. Parameter `reno_friendly`.
+//! - alpha_cubic switches to 1 once W_est >= cwnd_prior (§4.3 SHOULD; parameter
+//!   `alpha_switch`). Before the first congestion event cwnd_prior is 0, so alpha is 1: with
+//!   no reduction yet, the Reno reference grows one segment per RTT.
+//! - A congestion avoidance stage entered with no congestion event behind it (slow start
+//!   ended by a configured ssthresh) or with cwnd_epoch >= W_max starts with K = 0 and
+//!   W_max = cwnd_epoch, as Linux does (the RFC's K would be the cube root of a negative
+//!   number). After a timeout the first stage also uses K = 0 and W_max =
+//!   cwnd_epoch (§4.8).
+//! - The multiplicative decrease (§4.6) multiplies FlightSize by beta_cubic; parameter
+//!   `reduce` selects cwnd (Linux, quinn) or the RFC 6675 pipe (ns-3) instead. ssthresh >= 2
+//!   segments; cwnd >= 2 segments after a loss, >= 1 after an ECN echo (once per window).
+//! - A timeout (§4.8) cuts ssthresh as §4.6 only on the first expiry, records cwnd_prior,
+//!   and sets cwnd to 1 segment (RFC 5681); W_max is left to the next stage's start.
+//! - Not implemented, for want of hooks: the spurious-event undo of §4.9 (all state is in
+//!   one `Clone` struct, so it is a snapshot and a restore once the trait has an undo hook),
+//!   and the app-limited epoch reset of §5.8 (the context does not say app-limited).
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window, NS_PER_SEC};
+use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::reno::{slow_start, HalveOf, Reno, RenoParams};
+
+const PARAMS: &[ParamInfo] = &[
+    ParamInfo { name: "c", unit: "segments/s^3", default: "0.4", doc: "cubic scaling constant C (RFC 9438 §4.1.1: 0.4; Linux 41*10/1024)" },
+    ParamInfo {
+        name: "beta",
+        unit: "ratio",
+        default: "0.7",
+        doc: "multiplicative decrease factor beta_cubic (RFC 9438: 0.7; Linux 717/1024; ns-2.35's Linux 2.6.22 copy 819/1024)",
+    },
+    ParamInfo { name: "fast_convergence", unit: "bool", default: "true", doc: "RFC 9438 §4.7 fast convergence (Linux: on)" },
+    ParamInfo { name: "reno_friendly", unit: "bool", default: "true", doc: "RFC 9438 §4.3 Reno-friendly region (Linux tcp_friendliness: on)" },
+    ParamInfo { name: "alpha_switch", unit: "bool", default: "true", doc: "alpha_cubic becomes 1 once W_est >= cwnd_prior (RFC 9438 §4.3 SHOULD)" },
+    ParamInfo {
+        name: "reduce",
+        unit: "flight_size|cwnd|pipe",
+        default: "flight_size",
+        doc: "quantity multiplied by beta on a congestion event: FlightSize (RFC 9438 §4.6), cwnd (Linux, quinn) or pipe (ns-3)",
+    },
+];
+
+pub const CUBIC_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "cubic",
+    summary: "Window grows as a cubic function of the time since the last reduction, with a Reno-friendly floor; multiplicative decrease by 0.7.",
+    reference: "RFC 9438 (Xu, Ha, Rhee, Goel, Eggert, 2023)",
+    params: PARAMS,
+    timeout_collapses_window: true,
+};
+
+/// Parameters of CUBIC.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CubicParams {
+    /// C in segments/s^3 (RFC 9438 §4.1.1: 0.4; Linux bic_scale 41 gives about 0.40).
+    pub c: f64,
+    /// beta_cubic, the window kept after a congestion event, in (0, 1) (RFC 9438: 0.7;
+    /// Linux 717/1024; the Linux 2.6.22 copy in ns-2.35: 819/1024).
+    pub beta: f64,
+    /// Fast convergence, RFC 9438 §4.7 (RFC: SHOULD; Linux: on).
+    pub fast_convergence: bool,
+    /// The Reno-friendly region, RFC 9438 §4.3 (Linux `tcp_friendliness`: on).
+    pub reno_friendly: bool,
+    /// alpha_cubic becomes 1 once W_est reaches cwnd_prior (RFC 9438 §4.3 SHOULD; Linux and
+    /// RFC 8312 keep alpha_cubic).
+    pub alpha_switch: bool,
+    /// What beta multiplies on a congestion event: `flight_size` (RFC 9438 §4.6), `cwnd`
+    /// (Linux, quinn) or `pipe` (ns-3).
+    pub reduce: HalveOf,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, alpha_switch: true, reduce: HalveOf::FlightSize }
+    }
+}
+
+pub fn build(p: &CubicParams) -> Box<dyn CongestionControl> {
+    Box::new(Cubic::new(*p))
+}
+
+/// Which part of the window function drove the last update (for traces).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Region {
+    SlowStart,
+    RenoFriendly,
+    Concave,
+    Convex,
+}
+
+/// All mutable CUBIC state (RFC 9438 §4.1.2 variables), in segments and seconds.
+#[derive(Clone, Debug)]
+struct State {
+    /// W_max: window just before the last reduction (segments; 0 before any event).
+    w_max: f64,
+    /// K: time the cubic takes to climb from cwnd_epoch back to W_max (s).
+    k: f64,
+    /// Start of the current congestion avoidance stage (None: starts at the next CA ACK).
+    epoch_start: Option<Time>,
+    /// cwnd at the start of the current stage (segments).
+    cwnd_epoch: f64,
+    /// W_est: Reno-friendly window estimate (segments).
+    w_est: f64,
+    /// cwnd at the last time ssthresh was set (segments).
+    cwnd_prior: f64,
+    /// The next stage follows a timeout (§4.8: K = 0, W_max = cwnd_epoch).
+    after_timeout: bool,
+    /// SND.MAX at the last reduction: at most one ECN response per window (RFC 3168 §6.1.2).
+    ecn_recover: u64,
+    /// W_cubic(t) at the last CA ACK (segments), for traces.
+    w_cubic: f64,
+    region: Region,
+}
+
+/// The CUBIC state machine.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    params: CubicParams,
+    state: State,
+}
+
+impl Cubic {
+    pub fn new(params: CubicParams) -> Self {
+        Cubic {
+            params,
+            state: State {
+                w_max: 0.0,
+                k: 0.0,
+                epoch_start: None,
+                cwnd_epoch: 0.0,
+                w_est: 0.0,
+                cwnd_prior: 0.0,
+                after_timeout: false,
+                ecn_recover: 0,
+                w_cubic: f64::NAN,
+                region: Region::SlowStart,
+            },
+        }
+    }
+
+    /// RFC 9438 §4.2 eq. 1: W_cubic(t) = C*(t - K)^3 + W_max (segments, t in s).
+    fn w_cubic(&self, t: f64) -> f64 {
+        self.params.c * (t - self.state.k).powi(3) + self.state.w_max
+    }
+
+    /// alpha_cubic = 3*(1 - beta)/(1 + beta) (§4.3 eq. 4).
+    fn alpha_cubic(&self) -> f64 {
+        3.0 * (1.0 - self.params.beta) / (1.0 + self.params.beta)
+    }
+
+    /// The quantity beta multiplies, in bytes.
+    fn reduce_base(&self, w: &Window, cx: &Ctx) -> f64 {
+        let rp = RenoParams { halve: self.params.reduce, ..RenoParams::default() };
+        Reno::halve_base(&rp, w, cx)
+    }
+
+    /// Start a congestion avoidance stage at `now` with cwnd = `cwnd` segments.
+    fn start_epoch(&mut self, now: Time, cwnd: f64) {
+        let c = self.params.c;
+        let s = &mut self.state;
+        s.epoch_start = Some(now);
+        s.cwnd_epoch = cwnd;
+        // §4.3: W_est = cwnd_epoch at the start of the stage.
+        s.w_est = cwnd;
+        if s.after_timeout || s.w_max <= cwnd {
+            // §4.8 (after a timeout), and no plateau above us: K = 0, W_max = cwnd_epoch.
+            s.w_max = cwnd;
+            s.k = 0.0;
+        } else {
+            // §4.2 eq. 2: K = cbrt((W_max - cwnd_epoch)/C).
+            s.k = ((s.w_max - cwnd) / c).cbrt();
+        }
+        s.after_timeout = false;
+    }
+
+    /// §4.6-4.7: W_max, cwnd_prior and ssthresh on a congestion event; cwnd floored at
+    /// `cwnd_floor` segments.
+    fn reduce(&mut self, w: &mut Window, cx: &Ctx, cwnd_floor: f64) {
+        let mss = cx.mss_f();
+        let cwnd = w.cwnd / mss;
+        let beta = self.params.beta;
+        let ssthresh = self.reduce_base(w, cx) / mss * beta;
+        let s = &mut self.state;
+        // §4.7: W_max = cwnd*(1 + beta)/2 if cwnd < W_max (fast convergence), else cwnd.
+        s.w_max = if self.params.fast_convergence && cwnd < s.w_max { cwnd * (1.0 + beta) / 2.0 } else { cwnd };
+        s.cwnd_prior = cwnd;
+        s.epoch_start = None;
+        s.ecn_recover = cx.snd_max;
+        // §4.6: ssthresh = flight_size*beta_cubic; cwnd = max(ssthresh, 2) (1 for ECN);
+        // ssthresh = max(ssthresh, 2).
+        w.cwnd = ssthresh.max(cwnd_floor) * mss;
+        w.ssthresh = ssthresh.max(2.0) * mss;
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        let mss = cx.mss_f();
+        if w.cwnd < w.ssthresh {
+            // §4.10: slow start per RFC 5681 eq. 2.
+            slow_start(w, ack.acked_bytes, mss);
+            self.state.region = Region::SlowStart;
+            return;
+        }
+        let cwnd = w.cwnd / mss;
+        if self.state.epoch_start.is_none() {
+            self.start_epoch(cx.now, cwnd);
+        }
+        let start = self.state.epoch_start.unwrap_or(cx.now);
+        let t = cx.now.saturating_sub(start) as f64 / NS_PER_SEC;
+        let rtt = cx.rtt.srtt().or(cx.rtt.latest()).unwrap_or(0) as f64 / NS_PER_SEC;
+
+        // §4.3: W_est += alpha*segments_acked/cwnd; alpha = 1 once W_est >= cwnd_prior.
+        let alpha = if self.params.alpha_switch && self.state.w_est >= self.state.cwnd_prior { 1.0 } else { self.alpha_cubic() };
+        self.state.w_est += alpha * (ack.acked_bytes as f64 / mss) / cwnd;
+
+        let w_cubic_t = self.w_cubic(t);
+        self.state.w_cubic = w_cubic_t;
+        let new_cwnd = if self.params.reno_friendly && w_cubic_t < self.state.w_est {
+            // §4.3 Reno-friendly region: cwnd = W_est.
+            self.state.region = Region::RenoFriendly;
+            cwnd.max(self.state.w_est)
+        } else {
+            // §4.4 concave (cwnd < W_max) and §4.5 convex regions.
+            self.state.region = if cwnd < self.state.w_max { Region::Concave } else { Region::Convex };
+            // §4.2: target = W_cubic(t + RTT) clamped to [cwnd, 1.5*cwnd].
+            let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
+            // §4.4-4.5: cwnd += (target - cwnd)/cwnd per new ACK.
+            cwnd + (target - cwnd) / cwnd
+        };
+        w.cwnd = new_cwnd * mss;
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        let mss = cx.mss_f();
+        match loss {
+            Loss::FastRetransmit => self.reduce(w, cx, 2.0),
+            Loss::Timeout { consecutive } => {
+                if consecutive <= 1 {
+                    // §4.8: ssthresh as in §4.6; RFC 5681 §3.1 cuts it on the first expiry only.
+                    self.state.cwnd_prior = w.cwnd / mss;
+                    w.ssthresh = (self.reduce_base(w, cx) / mss * self.params.beta).max(2.0) * mss;
+                }
+                // §4.8 / RFC 5681 §3.1: cwnd = 1 segment.
+                w.cwnd = mss;
+                self.state.epoch_start = None;
+                self.state.after_timeout = true;
+                self.state.ecn_recover = cx.snd_max;
+                self.state.region = Region::SlowStart;
+            }
+        }
+        Verdict::None
+    }
+
+    fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
+        // §4.6: an ECN echo is a congestion event with cwnd >= 1 segment; once per window.
+        if signal == Signal::CongestionMark && cx.snd_una >= self.state.ecn_recover {
+            self.reduce(w, cx, 1.0);
+        }
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        let s = &self.state;
+        out.push(("w_max_segments", s.w_max));
+        out.push(("k_s", s.k));
+        out.push(("w_cubic_segments", s.w_cubic));
+        out.push(("w_est_segments", s.w_est));
+        out.push(("cwnd_prior_segments", s.cwnd_prior));
+        out.push(("cwnd_epoch_segments", s.cwnd_epoch));
+        let region = match s.region {
+            Region::SlowStart => 0.0,
+            Region::RenoFriendly => 1.0,
+            Region::Concave => 2.0,
+            Region::Convex => 3.0,
+        };
+        out.push(("region", region));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::AckSample;
+    use crate::testing::{Harness, MSS};
+
+    const MS: u64 = 1_000_000;
+    const SEG: f64 = MSS as f64;
+
+    fn var(h: &Harness, name: &str) -> f64 {
+        let mut v = Vec::new();
+        h.cc.trace_vars(&mut v);
+        v.iter().find(|(n, _)| *n == name).map(|(_, x)| *x).unwrap_or(f64::NAN)
+    }
+
+    /// One new ACK of `segments` at time `at`, with RTT sample `rtt`.
+    fn ack_at(h: &mut Harness, at: u64, segments: u64, rtt: u64) {
+        h.fill_window();
+        h.now = at;
+        let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
+        h.snd_una += bytes;
+        h.rtt.on_sample(rtt);
+        let s = AckSample { ack: h.snd_una, acked_bytes: bytes, rtt: Some(rtt), delivered: h.snd_una, ..AckSample::default() };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    /// A harness in congestion avoidance at 100 segments with 100 segments in flight,
+    /// then one fast retransmit and the end of recovery.
+    fn after_loss_at_100(p: CubicParams) -> Harness {
+        let mut h = Harness::new(build(&p));
+        h.rtt.on_sample(100 * MS);
+        h.w = Window::new(100.0 * SEG, 50.0 * SEG);
+        h.fill_window();
+        h.loss(Loss::FastRetransmit);
+        h.exit_recovery();
+        h
+    }
+
+    #[test]
+    fn k_for_w_max_of_100_segments_is_the_cube_root_of_w_max_times_1_minus_beta_over_c() {
+        let mut h = after_loss_at_100(CubicParams::default());
+        assert_eq!(var(&h, "w_max_segments"), 100.0);
+        // §4.6: cwnd = ssthresh = 0.7 * FlightSize.
+        assert_eq!(h.w.cwnd, 70.0 * SEG);
+        assert_eq!(h.w.ssthresh, 70.0 * SEG);
+        let at = h.now + 10 * MS;
+        ack_at(&mut h, at, 1, 100 * MS);
+        let k = (100.0f64 * (1.0 - 0.7) / 0.4).cbrt();
+        assert!((var(&h, "k_s") - k).abs() < 1e-12, "K {} vs {}", var(&h, "k_s"), k);
+        assert!((k - 75.0f64.cbrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn window_after_a_loss_follows_the_rfc_cubic() {
+        let mut h = after_loss_at_100(CubicParams::default());
+        let rtt = 100 * MS;
+        let epoch = h.now + MS;
+        let (c, w_max) = (0.4f64, 100.0f64);
+        let k = (w_max * (1.0 - 0.7) / c).cbrt();
+        let w = |t: f64| c * (t - k).powi(3) + w_max;
+        // ACKs spaced RTT/cwnd apart (an ACK clock), for 5 s: concave, then convex (W_est,
+        // growing alpha_cubic = 0.53 segments per RTT from 70, stays below the cubic).
+        let mut t_ns = epoch;
+        while t_ns < epoch + 5_000 * MS {
+            let cwnd_before = h.w.cwnd / SEG;
+            ack_at(&mut h, t_ns, 1, rtt);
+            let t = (t_ns - epoch) as f64 / 1e9;
+            // The cubic itself, recomputed here.
+            assert!((var(&h, "w_cubic_segments") - w(t)).abs() < 1e-9);
+            if var(&h, "region") >= 2.0 {
+                // One ACK: cwnd += (target - cwnd)/cwnd, target = W(t + SRTT) in [cwnd, 1.5 cwnd].
+                let srtt = h.rtt.srtt().unwrap() as f64 / 1e9;
+                let target = w(t + srtt).clamp(cwnd_before, 1.5 * cwnd_before);
+                let expect = cwnd_before + (target - cwnd_before) / cwnd_before;
+                assert!((h.w.cwnd / SEG - expect).abs() < 1e-9, "t {t}: {} vs {expect}", h.w.cwnd / SEG);
+            }
+            if t > 1.0 {
+                // With an ACK clock the window tracks W_cubic(t) closely.
+                assert!((h.w.cwnd / SEG - w(t)).abs() < 0.5, "t {t}: cwnd {} vs W_cubic {}", h.w.cwnd / SEG, w(t));
+            }
+            t_ns += (rtt as f64 / (h.w.cwnd / SEG)) as u64;
+        }
+        assert_eq!(var(&h, "region"), 3.0, "past K the cubic is convex");
+    }
+
+    #[test]
+    fn the_window_is_at_w_max_after_k_seconds() {
+        let mut h = after_loss_at_100(CubicParams::default());
+        let rtt = 100 * MS;
+        let epoch = h.now + MS;
+        let k = 75.0f64.cbrt();
+        let mut t_ns = epoch;
+        let end = epoch + (k * 1e9) as u64;
+        while t_ns < end {
+            ack_at(&mut h, t_ns, 1, rtt);
+            t_ns += (rtt as f64 / (h.w.cwnd / SEG)) as u64;
+        }
+        // The per-ACK step aims one RTT ahead, so cwnd is at W_max (100) within a segment.
+        assert!((h.w.cwnd / SEG - 100.0).abs() < 1.0, "cwnd {}", h.w.cwnd / SEG);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max() {
+        for (fc, expect) in [(true, 80.0 * (1.0 + 0.7) / 2.0), (false, 80.0)] {
+            let p = CubicParams { fast_convergence: fc, ..CubicParams::default() };
+            let mut h = after_loss_at_100(p);
+            h.w.cwnd = 80.0 * SEG;
+            h.snd_max = h.snd_una + 80 * u64::from(MSS);
+            h.loss(Loss::FastRetransmit);
+            // §4.7: cwnd (80) < W_max (100): W_max = cwnd*(1 + beta)/2 = 68.
+            assert!((var(&h, "w_max_segments") - expect).abs() < 1e-12, "fc {fc}");
+            assert_eq!(h.w.cwnd, 0.7 * 80.0 * SEG);
+        }
+    }
+
+    #[test]
+    fn reno_friendly_region_holds_the_window_at_w_est_when_the_cubic_is_slower() {
+        // A tiny C makes the cubic nearly flat at W_max after a loss; W_est must carry cwnd.
+        let p = CubicParams { c: 1e-6, ..CubicParams::default() };
+        let mut h = after_loss_at_100(p);
+        let rtt = 100 * MS;
+        let mut at = h.now;
+        let mut w_est = 70.0;
+        let alpha = 3.0 * (1.0 - 0.7) / (1.0 + 0.7);
+        for _ in 0..200 {
+            at += MS;
+            let cwnd = h.w.cwnd / SEG;
+            ack_at(&mut h, at, 1, rtt);
+            // §4.3: W_est += alpha * segments_acked / cwnd (alpha while W_est < cwnd_prior = 100).
+            w_est += alpha / cwnd;
+            assert!((var(&h, "w_est_segments") - w_est).abs() < 1e-9);
+        }
+        // W_cubic starts at 70 and climbs 3*C*K^2 = 0.29 segments/s (K = cbrt(30/C) = 311 s)
+        // while W_est climbs about 7 segments/s here: the Reno-friendly region rules.
+        assert_eq!(var(&h, "region"), 1.0);
+        assert!((h.w.cwnd / SEG - w_est).abs() < 1e-9);
+    }
+
+    #[test]
+    fn alpha_becomes_one_once_w_est_reaches_cwnd_prior() {
+        let p = CubicParams { c: 1e-6, ..CubicParams::default() };
+        let mut h = after_loss_at_100(p);
+        let mut at = h.now;
+        while var(&h, "w_est_segments") < 100.0 {
+            at += MS;
+            ack_at(&mut h, at, 1, 100 * MS);
+        }
+        let (w_est, cwnd) = (var(&h, "w_est_segments"), h.w.cwnd / SEG);
+        ack_at(&mut h, at + MS, 1, 100 * MS);
+        // §4.3: W_est >= cwnd_prior (100), so W_est += 1 * segments_acked / cwnd.
+        assert!((var(&h, "w_est_segments") - (w_est + 1.0 / cwnd)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn repeated_timeouts_hold_ssthresh_and_the_next_stage_starts_at_k_zero() {
+        let mut h = after_loss_at_100(CubicParams::default());
+        h.fill_window();
+        let flight = (h.snd_max - h.snd_una) as f64;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!(h.w.cwnd, SEG);
+        assert_eq!(h.w.ssthresh, (flight * 0.7).max(2.0 * SEG));
+        let first = h.w.ssthresh;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!(h.w.ssthresh, first);
+        // Slow start to ssthresh, then the first CA stage uses K = 0, W_max = cwnd_epoch.
+        while h.w.cwnd < h.w.ssthresh {
+            h.ack(1, 100 * MS);
+        }
+        let cwnd_epoch = h.w.cwnd / SEG;
+        h.ack(1, 100 * MS);
+        assert_eq!(var(&h, "k_s"), 0.0);
+        assert_eq!(var(&h, "w_max_segments"), cwnd_epoch);
+    }
+
+    #[test]
+    fn congestion_avoidance_does_not_overflow_after_ten_lossless_days() {
+        let mut h = after_loss_at_100(CubicParams::default());
+        // Ten days of one-segment ACKs every 100 ms: t reaches 864000 s.
+        for _ in 0..(10 * 24 * 3600 * 10) {
+            h.ack(1, 100 * MS);
+        }
+        assert!(h.w.cwnd.is_finite() && h.w.cwnd >= SEG, "cwnd {}", h.w.cwnd);
+        assert!(var(&h, "w_cubic_segments").is_finite());
+        h.loss(Loss::FastRetransmit);
+        h.exit_recovery();
+        h.ack(1, 100 * MS);
+        assert!(var(&h, "k_s").is_finite() && h.w.cwnd.is_finite());
+    }
+
+    #[test]
+    fn an_ecn_echo_reduces_once_per_window_with_a_one_segment_floor() {
+        let mut h = after_loss_at_100(CubicParams::default());
+        for _ in 0..300 {
+            h.ack(1, 100 * MS);
+        }
+        h.fill_window();
+        let flight = (h.snd_max - h.snd_una) as f64;
+        h.signal(Signal::CongestionMark);
+        assert_eq!(h.w.cwnd, flight * 0.7);
+        h.signal(Signal::CongestionMark);
+        assert_eq!(h.w.cwnd, flight * 0.7);
+    }
+
+    #[test]
+    fn slow_start_then_a_stage_without_loss_starts_at_its_own_window() {
+        let mut h = Harness::new(build(&CubicParams::default()));
+        h.w.ssthresh = 20.0 * SEG;
+        while h.w.cwnd < h.w.ssthresh {
+            h.ack(1, 50 * MS);
+        }
+        assert_eq!(h.w.cwnd, 20.0 * SEG);
+        h.ack(1, 50 * MS);
+        assert_eq!(var(&h, "k_s"), 0.0);
+        assert_eq!(var(&h, "w_max_segments"), 20.0);
+        assert!(h.w.cwnd > 20.0 * SEG);
+    }
+}

@@ -1,0 +1,484 @@
+//! TCP-Taichung: B.-J. Chang, S.-Y. Lin, Y.-H. Liang, "TCP-Taichung: A RTT-based Predictive
+//! Bandwidth Based with Optimal Shrink Factor for TCP Congestion Control in Heterogeneous
+//! Wired and Wireless Networks" (paper text in `shared/papers/tcp-taichung.txt`).
+//!
+//! NewReno whose slow start ends at an estimated path capacity (Eq. 6, ideal ssthresh =
+//! RTTmin/InterACK + 1, shrunk by RTTmin/RTT into Eq. 10's network ssthresh), and whose loss
+//! response multiplies cwnd by the shrink factor RTTmin/RTT instead of halving it (Fig. 4).
+//!
+//! Deviations and ambiguities resolved:
+//! - InterACK smoothing: Eq. 5 puts alpha on the running average, Fig. 2 on the fresh sample;
+//!   the paper gives no value. `interack_gain` is the weight of the fresh sample (Fig. 2's
+//!   alpha), default 1/8 (the RFC 6298 SRTT gain).
+//! - Fig. 2's filter, read with InterACK_org = the fresh sample, InterACK = the smoothed
+//!   value and InterACK_min = the smallest sample: a sample enters the EWMA if
+//!   sample/InterACK_min < cwnd (segments) or sample > InterACK. As printed this rejects only
+//!   samples that are both >= cwnd*InterACK_min and <= the average, i.e. almost never.
+//!   `interack_filter = "fig2"` (default) is that literal test; `"ratio"` keeps only the first
+//!   clause (drops gaps longer than a window's worth of ACK spacings: idle time between
+//!   flights); `"none"` takes every sample. The first sample always initialises the EWMA.
+//! - Inter-ACK samples are the gaps between consecutive ACKs that advance SND.UNA (duplicate
+//!   ACKs are not "continuous ACKs" of new data); a loss forgets the last ACK time, so the
+//!   recovery period is not a sample; ACKs in the same nanosecond give no sample. With
+//!   `per_segment_interack = true` a gap is divided by the segments the ACK covers (delayed
+//!   ACKs); default false, the paper's raw gap.
+//! - Eq. 10 vs Fig. 2: Eq. 10 multiplies ssthresh_ideal by the shrink factor (derived from
+//!   Eqs. 7-9), Fig. 2 prints "+". `ssthresh_net = "product"` (default, Eq. 10) or `"sum"`.
+//!   With the product Fig. 2's test reduces to cwnd < ssthresh_net; with the sum to
+//!   cwnd < ssthresh_ideal.
+//! - RTT in Eqs. 7-12: "the round-trip time of the last received ACK", i.e. the latest
+//!   sample (`rtt = "latest"`, default); `"srtt"` uses the smoothed RTT. RTTmin is the
+//!   sender's minimum RTT sample.
+//! - Fig. 2 recomputes ssthresh_net on every ACK while Fig. 4 assigns it on a loss, so the
+//!   loss value would be overwritten by the next ACK. We keep both: Fig. 4's value is the
+//!   sender's ssthresh, Fig. 2's estimate is recomputed per ACK, and the exponential phase
+//!   (cwnd++ per ACK) needs cwnd below ssthresh, ssthresh_net and ssthresh_ideal; otherwise
+//!   cwnd += 1/cwnd. Until both an inter-ACK estimate and an RTT exist, Fig. 2's thresholds
+//!   are unknown and only the sender's ssthresh bounds slow start.
+//! - Fig. 4 on three duplicate ACKs: ssthresh = cwnd*RTTmin/RTT and cwnd = cwnd_opt = that
+//!   (Eq. 12); on the first timeout ssthresh = cwnd*RTTmin/RTT and cwnd = 1 segment; repeated
+//!   timeouts keep ssthresh (RFC 5681 §3.1). ssthresh is floored at 2 segments (RFC 5681
+//!   eq. 4; the paper gives no floor). With no RTT sample yet the shrink factor is unknown
+//!   and the NewReno halving of FlightSize is used.
+//! - ECN (not in the paper): an echo applies the three-duplicate-ACK response, once per
+//!   window of data (RFC 3168 §6.1.2).
+//! - Fast recovery is the sender's NewReno ("impatient" variant, as in the paper's ns-2 runs).
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window, NS_PER_SEC};
+use crate::filters::{Ewma, MinTracker};
+use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::reno::{cong_avoid_per_ack, halved_ssthresh, slow_start};
+
+const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "interack_gain",
+        unit: "ratio",
+        default: "0.125",
+        doc: "weight of a new inter-ACK sample in the EWMA (Fig. 2's alpha; the paper gives no value)",
+    },
+    ParamInfo {
+        name: "interack_filter",
+        unit: "fig2|ratio|none",
+        default: "fig2",
+        doc: "which inter-ACK samples enter the EWMA: Fig. 2's test as printed, only its sample/min < cwnd clause, or all",
+    },
+    ParamInfo {
+        name: "ssthresh_net",
+        unit: "product|sum",
+        default: "product",
+        doc: "how ssthresh_ideal and RTTmin/RTT combine: Eq. 10's product or Fig. 2's printed sum",
+    },
+    ParamInfo { name: "rtt", unit: "latest|srtt", default: "latest", doc: "RTT in the shrink factor RTTmin/RTT: the last sample (paper) or SRTT" },
+    ParamInfo {
+        name: "per_segment_interack",
+        unit: "bool",
+        default: "false",
+        doc: "divide each inter-ACK gap by the segments the ACK covers (delayed ACKs); off = the paper's raw gap",
+    },
+];
+
+pub const TAICHUNG_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "taichung",
+    summary: "NewReno with slow start ended at an inter-ACK/RTT capacity estimate and losses answered by shrinking cwnd by RTTmin/RTT.",
+    reference: "B.-J. Chang, S.-Y. Lin, Y.-H. Liang, TCP-Taichung: RTT-based predictive bandwidth with optimal shrink factor (heterogeneous wired/wireless networks)",
+    params: PARAMS,
+    timeout_collapses_window: true,
+};
+
+/// Which inter-ACK samples enter the EWMA.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterAckFilter {
+    /// Fig. 2 as printed: sample/InterACK_min < cwnd, or sample > InterACK.
+    #[default]
+    Fig2,
+    /// Only sample/InterACK_min < cwnd.
+    Ratio,
+    /// Every sample.
+    None,
+}
+
+/// How Eq. 10 combines the ideal ssthresh with the shrink factor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Combine {
+    /// Eq. 10: (RTTmin/InterACK + 1) * (RTTmin/RTT).
+    #[default]
+    Product,
+    /// Fig. 2 as printed: (RTTmin/InterACK + 1) + (RTTmin/RTT).
+    Sum,
+}
+
+/// Which RTT the shrink factor divides by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttChoice {
+    /// The latest sample ("the round-trip time of the last received ACK", Eq. 7).
+    #[default]
+    Latest,
+    /// The smoothed RTT (RFC 6298 SRTT).
+    Srtt,
+}
+
+/// Parameters of TCP-Taichung.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TaichungParams {
+    /// Weight of a fresh inter-ACK sample in the EWMA, in (0, 1] (Fig. 2's alpha; the paper
+    /// gives no value; default 1/8 as the RFC 6298 SRTT gain).
+    pub interack_gain: f64,
+    /// Inter-ACK sample filter: `fig2` (Fig. 2 as printed), `ratio`, `none`.
+    pub interack_filter: InterAckFilter,
+    /// `product` (Eq. 10) or `sum` (Fig. 2 as printed).
+    pub ssthresh_net: Combine,
+    /// RTT of the shrink factor: `latest` (paper) or `srtt`.
+    pub rtt: RttChoice,
+    /// Divide each inter-ACK gap by the segments the ACK covers (paper: no).
+    pub per_segment_interack: bool,
+}
+
+impl Default for TaichungParams {
+    fn default() -> Self {
+        TaichungParams {
+            interack_gain: 0.125,
+            interack_filter: InterAckFilter::Fig2,
+            ssthresh_net: Combine::Product,
+            rtt: RttChoice::Latest,
+            per_segment_interack: false,
+        }
+    }
+}
+
+pub fn build(p: &TaichungParams) -> Box<dyn CongestionControl> {
+    Box::new(Taichung::new(*p))
+}
+
+/// All mutable TCP-Taichung state.
+#[derive(Clone, Debug)]
+struct State {
+    /// Arrival time of the last ACK of new data (None after a loss).
+    last_ack_at: Option<Time>,
+    /// Smoothed InterACK (ns).
+    interack: Ewma,
+    /// InterACK_min: the smallest inter-ACK sample (ns).
+    interack_min: MinTracker,
+    /// Eq. 6 ssthresh_ideal (segments; NaN until known).
+    ssthresh_ideal: f64,
+    /// Eq. 10 ssthresh_net (segments; NaN until known).
+    ssthresh_net: f64,
+    /// The last shrink factor RTTmin/RTT (NaN until known).
+    shrink: f64,
+    /// SND.MAX at the last reduction: at most one ECN response per window.
+    ecn_recover: u64,
+}
+
+/// The TCP-Taichung state machine.
+#[derive(Clone, Debug)]
+pub struct Taichung {
+    params: TaichungParams,
+    state: State,
+}
+
+impl Taichung {
+    pub fn new(params: TaichungParams) -> Self {
+        Taichung {
+            params,
+            state: State {
+                last_ack_at: None,
+                interack: Ewma::new(params.interack_gain),
+                interack_min: MinTracker::default(),
+                ssthresh_ideal: f64::NAN,
+                ssthresh_net: f64::NAN,
+                shrink: f64::NAN,
+                ecn_recover: 0,
+            },
+        }
+    }
+
+    /// The shrink factor RTTmin/RTT, if the sender has RTT samples.
+    fn shrink_factor(&self, cx: &Ctx) -> Option<f64> {
+        let rtt = match self.params.rtt {
+            RttChoice::Latest => cx.rtt.latest(),
+            RttChoice::Srtt => cx.rtt.srtt(),
+        }?;
+        let min = cx.rtt.min_rtt()?;
+        (rtt > 0).then(|| min as f64 / rtt as f64)
+    }
+
+    /// Fold one inter-ACK sample (ns) into the EWMA, through Fig. 2's filter.
+    fn interack_sample(&mut self, sample: u64, cwnd_segments: f64) {
+        let s = &mut self.state;
+        let min = s.interack_min.update(sample) as f64;
+        let x = sample as f64;
+        let accept = match (s.interack.value(), self.params.interack_filter) {
+            (None, _) | (_, InterAckFilter::None) => true,
+            // Fig. 2: InterACK_org/InterACK_min < cwnd || InterACK_org > InterACK.
+            (Some(avg), InterAckFilter::Fig2) => x / min < cwnd_segments || x > avg,
+            (Some(_), InterAckFilter::Ratio) => x / min < cwnd_segments,
+        };
+        if accept {
+            // Fig. 2: InterACK = alpha*InterACK_org + (1 - alpha)*InterACK.
+            s.interack.update(x);
+        }
+    }
+
+    /// Eq. 6 and Eq. 10 from the current estimates.
+    fn update_thresholds(&mut self, cx: &Ctx) {
+        let shrink = self.shrink_factor(cx);
+        self.state.shrink = shrink.unwrap_or(f64::NAN);
+        let (Some(interack), Some(rtt_min), Some(shrink)) = (self.state.interack.value(), cx.rtt.min_rtt(), shrink) else {
+            return;
+        };
+        if interack <= 0.0 {
+            return;
+        }
+        // Eq. 6: ssthresh_ideal = RTTmin/InterACK + 1 (segments).
+        let ideal = rtt_min as f64 / interack + 1.0;
+        self.state.ssthresh_ideal = ideal;
+        self.state.ssthresh_net = match self.params.ssthresh_net {
+            // Eq. 10: ssthresh_net = (RTTmin/InterACK + 1) * (RTTmin/RTT).
+            Combine::Product => ideal * shrink,
+            // Fig. 2 as printed: (RTTmin/InterACK + 1) + (RTTmin/RTT).
+            Combine::Sum => ideal + shrink,
+        };
+    }
+
+    /// Fig. 4: ssthresh = cwnd * RTTmin/RTT (>= 2 segments), NewReno halving without RTT.
+    fn shrunk_ssthresh(&self, w: &Window, cx: &Ctx) -> f64 {
+        let mss = cx.mss_f();
+        match self.shrink_factor(cx) {
+            Some(shrink) => (w.cwnd * shrink).max(2.0 * mss),
+            None => halved_ssthresh(cx.flight_size as f64, mss),
+        }
+    }
+
+    /// Fig. 4, three duplicate ACKs: ssthresh_net = cwnd*RTTmin/RTT; cwnd = cwnd_opt.
+    fn shrink_window(&mut self, w: &mut Window, cx: &Ctx) {
+        // Eq. 12: cwnd_opt = cwnd * RTTmin/RTT.
+        let ssthresh = self.shrunk_ssthresh(w, cx);
+        w.ssthresh = ssthresh;
+        w.cwnd = ssthresh;
+        self.state.ecn_recover = cx.snd_max;
+    }
+}
+
+impl CongestionControl for Taichung {
+    fn name(&self) -> &'static str {
+        "taichung"
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        if ack.dup || ack.acked_bytes == 0 {
+            return;
+        }
+        let mss = cx.mss_f();
+        if let Some(prev) = self.state.last_ack_at {
+            let mut gap = cx.now.saturating_sub(prev);
+            if self.params.per_segment_interack {
+                gap /= ack.acked_bytes.div_ceil(u64::from(cx.mss)).max(1);
+            }
+            if gap > 0 {
+                self.interack_sample(gap, w.cwnd / mss);
+            }
+        }
+        self.state.last_ack_at = Some(cx.now);
+        self.update_thresholds(cx);
+        if ack.in_recovery {
+            return;
+        }
+        let cwnd = w.cwnd / mss;
+        // Unknown thresholds (NaN) do not bound slow start.
+        let below = |x: f64| x.is_nan() || cwnd < x;
+        if w.cwnd < w.ssthresh && below(self.state.ssthresh_net) && below(self.state.ssthresh_ideal) {
+            // Fig. 2: cwnd++ (exponential increasing phase).
+            slow_start(w, ack.acked_bytes, mss);
+        } else {
+            // Fig. 2: cwnd += 1/cwnd (linear increasing phase).
+            cong_avoid_per_ack(w, mss);
+        }
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        self.state.last_ack_at = None;
+        match loss {
+            Loss::FastRetransmit => self.shrink_window(w, cx),
+            Loss::Timeout { consecutive } => {
+                if consecutive <= 1 {
+                    // Fig. 4, timeout: ssthresh_net = cwnd * RTTmin/RTT.
+                    w.ssthresh = self.shrunk_ssthresh(w, cx);
+                }
+                // Fig. 4: cwnd = 1.
+                w.cwnd = cx.mss_f();
+                self.state.ecn_recover = cx.snd_max;
+            }
+        }
+        Verdict::None
+    }
+
+    fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
+        if signal == Signal::CongestionMark && cx.snd_una >= self.state.ecn_recover {
+            self.shrink_window(w, cx);
+        }
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        let s = &self.state;
+        out.push(("interack_s", s.interack.value().map_or(f64::NAN, |v| v / NS_PER_SEC)));
+        out.push(("interack_min_s", s.interack_min.value().map_or(f64::NAN, |v| v as f64 / NS_PER_SEC)));
+        out.push(("ssthresh_ideal_segments", s.ssthresh_ideal));
+        out.push(("ssthresh_net_segments", s.ssthresh_net));
+        out.push(("shrink", s.shrink));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Harness, MSS};
+
+    const MS: u64 = 1_000_000;
+    const SEG: f64 = MSS as f64;
+
+    fn var(h: &Harness, name: &str) -> f64 {
+        let mut v = Vec::new();
+        h.cc.trace_vars(&mut v);
+        v.iter().find(|(n, _)| *n == name).map(|(_, x)| *x).unwrap_or(f64::NAN)
+    }
+
+    /// One ACK of one new segment at time `at` carrying the RTT sample `rtt`.
+    fn ack_at(h: &mut Harness, at: u64, rtt: u64) {
+        h.fill_window();
+        h.now = at;
+        let bytes = u64::from(MSS).min(h.snd_max - h.snd_una);
+        h.snd_una += bytes;
+        h.rtt.on_sample(rtt);
+        let s = AckSample { ack: h.snd_una, acked_bytes: bytes, rtt: Some(rtt), in_recovery: h.in_recovery, ..AckSample::default() };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    /// RTTmin 40 ms (first sample), then ACKs every 2 ms with RTT 60 ms.
+    fn steady(p: TaichungParams) -> Harness {
+        let mut h = Harness::new(build(&p));
+        let mut at = 1000 * MS;
+        ack_at(&mut h, at, 40 * MS);
+        for _ in 0..20 {
+            at += 2 * MS;
+            ack_at(&mut h, at, 60 * MS);
+        }
+        h
+    }
+
+    #[test]
+    fn ssthresh_net_is_the_ideal_ssthresh_shrunk_by_rttmin_over_rtt() {
+        let h = steady(TaichungParams::default());
+        // Eq. 6: 40/2 + 1 = 21; Eq. 10: 21 * 40/60 = 14 segments.
+        let ideal = 40.0 / 2.0 + 1.0;
+        let net = ideal * (40.0 / 60.0);
+        assert!((var(&h, "interack_s") - 0.002).abs() < 1e-15);
+        assert!((var(&h, "ssthresh_ideal_segments") - ideal).abs() < 1e-12);
+        assert!((var(&h, "ssthresh_net_segments") - net).abs() < 1e-12);
+        assert!((var(&h, "shrink") - 40.0 / 60.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_printed_sum_of_fig_2_is_available() {
+        let p = TaichungParams { ssthresh_net: Combine::Sum, ..TaichungParams::default() };
+        let h = steady(p);
+        let net = (40.0 / 2.0 + 1.0) + 40.0 / 60.0;
+        assert!((var(&h, "ssthresh_net_segments") - net).abs() < 1e-12);
+    }
+
+    #[test]
+    fn interack_is_an_ewma_of_the_gaps_between_new_acks() {
+        let mut h = Harness::new(build(&TaichungParams::default()));
+        ack_at(&mut h, 100 * MS, 40 * MS);
+        ack_at(&mut h, 102 * MS, 40 * MS);
+        ack_at(&mut h, 106 * MS, 40 * MS);
+        // First sample 2 ms initialises; 4 ms > average passes Fig. 2's filter.
+        let expect = 0.875 * 0.002 + 0.125 * 0.004;
+        assert!((var(&h, "interack_s") - expect).abs() < 1e-15);
+        assert_eq!(var(&h, "interack_min_s"), 0.002);
+        // Duplicate ACKs are not samples.
+        h.now += 5 * MS;
+        h.dup_ack();
+        assert!((var(&h, "interack_s") - expect).abs() < 1e-15);
+    }
+
+    #[test]
+    fn fig_2_filter_drops_a_long_gap_that_is_below_the_average() {
+        // Samples 20 ms then 1 ms: average 0.875*20 + 0.125*1 = 17.625 ms, minimum 1 ms.
+        // A 15 ms gap is >= cwnd (about 10) * 1 ms and below the average: rejected.
+        let mut h = Harness::new(build(&TaichungParams::default()));
+        h.w = Window::new(10.0 * SEG, 10.0 * SEG);
+        ack_at(&mut h, 100 * MS, 40 * MS);
+        ack_at(&mut h, 120 * MS, 40 * MS);
+        ack_at(&mut h, 121 * MS, 40 * MS);
+        let avg = 0.875 * 0.020 + 0.125 * 0.001;
+        assert!((var(&h, "interack_s") - avg).abs() < 1e-15);
+        ack_at(&mut h, 136 * MS, 40 * MS);
+        assert!((var(&h, "interack_s") - avg).abs() < 1e-15);
+        // With no filter it is taken.
+        let p = TaichungParams { interack_filter: InterAckFilter::None, ..TaichungParams::default() };
+        let mut h = Harness::new(build(&p));
+        h.w = Window::new(10.0 * SEG, 10.0 * SEG);
+        for at in [100, 120, 121, 136] {
+            ack_at(&mut h, at * MS, 40 * MS);
+        }
+        assert!((var(&h, "interack_s") - (0.875 * avg + 0.125 * 0.015)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn slow_start_is_exponential_below_ssthresh_net_and_linear_above() {
+        let mut h = steady(TaichungParams::default());
+        // ssthresh_net = 14 segments.
+        h.w = Window::new(10.0 * SEG, f64::INFINITY);
+        let at = h.now + 2 * MS;
+        ack_at(&mut h, at, 60 * MS);
+        assert_eq!(h.w.cwnd, 11.0 * SEG);
+        h.w = Window::new(20.0 * SEG, f64::INFINITY);
+        let at = h.now + 2 * MS;
+        ack_at(&mut h, at, 60 * MS);
+        assert_eq!(h.w.cwnd, 20.0 * SEG + SEG / 20.0);
+    }
+
+    #[test]
+    fn three_duplicate_acks_shrink_cwnd_by_rttmin_over_rtt() {
+        let mut h = steady(TaichungParams::default());
+        h.w = Window::new(30.0 * SEG, f64::INFINITY);
+        let v = h.loss(Loss::FastRetransmit);
+        // Fig. 4 / Eq. 12: cwnd_opt = 30 * 40/60 = 20 segments = ssthresh.
+        assert_eq!(v, Verdict::None);
+        assert!((h.w.cwnd - 20.0 * SEG).abs() < 1e-9);
+        assert!((h.w.ssthresh - 20.0 * SEG).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_timeout_shrinks_ssthresh_once_and_collapses_cwnd() {
+        let mut h = steady(TaichungParams::default());
+        h.w = Window::new(30.0 * SEG, f64::INFINITY);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!(h.w.cwnd, SEG);
+        assert!((h.w.ssthresh - 20.0 * SEG).abs() < 1e-9);
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert!((h.w.ssthresh - 20.0 * SEG).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_loss_before_any_rtt_sample_halves_flight_size() {
+        let mut h = Harness::new(build(&TaichungParams::default()));
+        h.fill_window();
+        h.loss(Loss::FastRetransmit);
+        assert_eq!(h.w.ssthresh, 5.0 * SEG);
+    }
+
+    #[test]
+    fn duplicate_acks_do_not_grow_the_window() {
+        let mut h = steady(TaichungParams::default());
+        let before = h.w.cwnd;
+        h.dup_ack();
+        h.dup_ack();
+        assert_eq!(h.w.cwnd, before);
+    }
+}
