@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
-use crate::{acc, cubic, taichung, vegas, veno};
+use crate::{acc, cubic, jersey, jtcp, njplus, taichung, vegas, veno};
 
 /// Documentation of one parameter, for `wtcp algorithms`.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,6 +95,10 @@ registry! {
     Taichung(taichung::TaichungParams) => taichung::TAICHUNG_INFO, taichung::build, no_receiver;
     Acc(acc::AccParams) => acc::ACC_INFO, acc::build, no_receiver;
     Clap(acc::AccParams) => acc::CLAP_INFO, acc::build_clap, no_receiver;
+    Jersey(jersey::JerseyParams) => jersey::JERSEY_INFO, jersey::build, no_receiver;
+    NewJersey(jersey::JerseyParams) => jersey::NEWJERSEY_INFO, jersey::build_new_jersey, no_receiver;
+    NjPlus(njplus::NjPlusParams) => njplus::NJPLUS_INFO, njplus::build, no_receiver;
+    Jtcp(jtcp::JtcpParams) => jtcp::JTCP_INFO, jtcp::build, no_receiver;
 }
 
 /// Every registered algorithm with its documentation, in display order.

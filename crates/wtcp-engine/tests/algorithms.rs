@@ -106,3 +106,56 @@ fn acc_starts_a_hosts_next_connection_at_the_learned_window() {
     assert!(r.flows[0].fast_retransmits > 0);
     assert_ne!(cwnd[first_sample_of_second], 10_000.0);
 }
+
+/// The time-averaged congestion window of flow 0, from a traced run.
+fn mean_cwnd(r: &RunResult) -> f64 {
+    let t = r.traces.as_ref().expect("traced run");
+    let cwnd = &t.flow_columns.iter().find(|(n, _)| *n == "cwnd").expect("cwnd column").1;
+    let own: Vec<f64> = (0..cwnd.len()).filter(|&i| t.flow_id[i] == 0).map(|i| cwnd[i]).collect();
+    own.iter().sum::<f64>() / own.len() as f64
+}
+
+/// A congestion-warning queue that never marks (its threshold exceeds the buffer).
+const CW_SILENT: &str = "{ discipline = \"cw\", limit_packets = 100, threshold = 1000, weight = 0.2 }";
+/// A congestion-warning queue that marks while the average exceeds 5 of 20 packets.
+const CW_MARKING: &str = "{ discipline = \"cw\", limit_packets = 20, threshold = 5, weight = 0.2 }";
+
+#[test]
+fn jersey_keeps_its_window_on_unmarked_losses() {
+    let ov = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.02 }"), ("links.1.queue", CW_SILENT), ("trace.enabled", "true")];
+    let jersey = run_cc("jersey", &ov);
+    let newreno = run_cc("newreno", &ov);
+    let v = jersey.flows[0].loss_verdicts;
+    assert_eq!(v.congestion, 0, "{v:?}");
+    assert!(v.wireless > 100);
+    assert!(mean_cwnd(&jersey) > 2.0 * mean_cwnd(&newreno));
+}
+
+#[test]
+fn jersey_cuts_its_window_on_marks() {
+    let marked = run_cc("jersey", &[("links.1.queue", CW_MARKING), ("trace.enabled", "true")]);
+    let unmarked = run_cc("jersey", &[("links.1.queue", CW_SILENT), ("trace.enabled", "true")]);
+    // Marks hold the window near the path's BDP (6.5 segments) plus the warning threshold.
+    assert!(mean_cwnd(&marked) < 15_000.0, "{}", mean_cwnd(&marked));
+    assert!(mean_cwnd(&unmarked) > 2.0 * mean_cwnd(&marked));
+    assert_eq!(marked.drops[2].queue, 0);
+}
+
+#[test]
+fn njplus_keeps_a_larger_window_than_new_jersey_under_wireless_loss() {
+    // TCP NJ+ (EASR, BERR) vs New Jersey at 5 % random loss without congestion.
+    let ov = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.05 }"), ("links.1.queue", CW_SILENT), ("tcp.timestamps", "true"), ("trace.enabled", "true")];
+    let njplus = run_cc("njplus", &ov);
+    let new_jersey = run_cc("newjersey", &ov);
+    assert!(mean_cwnd(&njplus) > 1.2 * mean_cwnd(&new_jersey), "{} vs {}", mean_cwnd(&njplus), mean_cwnd(&new_jersey));
+}
+
+#[test]
+fn jtcp_classifies_most_channel_losses_wireless_and_most_overflows_congestion() {
+    let wireless = run_cc("jtcp", &[WIRELESS_ONLY[0], WIRELESS_ONLY[1], ("tcp.timestamps", "true")]);
+    let v = wireless.flows[0].loss_verdicts;
+    assert!(v.wireless > v.congestion, "{v:?}");
+    let congested = run_cc("jtcp", &[CONGESTION_ONLY[0], ("tcp.timestamps", "true")]);
+    let v = congested.flows[0].loss_verdicts;
+    assert!(v.congestion >= v.wireless, "{v:?}");
+}

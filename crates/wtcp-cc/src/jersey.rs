@@ -1,0 +1,943 @@
+//! TCP-Jersey and TCP New Jersey.
+//!
+//! K. Xu, Y. Tian, N. Ansari, "TCP-Jersey for wireless IP communications", IEEE JSAC
+//! 22(4):747-756, May 2004; K. Xu, Y. Tian, N. Ansari, "Improving TCP performance in
+//! integrated wireless communications networks", Computer Networks 47:219-237, 2005 (New
+//! Jersey). Specification: `reference/algorithms.md` §5; the loss responses are checked
+//! against the description of both in the NJ+ paper (Lee et al., KSII TIIS 2(6), 2008, §2.4,
+//! §3.2-3.3, Fig. 3a).
+//!
+//! Jersey estimates the rate the connection achieves from the ACK stream (ABE, a
+//! time-sliding-window estimator) and turns it into an optimal window ownd = R * RTT; when
+//! routers' congestion warning (CW) marks say the path is congested it cuts the window to
+//! ownd, and a loss without a warning is taken as a wireless loss: the segment is resent and
+//! the window kept. New Jersey is the same with the rate measured on the receiver's clock
+//! (TABE: the arrival times of the data segments, carried back in the timestamps option).
+//!
+//! Deviations and ambiguities resolved:
+//! - ABE/TABE (NJ+ paper Eq. 1): R_n = (Tw * R_{n-1} + L_n) / ((t_n - t_{n-1}) + Tw), per
+//!   ACK, with Tw = K * RTT (`window_rtts` = K, 1 as in the paper and the ns-3 port). L_n is
+//!   the cumulative-ACK advance (0 for a duplicate ACK).
+//!   With `dupack_credit` each duplicate counts one SMSS, taken back from the cumulative ACK
+//!   that covers it (Linux Westwood+'s accounting); off by default, which follows the formula
+//!   literally but lets the estimate sag during recovery and jump on the ACK that ends it.
+//!   R_0 = 0 and the first ACK only starts the clock. An ACK that cannot be timed (no RTT
+//!   yet, or for TABE no receiver timestamp) carries its bytes to the next timed sample, so
+//!   no delivered byte is lost; the ACK that ends fast recovery, which the sender gives to
+//!   `on_recovery_exit` instead of `on_ack`, is folded in the same way (ABE at the time of
+//!   the hook; TABE at the next receiver timestamp). The ns-3 port's per-RTT update is not
+//!   used (algorithms.md §5.1 calls it a port artefact).
+//! - RTT in Tw and in ownd (Eq. 2: ownd = RTT * R / seg_size) is SRTT by default; `rtt`
+//!   selects the latest sample (ns-3 port) or the minimum. ownd is kept in bytes and floored
+//!   at `ownd_floor_segments` (2, as the ns-3 port and algorithms.md §5.2 "max(ownd, 2)").
+//! - New Jersey uses TABE; when the scenario turns timestamps off (no receiver arrival time
+//!   ever seen) it falls back to ABE rather than run with no estimate.
+//! - "A mark for this loss": a loss is warned when a congestion mark (an ACK with
+//!   `marked`, or `Signal::CongestionMark`) arrived no more than `warning_window_rtts` RTTs
+//!   (SRTT, default 1) before the last ACK that preceded the loss event. For a fast
+//!   retransmit the last ACK is the third duplicate, so marks on the duplicates themselves
+//!   (the segments sent after the lost one crossed the warning queue) or on the ACKs of the
+//!   same window decide; for a timeout the reference is the last ACK before the silence, not
+//!   the expiry time (otherwise a timeout, at least one RTO after the last ACK, could never
+//!   be warned). Before any RTT sample every mark counts.
+//! - Marked ACK without loss (rate control, §5.2): ssthresh = ownd and cwnd = min(cwnd,
+//!   ownd) (`cwnd_cut = "min"`, as the NJ+ paper describes New Jersey; `"assign"`: cwnd =
+//!   ownd), at most once per window of data like an RFC 3168 response (ns-3 port), or on
+//!   every marked ACK (`mark_response`). A marked ACK does not grow the window
+//!   (`grow_on_marked_acks`), following §5.2 "else: normal increase".
+//! - Three duplicate ACKs with a warning: the same rate control, Verdict::Congestion, NewReno
+//!   fast recovery; recovery ends at the reduced cwnd (not at ssthresh, which may be higher
+//!   under `cwnd_cut = "min"`). Without a warning: cwnd and ssthresh unchanged ("explicit
+//!   retransmit", algorithms.md §5.2, NJ+ §3.3, the ns-3 port), Verdict::Wireless; recovery
+//!   ends at the cwnd held at the loss.
+//! - Timeout (NJ+ paper Fig. 3a and §3.2, which gives it for Jersey and New Jersey alike):
+//!   ssthresh = ownd; cwnd = 1 segment when warned, cwnd = ownd when not
+//!   (`timeout_without_warning = "ownd"`). algorithms.md §5.2 [REC] and the ns-3 port set
+//!   cwnd = 1 segment in both cases: `timeout_without_warning = "one_segment"`. A repeated
+//!   expiry keeps ssthresh (RFC 5681 §3.1) and sets cwnd by the same rule.
+//! - Slow start and congestion avoidance are Reno's (RFC 5681 per-ACK increase) via
+//!   `Reno::grow`; fast recovery is NewReno's (RFC 6582).
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Time, Verdict, Window, NS_PER_SEC};
+use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::reno::{Reno, RenoParams};
+
+const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "window_rtts",
+        unit: "RTTs",
+        default: "1.0",
+        doc: "K: the estimator's averaging window Tw = K*RTT (paper and ns-3 port: 1)",
+    },
+    ParamInfo {
+        name: "rtt",
+        unit: "srtt|latest|min",
+        default: "srtt",
+        doc: "RTT in Tw and in ownd = R*RTT: SRTT (default), the latest sample (ns-3 port) or the minimum",
+    },
+    ParamInfo {
+        name: "ownd_floor_segments",
+        unit: "segments",
+        default: "2.0",
+        doc: "lower bound on ownd (ns-3 port: 2 segments)",
+    },
+    ParamInfo {
+        name: "warning_window_rtts",
+        unit: "RTTs",
+        default: "1.0",
+        doc: "a loss is warned if a mark arrived within this many SRTTs before the last ACK preceding it",
+    },
+    ParamInfo {
+        name: "mark_response",
+        unit: "once_per_window|every_mark|ignore",
+        default: "once_per_window",
+        doc: "rate control on a marked ACK without loss: once per window (ns-3 port, RFC 3168 style), on every marked ACK, or never",
+    },
+    ParamInfo {
+        name: "cwnd_cut",
+        unit: "min|assign",
+        default: "min",
+        doc: "rate control sets cwnd = min(cwnd, ownd) (NJ+ paper on New Jersey) or cwnd = ownd",
+    },
+    ParamInfo {
+        name: "grow_on_marked_acks",
+        unit: "bool",
+        default: "false",
+        doc: "let a marked ACK grow the window (off: a marked ACK only triggers rate control)",
+    },
+    ParamInfo {
+        name: "timeout_without_warning",
+        unit: "ownd|one_segment",
+        default: "ownd",
+        doc: "cwnd after an unwarned timeout: ownd (NJ+ paper Fig. 3a) or 1 segment (algorithms.md [REC], ns-3 port)",
+    },
+    ParamInfo {
+        name: "dupack_credit",
+        unit: "bool",
+        default: "false",
+        doc: "count one segment per duplicate ACK in L_n, taken back from the covering cumulative ACK (Westwood+); off: L_n = 0 (algorithms.md §5.1)",
+    },
+];
+
+pub const JERSEY_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "jersey",
+    summary: "ACK-rate bandwidth estimate (ABE) sets ownd = R*RTT; routers' congestion warning marks make a loss a congestion loss (cut to ownd), unmarked losses keep the window.",
+    reference: "Xu, Tian, Ansari, IEEE JSAC 22(4):747-756, 2004",
+    params: PARAMS,
+    timeout_collapses_window: false,
+};
+
+pub const NEWJERSEY_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "newjersey",
+    summary: "TCP-Jersey with the bandwidth estimate timed by the receiver's arrival timestamps (TABE), immune to ACK loss and ACK compression.",
+    reference: "Xu, Tian, Ansari, Computer Networks 47:219-237, 2005",
+    params: PARAMS,
+    timeout_collapses_window: false,
+};
+
+/// Which RTT enters the estimator window and ownd.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSource {
+    /// The RFC 6298 smoothed RTT.
+    #[default]
+    Srtt,
+    /// The latest RTT sample (the ns-3 port).
+    Latest,
+    /// The minimum RTT seen.
+    Min,
+}
+
+/// What a marked ACK without a loss does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkResponse {
+    /// Rate control at most once per window of data (ns-3 port; RFC 3168 §6.1.2 style).
+    #[default]
+    OncePerWindow,
+    /// Rate control on every marked ACK.
+    EveryMark,
+    /// No rate control; marks only classify losses.
+    Ignore,
+}
+
+/// How rate control sets cwnd.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndCut {
+    /// cwnd = min(cwnd, ownd) (the NJ+ paper's description of New Jersey).
+    #[default]
+    Min,
+    /// cwnd = ownd.
+    Assign,
+}
+
+/// cwnd after a timeout without a congestion warning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutResponse {
+    /// cwnd = ownd (NJ+ paper Fig. 3a).
+    #[default]
+    Ownd,
+    /// cwnd = 1 segment (algorithms.md §5.2 [REC], the ns-3 port).
+    OneSegment,
+}
+
+/// Parameters of TCP-Jersey and TCP New Jersey (the same for both).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JerseyParams {
+    /// K, in RTTs: the estimator window Tw = K * RTT. Paper: 1; ns-3 port attribute `K`: 1.
+    pub window_rtts: f64,
+    /// RTT used in Tw and ownd: `srtt` (algorithms.md §5.1), `latest` (ns-3 port) or `min`.
+    pub rtt: RttSource,
+    /// Floor on ownd, in segments. ns-3 port: 2; algorithms.md §5.2: max(ownd, 2).
+    pub ownd_floor_segments: f64,
+    /// In RTTs (SRTT): a loss is warned if a mark arrived this long or less before the last
+    /// ACK that preceded it. Not in the paper (which says "the ACKs carry a CW mark"); 1.
+    pub warning_window_rtts: f64,
+    /// Rate control on a marked ACK: `once_per_window` (ns-3 port), `every_mark`, `ignore`.
+    pub mark_response: MarkResponse,
+    /// Rate control's cwnd: `min` = min(cwnd, ownd) (NJ+ paper on New Jersey) or `assign`.
+    pub cwnd_cut: CwndCut,
+    /// Whether a marked ACK may grow the window. algorithms.md §5.2: no (false).
+    pub grow_on_marked_acks: bool,
+    /// cwnd after an unwarned timeout: `ownd` (NJ+ paper Fig. 3a) or `one_segment`
+    /// (algorithms.md §5.2 [REC], ns-3 port).
+    pub timeout_without_warning: TimeoutResponse,
+    /// Credit one SMSS per duplicate ACK in L_n and take it back from the next cumulative
+    /// ACK (Linux Westwood+'s accounting). algorithms.md §5.1: off (L_n = 0 for a dupack).
+    pub dupack_credit: bool,
+}
+
+impl Default for JerseyParams {
+    fn default() -> Self {
+        JerseyParams {
+            window_rtts: 1.0,
+            rtt: RttSource::Srtt,
+            ownd_floor_segments: 2.0,
+            warning_window_rtts: 1.0,
+            mark_response: MarkResponse::OncePerWindow,
+            cwnd_cut: CwndCut::Min,
+            grow_on_marked_acks: false,
+            timeout_without_warning: TimeoutResponse::Ownd,
+            dupack_credit: false,
+        }
+    }
+}
+
+/// The time-sliding-window rate estimator of ABE and TABE (NJ+ paper Eq. 1):
+/// R_n = (Tw * R_{n-1} + L_n) / ((t_n - t_{n-1}) + Tw). The clock of `t` is the caller's:
+/// the sender's for ABE, the receiver's for TABE (only differences are used).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TswRate {
+    /// R_{n-1}, bytes per second.
+    rate: f64,
+    /// t_{n-1}, ns on this estimator's clock; `None` until the first sample.
+    last: Option<Time>,
+    /// Bytes acknowledged by ACKs that could not be timed, added to the next L_n.
+    pending: u64,
+    /// Samples folded in.
+    samples: u64,
+}
+
+impl TswRate {
+    /// The current estimate R_n in bytes per second.
+    pub fn rate_bps(&self) -> f64 {
+        self.rate
+    }
+
+    /// Samples taken so far (the first ACK only starts the clock and is not counted).
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    /// Bytes acknowledged by an ACK this clock cannot time; they join the next sample's L_n.
+    pub fn defer(&mut self, bytes: u64) {
+        if self.last.is_some() {
+            self.pending += bytes;
+        }
+    }
+
+    /// One ACK at time `t` acknowledging `bytes`; `window` is Tw in ns (`None`: no RTT
+    /// estimate yet, the bytes wait for the next sample). Returns R_n.
+    pub fn update(&mut self, t: Time, bytes: u64, window: Option<Time>) -> f64 {
+        let Some(last) = self.last else {
+            // R_0 = 0; the first ACK starts the clock.
+            self.last = Some(t);
+            return self.rate;
+        };
+        let Some(tw) = window else {
+            self.defer(bytes);
+            return self.rate;
+        };
+        let tw = tw.max(1) as f64 / NS_PER_SEC;
+        let dt = t.saturating_sub(last) as f64 / NS_PER_SEC;
+        let l = (bytes + self.pending) as f64;
+        // Eq. 1: R_n = (Tw * R_{n-1} + L_n) / ((t_n - t_{n-1}) + Tw)
+        self.rate = (tw * self.rate + l) / (dt + tw);
+        self.last = Some(last.max(t));
+        self.pending = 0;
+        self.samples += 1;
+        self.rate
+    }
+}
+
+/// Both of Jersey's estimators, fed by every ACK: ABE on the sender's ACK arrival times,
+/// TABE on the receiver's arrival times of the data segments (`AckSample::rx_arrival`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Estimators {
+    /// ABE (Jersey): t_n = time the n-th ACK reached the sender.
+    pub abe: TswRate,
+    /// TABE (New Jersey): t_n = time the n-th data segment reached the receiver.
+    pub tabe: TswRate,
+}
+
+impl Estimators {
+    /// One ACK acknowledging `bytes`, received at `now`; `window` is Tw in ns.
+    pub fn on_ack(&mut self, now: Time, bytes: u64, rx_arrival: Option<Time>, window: Option<Time>) {
+        self.abe.update(now, bytes, window);
+        match rx_arrival {
+            Some(t) => {
+                self.tabe.update(t, bytes, window);
+            }
+            None => self.tabe.defer(bytes),
+        }
+    }
+
+    /// The ACK that ended fast recovery (seen only through `on_recovery_exit`, without its
+    /// receiver timestamp): timed by ABE now, carried by TABE to its next sample.
+    pub fn on_unsampled_ack(&mut self, now: Time, bytes: u64, window: Option<Time>) {
+        self.abe.update(now, bytes, window);
+        self.tabe.defer(bytes);
+    }
+}
+
+/// Picks the rate (bytes/s) that ownd is made of from the estimators.
+pub type RateOf = fn(&Estimators) -> f64;
+
+/// Jersey: the ACK-based estimate (ABE).
+pub fn abe_rate(e: &Estimators) -> f64 {
+    e.abe.rate_bps()
+}
+
+/// New Jersey: the receiver-timestamp estimate (TABE); ABE while no receiver timestamp has
+/// been seen (timestamps off in the scenario).
+pub fn tabe_rate(e: &Estimators) -> f64 {
+    if e.tabe.samples() > 0 {
+        e.tabe.rate_bps()
+    } else {
+        e.abe.rate_bps()
+    }
+}
+
+/// Eq. 2 in bytes: ownd = RTT * R, floored at `floor_segments` segments (after the
+/// conversion, algorithms.md §0.3). Without an RTT the floor.
+pub fn ownd_bytes(rate_bps: f64, rtt: Option<Time>, mss: f64, floor_segments: f64) -> f64 {
+    let raw = rtt.map_or(0.0, |r| rate_bps * r as f64 / NS_PER_SEC);
+    raw.max(floor_segments * mss)
+}
+
+/// Congestion-warning bookkeeping: when marks and ACKs arrived.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CongestionWarning {
+    /// Arrival time of the last marked ACK.
+    last_mark: Option<Time>,
+    /// Arrival time of the last ACK (new or duplicate).
+    last_ack: Option<Time>,
+    /// Marked ACKs seen (for traces).
+    marked_acks: u64,
+}
+
+impl CongestionWarning {
+    /// An ACK arrived at `now`.
+    pub fn on_ack(&mut self, now: Time) {
+        self.last_ack = Some(now);
+    }
+
+    /// A mark arrived at `now`.
+    pub fn on_mark(&mut self, now: Time) {
+        self.last_mark = Some(now);
+    }
+
+    /// Whether a loss detected now is warned: a mark arrived no more than `window` ns
+    /// before the last ACK (any mark when `window` is unknown).
+    pub fn warned(&self, window: Option<Time>) -> bool {
+        match (self.last_mark, window) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(m), Some(w)) => self.last_ack.unwrap_or(m).saturating_sub(m) <= w,
+        }
+    }
+
+    pub fn marked_acks(&self) -> u64 {
+        self.marked_acks
+    }
+}
+
+/// The mutable state of one Jersey / New Jersey sender.
+#[derive(Clone, Debug)]
+struct JerseyState {
+    est: Estimators,
+    warning: CongestionWarning,
+    /// A `Signal::CongestionMark` for the ACK about to reach `on_ack`.
+    mark_pending: bool,
+    /// Bytes credited to duplicate ACKs not yet covered by a cumulative ACK.
+    credited: u64,
+    /// Highest cumulative ACK given to the estimators.
+    highest_ack: u64,
+    /// ownd_n and ownd_{n-1} in bytes: ownd after the last ACK and after the one before.
+    ownd: f64,
+    ownd_prev: f64,
+    /// cwnd to restore when the current fast recovery ends.
+    exit_cwnd: Option<f64>,
+    /// SND.MAX at the last rate control: marks of that window do not cut again.
+    rate_control_recover: u64,
+    /// SMSS, for traces.
+    mss: f64,
+}
+
+/// TCP-Jersey (with `abe_rate`) or TCP New Jersey (with `tabe_rate`). Public so that
+/// variants (NJ+) can embed it and call its pieces.
+#[derive(Clone, Debug)]
+pub struct Jersey {
+    params: JerseyParams,
+    name: &'static str,
+    rate_of: RateOf,
+    s: JerseyState,
+}
+
+impl Jersey {
+    /// A Jersey sender whose ownd is made of the rate `rate_of` picks.
+    pub fn new(params: JerseyParams, name: &'static str, rate_of: RateOf) -> Self {
+        Jersey {
+            params,
+            name,
+            rate_of,
+            s: JerseyState {
+                est: Estimators::default(),
+                warning: CongestionWarning::default(),
+                mark_pending: false,
+                credited: 0,
+                highest_ack: 0,
+                ownd: 0.0,
+                ownd_prev: 0.0,
+                exit_cwnd: None,
+                rate_control_recover: 0,
+                mss: 0.0,
+            },
+        }
+    }
+
+    pub fn params(&self) -> &JerseyParams {
+        &self.params
+    }
+
+    pub fn estimators(&self) -> &Estimators {
+        &self.s.est
+    }
+
+    pub fn warning(&self) -> &CongestionWarning {
+        &self.s.warning
+    }
+
+    /// The rate in use, bytes per second.
+    pub fn rate_bps(&self) -> f64 {
+        (self.rate_of)(&self.s.est)
+    }
+
+    /// The RTT the parameters select, ns.
+    pub fn rtt(&self, cx: &Ctx) -> Option<Time> {
+        match self.params.rtt {
+            RttSource::Srtt => cx.rtt.srtt(),
+            RttSource::Latest => cx.rtt.latest(),
+            RttSource::Min => cx.rtt.min_rtt(),
+        }
+    }
+
+    fn window(&self, cx: &Ctx, rtts: f64) -> Option<Time> {
+        self.rtt(cx).map(|r| (r as f64 * rtts.max(0.0)) as Time)
+    }
+
+    /// ownd now, in bytes (Eq. 2).
+    pub fn ownd(&self, cx: &Ctx) -> f64 {
+        ownd_bytes(self.rate_bps(), self.rtt(cx), cx.mss_f(), self.params.ownd_floor_segments)
+    }
+
+    /// SMSS in bytes as last seen by a hook (0 before the first).
+    pub fn mss(&self) -> f64 {
+        self.s.mss
+    }
+
+    /// (ownd_n, ownd_{n-1}) in bytes: ownd after the last ACK and after the ACK before it.
+    pub fn ownd_history(&self) -> (f64, f64) {
+        (self.s.ownd, self.s.ownd_prev)
+    }
+
+    /// Whether a loss detected now is warned (see the module header).
+    pub fn warned(&self, cx: &Ctx) -> bool {
+        let window = cx.rtt.srtt().map(|r| (r as f64 * self.params.warning_window_rtts.max(0.0)) as Time);
+        self.s.warning.warned(window)
+    }
+
+    /// L_n for an ACK: the cumulative-ACK advance; with `dupack_credit`, one SMSS per
+    /// duplicate ACK, taken back from the cumulative ACK that covers it (Linux Westwood+).
+    fn credited_bytes(&mut self, dup: bool, advance: u64, mss: f64) -> u64 {
+        if !self.params.dupack_credit {
+            return advance;
+        }
+        if dup {
+            let m = mss as u64;
+            self.s.credited += m;
+            return m;
+        }
+        let l = advance.saturating_sub(self.s.credited);
+        self.s.credited = self.s.credited.saturating_sub(advance);
+        l
+    }
+
+    /// Rate control (§5.2): ssthresh = ownd; cwnd = min(cwnd, ownd) or ownd.
+    pub fn rate_control(&mut self, ownd: f64, w: &mut Window, cx: &Ctx) {
+        w.ssthresh = ownd;
+        w.cwnd = match self.params.cwnd_cut {
+            CwndCut::Min => w.cwnd.min(ownd),
+            CwndCut::Assign => ownd,
+        };
+        self.s.rate_control_recover = cx.snd_max;
+    }
+
+    /// Start a loss episode: the cwnd to restore at the end of fast recovery (`None` for a
+    /// timeout, which leaves recovery), and marks of the current window will not cut again.
+    pub fn begin_loss_episode(&mut self, exit_cwnd: Option<f64>, cx: &Ctx) {
+        self.s.exit_cwnd = exit_cwnd;
+        self.s.rate_control_recover = cx.snd_max;
+    }
+}
+
+/// TCP-Jersey with default parameters replaced by `p`.
+pub fn build(p: &JerseyParams) -> Box<dyn CongestionControl> {
+    Box::new(Jersey::new(*p, JERSEY_INFO.name, abe_rate))
+}
+
+/// TCP New Jersey.
+pub fn build_new_jersey(p: &JerseyParams) -> Box<dyn CongestionControl> {
+    Box::new(Jersey::new(*p, NEWJERSEY_INFO.name, tabe_rate))
+}
+
+impl CongestionControl for Jersey {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+
+    fn init(&mut self, _w: &mut Window, cx: &mut Ctx) {
+        self.s.mss = cx.mss_f();
+        self.s.highest_ack = cx.snd_una;
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        let mss = cx.mss_f();
+        self.s.mss = mss;
+        // ABE / TABE (Eq. 1) on every ACK, duplicates included (L_n = 0).
+        let window = self.window(cx, self.params.window_rtts);
+        let bytes = self.credited_bytes(ack.dup, ack.acked_bytes, mss);
+        self.s.est.on_ack(cx.now, bytes, ack.rx_arrival, window);
+        self.s.highest_ack = self.s.highest_ack.max(ack.ack);
+        // Eq. 2: ownd_n = RTT * R_n (bytes).
+        self.s.ownd_prev = self.s.ownd;
+        self.s.ownd = self.ownd(cx);
+
+        self.s.warning.on_ack(cx.now);
+        let marked = ack.marked || std::mem::take(&mut self.s.mark_pending);
+        if marked {
+            self.s.warning.on_mark(cx.now);
+            self.s.warning.marked_acks += 1;
+        }
+        if ack.dup || ack.in_recovery {
+            return;
+        }
+        if marked {
+            // §5.2: a CW-marked ACK means incipient congestion: rate control, no growth.
+            let due = match self.params.mark_response {
+                MarkResponse::OncePerWindow => cx.snd_una >= self.s.rate_control_recover,
+                MarkResponse::EveryMark => true,
+                MarkResponse::Ignore => false,
+            };
+            if due {
+                let ownd = self.s.ownd;
+                self.rate_control(ownd, w, cx);
+            }
+            if !self.params.grow_on_marked_acks {
+                return;
+            }
+        }
+        Reno::grow(&RenoParams::default(), ack, w, mss);
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        let ownd = self.ownd(cx);
+        let warned = self.warned(cx);
+        match loss {
+            Loss::FastRetransmit => {
+                if warned {
+                    // Congestion loss: ssthresh = ownd, cwnd = min(cwnd, ownd) or ownd.
+                    self.rate_control(ownd, w, cx);
+                    self.begin_loss_episode(Some(w.cwnd), cx);
+                    Verdict::Congestion
+                } else {
+                    // Wireless loss: explicit retransmit, cwnd and ssthresh unchanged.
+                    self.begin_loss_episode(Some(w.cwnd), cx);
+                    Verdict::Wireless
+                }
+            }
+            Loss::Timeout { consecutive } => {
+                self.begin_loss_episode(None, cx);
+                // NJ+ paper Fig. 3a: ssthresh = ownd_n (first expiry only, RFC 5681 §3.1).
+                if consecutive <= 1 {
+                    w.ssthresh = ownd;
+                }
+                // Fig. 3a: cwnd = 1 if warned, else cwnd = ownd_n.
+                w.cwnd = if warned || self.params.timeout_without_warning == TimeoutResponse::OneSegment {
+                    cx.mss_f()
+                } else {
+                    ownd
+                };
+                if warned {
+                    Verdict::Congestion
+                } else {
+                    Verdict::Wireless
+                }
+            }
+        }
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
+        // The ACK ending recovery is not given to on_ack: fold its bytes into the estimators.
+        let advance = cx.snd_una.saturating_sub(self.s.highest_ack);
+        let bytes = self.credited_bytes(false, advance, cx.mss_f());
+        let window = self.window(cx, self.params.window_rtts);
+        self.s.est.on_unsampled_ack(cx.now, bytes, window);
+        self.s.highest_ack = self.s.highest_ack.max(cx.snd_una);
+        self.s.ownd_prev = self.s.ownd;
+        self.s.ownd = self.ownd(cx);
+        self.s.warning.on_ack(cx.now);
+        w.cwnd = self.s.exit_cwnd.take().unwrap_or(w.ssthresh);
+    }
+
+    fn on_signal(&mut self, signal: Signal, _w: &mut Window, cx: &mut Ctx) {
+        if signal == Signal::CongestionMark {
+            // Acted on in on_ack, with this ACK's estimate.
+            self.s.mark_pending = true;
+            self.s.warning.on_mark(cx.now);
+        }
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        let mss = if self.s.mss > 0.0 { self.s.mss } else { 1.0 };
+        out.push(("rate_bps", self.rate_bps()));
+        out.push(("abe_bps", self.s.est.abe.rate_bps()));
+        out.push(("tabe_bps", self.s.est.tabe.rate_bps()));
+        out.push(("ownd_segments", self.s.ownd / mss));
+        out.push(("marked_acks", self.s.warning.marked_acks as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Harness, MSS};
+
+    const MS: u64 = 1_000_000;
+    const M: f64 = MSS as f64;
+
+    fn jersey() -> Harness {
+        Harness::new(build(&JerseyParams::default()))
+    }
+
+    fn new_jersey() -> Harness {
+        Harness::new(build_new_jersey(&JerseyParams::default()))
+    }
+
+    /// An ACK of `segments` new segments arriving `gap` after the previous event, with
+    /// an RTT sample `rtt`, a receiver arrival time `rx` and a mark.
+    fn ack_at(h: &mut Harness, segments: u64, gap: Time, rtt: Time, rx: Option<Time>, marked: bool) {
+        h.fill_window();
+        h.now += gap;
+        let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
+        h.snd_una += bytes;
+        h.dupacks = 0;
+        h.rtt.on_sample(rtt);
+        let s = AckSample {
+            ack: h.snd_una,
+            acked_bytes: bytes,
+            rtt: Some(rtt),
+            rx_arrival: rx,
+            ts_echo: rx.map(|_| h.now.saturating_sub(rtt)),
+            marked,
+            delivered: h.snd_una,
+            in_recovery: h.in_recovery,
+            ..AckSample::default()
+        };
+        if marked {
+            h.signal(Signal::CongestionMark);
+        }
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    fn marked_dup_ack(h: &mut Harness) {
+        h.now += MS;
+        h.dupacks += 1;
+        let s = AckSample { ack: h.snd_una, dup: true, marked: true, delivered: h.snd_una, ..AckSample::default() };
+        h.signal(Signal::CongestionMark);
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    fn trace(h: &Harness, name: &str) -> f64 {
+        let mut v = Vec::new();
+        h.cc.trace_vars(&mut v);
+        v.iter().find(|(n, _)| *n == name).map(|p| p.1).unwrap_or(f64::NAN)
+    }
+
+    /// Eq. 1 recomputed independently, seconds and bytes.
+    fn tsw(r: f64, l: f64, dt_s: f64, tw_s: f64) -> f64 {
+        (tw_s * r + l) / (dt_s + tw_s)
+    }
+
+    #[test]
+    fn abe_follows_the_time_sliding_window_recursion() {
+        let mut e = TswRate::default();
+        let tw = 100 * MS;
+        assert_eq!(e.update(0, 1000, Some(tw)), 0.0, "the first ACK only starts the clock");
+        let r1 = e.update(10 * MS, 1000, Some(tw));
+        assert_eq!(r1, tsw(0.0, 1000.0, 0.010, 0.100));
+        let r2 = e.update(30 * MS, 2000, Some(tw));
+        assert!((r2 - tsw(r1, 2000.0, 0.020, 0.100)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn abe_converges_to_the_delivery_rate() {
+        // One 1000-byte segment every 10 ms = 100 kB/s.
+        let mut e = TswRate::default();
+        for i in 0..500 {
+            e.update(i * 10 * MS, 1000, Some(100 * MS));
+        }
+        assert!((e.rate_bps() - 100_000.0).abs() < 1.0, "{}", e.rate_bps());
+    }
+
+    #[test]
+    fn bytes_of_untimed_acks_join_the_next_sample() {
+        let mut e = TswRate::default();
+        e.update(0, 0, Some(100 * MS));
+        e.defer(3000);
+        let r = e.update(20 * MS, 1000, Some(100 * MS));
+        assert_eq!(r, tsw(0.0, 4000.0, 0.020, 0.100));
+    }
+
+    #[test]
+    fn tabe_times_the_receiver_arrivals_and_ignores_ack_compression() {
+        // Data reaches the receiver every 10 ms; the ACKs come back compressed, 1 ms apart.
+        let mut h = new_jersey();
+        let mut rx = 5_000 * MS;
+        for _ in 0..400 {
+            rx += 10 * MS;
+            ack_at(&mut h, 1, MS, 100 * MS, Some(rx), false);
+        }
+        let tabe = trace(&h, "tabe_bps");
+        let abe = trace(&h, "abe_bps");
+        assert!((tabe - 100_000.0).abs() < 100.0, "tabe {tabe}");
+        assert!(abe > 5.0 * tabe, "abe {abe} follows the compressed ACK clock");
+        assert_eq!(trace(&h, "rate_bps"), tabe);
+        // Eq. 2 with SRTT = 100 ms: ownd = 100 kB/s * 0.1 s = 10 segments.
+        assert!((trace(&h, "ownd_segments") - 10.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn new_jersey_falls_back_to_abe_without_timestamps() {
+        let mut h = new_jersey();
+        for _ in 0..50 {
+            ack_at(&mut h, 1, 10 * MS, 100 * MS, None, false);
+        }
+        assert!(trace(&h, "rate_bps") > 0.0);
+        assert_eq!(trace(&h, "rate_bps"), trace(&h, "abe_bps"));
+    }
+
+    #[test]
+    fn dupack_credit_counts_a_segment_per_duplicate_and_takes_it_back() {
+        let p = JerseyParams { dupack_credit: true, ..JerseyParams::default() };
+        let mut j = Jersey::new(p, "jersey", abe_rate);
+        assert_eq!(j.credited_bytes(true, 0, 1000.0), 1000);
+        assert_eq!(j.credited_bytes(true, 0, 1000.0), 1000);
+        // A cumulative ACK of 5000 bytes covers the two credited segments: L_n = 3000.
+        assert_eq!(j.credited_bytes(false, 5000, 1000.0), 3000);
+        assert_eq!(j.credited_bytes(false, 1000, 1000.0), 1000);
+        // Off (the default): L_n is the cumulative advance, 0 for a duplicate.
+        let mut j = Jersey::new(JerseyParams::default(), "jersey", abe_rate);
+        assert_eq!(j.credited_bytes(true, 0, 1000.0), 0);
+        assert_eq!(j.credited_bytes(false, 5000, 1000.0), 5000);
+    }
+
+    #[test]
+    fn ownd_is_rate_times_srtt_in_bytes_with_a_two_segment_floor() {
+        assert_eq!(ownd_bytes(250_000.0, Some(80 * MS), 1000.0, 2.0), 20_000.0);
+        assert_eq!(ownd_bytes(1_000.0, Some(80 * MS), 1000.0, 2.0), 2_000.0);
+        assert_eq!(ownd_bytes(1e6, None, 1000.0, 2.0), 2_000.0);
+    }
+
+    /// Drive a Jersey harness to a steady 100 kB/s (10 segments per 100 ms RTT) and a big window.
+    fn steady(h: &mut Harness) {
+        for _ in 0..300 {
+            ack_at(h, 1, 10 * MS, 100 * MS, None, false);
+        }
+        h.fill_window();
+    }
+
+    #[test]
+    fn unmarked_triple_dupack_is_wireless_and_keeps_the_window() {
+        let mut h = jersey();
+        steady(&mut h);
+        let (cwnd, ssthresh) = (h.w.cwnd, h.w.ssthresh);
+        for _ in 0..3 {
+            h.dup_ack();
+        }
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert_eq!((h.w.cwnd, h.w.ssthresh), (cwnd, ssthresh));
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, cwnd, "recovery ends at the window held at the loss");
+    }
+
+    #[test]
+    fn marked_triple_dupack_is_congestion_and_cuts_to_ownd() {
+        let mut h = jersey();
+        steady(&mut h);
+        let cwnd = h.w.cwnd;
+        marked_dup_ack(&mut h);
+        h.dup_ack();
+        h.dup_ack();
+        let ownd = trace(&h, "rate_bps") * h.rtt.srtt().unwrap() as f64 / 1e9;
+        assert!(cwnd > ownd, "precondition: window {cwnd} above ownd {ownd}");
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        assert!((h.w.ssthresh - ownd).abs() < 1e-6, "ssthresh {} ownd {ownd}", h.w.ssthresh);
+        assert!((h.w.cwnd - ownd).abs() < 1e-6);
+        h.exit_recovery();
+        assert!((h.w.cwnd - ownd).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_mark_older_than_the_warning_window_does_not_warn() {
+        let mut h = jersey();
+        steady(&mut h);
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        // 150 ms of unmarked ACKs: the mark is more than one SRTT (100 ms) old.
+        for _ in 0..15 {
+            ack_at(&mut h, 1, 10 * MS, 100 * MS, None, false);
+        }
+        for _ in 0..3 {
+            h.dup_ack();
+        }
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        // With a two-RTT warning window the same history is a congestion loss.
+        let p = JerseyParams { warning_window_rtts: 2.0, ..JerseyParams::default() };
+        let mut h = Harness::new(build(&p));
+        steady(&mut h);
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        for _ in 0..15 {
+            ack_at(&mut h, 1, 10 * MS, 100 * MS, None, false);
+        }
+        for _ in 0..3 {
+            h.dup_ack();
+        }
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+    }
+
+    #[test]
+    fn a_marked_ack_cuts_to_ownd_once_per_window_and_does_not_grow() {
+        let mut h = jersey();
+        steady(&mut h);
+        let ownd = trace(&h, "rate_bps") * 0.1;
+        let before = h.w.cwnd;
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        // ownd after this ACK's estimator update (Eq. 1 then Eq. 2).
+        let ownd_now = trace(&h, "ownd_segments") * M;
+        assert!(before > ownd_now && (ownd - ownd_now).abs() < 0.02 * ownd);
+        assert!((h.w.cwnd - ownd_now).abs() < 1e-9 && (h.w.ssthresh - ownd_now).abs() < 1e-9);
+        // A further mark of the same window neither cuts nor grows the window.
+        h.w.cwnd += 5.0 * M;
+        let raised = h.w.cwnd;
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        assert_eq!(h.w.cwnd, raised);
+    }
+
+    #[test]
+    fn unwarned_timeout_restarts_from_ownd_and_warned_from_one_segment() {
+        let mut h = jersey();
+        steady(&mut h);
+        let ownd = trace(&h, "ownd_segments") * M;
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
+        assert!((h.w.cwnd - ownd).abs() < 1e-6 && (h.w.ssthresh - ownd).abs() < 1e-6);
+        let first = h.w.ssthresh;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!(h.w.ssthresh, first);
+
+        let mut h = jersey();
+        steady(&mut h);
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        let ownd = trace(&h, "ownd_segments") * M;
+        // The RTO fires long after the last (marked) ACK: still warned.
+        h.now += 1_000 * MS;
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Congestion);
+        assert_eq!(h.w.cwnd, M);
+        assert!((h.w.ssthresh - ownd).abs() < 1e-6);
+    }
+
+    #[test]
+    fn one_segment_timeout_option_collapses_the_window() {
+        let p = JerseyParams { timeout_without_warning: TimeoutResponse::OneSegment, ..JerseyParams::default() };
+        let mut h = Harness::new(build(&p));
+        steady(&mut h);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!(h.w.cwnd, M);
+    }
+
+    #[test]
+    fn documented_defaults_parse_to_the_defaults() {
+        let mut table = serde_json::Map::new();
+        for p in PARAMS {
+            let v = serde_json::from_str(p.default).unwrap_or(serde_json::Value::String(p.default.to_string()));
+            table.insert(p.name.to_string(), v);
+        }
+        let parsed: JerseyParams = serde_json::from_value(serde_json::Value::Object(table)).unwrap();
+        assert_eq!(parsed, JerseyParams::default());
+    }
+
+    #[test]
+    fn keeps_the_contract_checks() {
+        for b in [build as fn(&JerseyParams) -> Box<dyn CongestionControl>, build_new_jersey] {
+            let mut h = Harness::new(b(&JerseyParams::default()));
+            let start = h.w.cwnd;
+            for _ in 0..30 {
+                h.ack(1, 50 * MS);
+            }
+            assert!(h.w.cwnd > start);
+            let before = h.w.cwnd;
+            h.dup_ack();
+            h.dup_ack();
+            assert!(h.w.cwnd <= before);
+            h.loss(Loss::Timeout { consecutive: 1 });
+            let first = h.w.ssthresh;
+            assert!(first.is_finite());
+            h.loss(Loss::Timeout { consecutive: 2 });
+            h.loss(Loss::Timeout { consecutive: 3 });
+            assert_eq!(h.w.ssthresh, first);
+            for _ in 0..50 {
+                h.loss(Loss::FastRetransmit);
+                assert!(h.w.cwnd >= M && h.w.cwnd.is_finite());
+                h.exit_recovery();
+            }
+        }
+    }
+}
