@@ -11,7 +11,9 @@
 
 pub mod api;
 pub mod acc;
+pub mod bbr;
 pub mod cubic;
+pub mod ewr;
 pub mod filters;
 pub mod jersey;
 pub mod jtcp;

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
-use crate::{acc, cubic, jersey, jtcp, njplus, taichung, vegas, veno};
+use crate::{acc, bbr, cubic, ewr, jersey, jtcp, njplus, taichung, vegas, veno};
 
 /// Documentation of one parameter, for `wtcp algorithms`.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,6 +99,8 @@ registry! {
     NewJersey(jersey::JerseyParams) => jersey::NEWJERSEY_INFO, jersey::build_new_jersey, no_receiver;
     NjPlus(njplus::NjPlusParams) => njplus::NJPLUS_INFO, njplus::build, no_receiver;
     Jtcp(jtcp::JtcpParams) => jtcp::JTCP_INFO, jtcp::build, no_receiver;
+    Ewr(ewr::EwrParams) => ewr::EWR_INFO, ewr::build, ewr::build_receiver;
+    Bbr(bbr::BbrParams) => bbr::BBR_INFO, bbr::build, no_receiver;
 }
 
 /// Every registered algorithm with its documentation, in display order.

@@ -159,3 +159,29 @@ fn jtcp_classifies_most_channel_losses_wireless_and_most_overflows_congestion() 
     let v = congested.flows[0].loss_verdicts;
     assert!(v.congestion >= v.wireless, "{v:?}");
 }
+
+#[test]
+fn bbr_fills_the_pipe_with_a_short_queue_and_shrugs_off_random_loss() {
+    let clean = run_cc("bbr", &[]);
+    assert!(clean.flows[0].goodput_bps > 0.9 * 2e6 * 1000.0 / 1040.0);
+    assert_eq!(clean.drops[2].queue, 0);
+    // Base RTT 27 ms; BBR keeps about one BDP or less queued.
+    assert!(clean.flows[0].mean_srtt_s.unwrap() < 2.0 * 0.027, "{:?}", clean.flows[0].mean_srtt_s);
+    let lossy = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.02 }")];
+    let bbr = run_cc("bbr", &lossy);
+    let newreno = run_cc("newreno", &lossy);
+    assert!(bbr.flows[0].goodput_bps > 1.3 * newreno.flows[0].goodput_bps);
+}
+
+#[test]
+fn ewr_calls_random_losses_wireless_and_standing_queues_congestion() {
+    let lossy = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.02 }"), ("tcp.timestamps", "true")];
+    let ewr = run_cc("ewr", &lossy);
+    let newreno = run_cc("newreno", &lossy);
+    let v = ewr.flows[0].loss_verdicts;
+    assert!(v.wireless > 4 * v.congestion, "{v:?}");
+    assert!(ewr.flows[0].goodput_bps > 1.2 * newreno.flows[0].goodput_bps);
+    let congested = run_cc("ewr", &[("links.1.queue.limit_packets", "30"), ("tcp.timestamps", "true")]);
+    let v = congested.flows[0].loss_verdicts;
+    assert!(v.congestion > 4 * v.wireless, "{v:?}");
+}
