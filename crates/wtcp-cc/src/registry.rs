@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
-use crate::{acc, bbr, cubic, ewr, jersey, jtcp, njplus, taichung, vegas, veno};
+use crate::{acc, bbr, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
 
 /// Documentation of one parameter, for `wtcp algorithms`.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,6 +101,10 @@ registry! {
     Jtcp(jtcp::JtcpParams) => jtcp::JTCP_INFO, jtcp::build, no_receiver;
     Ewr(ewr::EwrParams) => ewr::EWR_INFO, ewr::build, ewr::build_receiver;
     Bbr(bbr::BbrParams) => bbr::BBR_INFO, bbr::build, no_receiver;
+    Westwood(westwood::WestwoodParams) => westwood::WESTWOOD_INFO, westwood::build, no_receiver;
+    WestwoodPlus(westwood::WestwoodPlusParams) => westwood::WESTWOODPLUS_INFO, westwood::build_plus, no_receiver;
+    Prairie(prairie::PrairieParams) => prairie::PRAIRIE_INFO, prairie::build, no_receiver;
+    Dynamic(dynamic::DynamicParams) => dynamic::DYNAMIC_INFO, dynamic::build, no_receiver;
 }
 
 /// Every registered algorithm with its documentation, in display order.

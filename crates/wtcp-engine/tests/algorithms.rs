@@ -185,3 +185,47 @@ fn ewr_calls_random_losses_wireless_and_standing_queues_congestion() {
     let v = congested.flows[0].loss_verdicts;
     assert!(v.congestion > 4 * v.wireless, "{v:?}");
 }
+
+#[test]
+fn bandwidth_estimating_schemes_beat_newreno_under_random_loss() {
+    // Westwood(+), Prairie and Dynamic set ssthresh from a bandwidth estimate, not by
+    // halving; Dynamic is built on Reno and compared with it, as in its paper.
+    let lossy = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.02 }")];
+    for (cc, base) in [("westwood", "newreno"), ("westwoodplus", "newreno"), ("prairie", "newreno"), ("dynamic", "reno")] {
+        let g = run_cc(cc, &lossy).flows[0].goodput_bps;
+        let b = run_cc(base, &lossy).flows[0].goodput_bps;
+        assert!(g > 1.2 * b, "{cc}: {g} vs {base} {b}");
+    }
+}
+
+#[test]
+fn dynamic_caps_its_window_at_cwnd_max_while_its_loss_estimate_is_positive() {
+    let r = run_cc("dynamic", &[("links.1.ab.loss", "{ model = \"uniform\", rate = 0.01 }"), ("trace.enabled", "true")]);
+    let t = r.traces.as_ref().unwrap();
+    let cwnd = &t.flow_columns.iter().find(|(n, _)| *n == "cwnd_base").unwrap().1;
+    let sloss: Vec<f64> = (0..t.cc_name.len()).filter(|&i| t.cc_name[i] == "sloss_rate_pct").map(|i| t.cc_value[i]).collect();
+    assert_eq!(sloss.len(), cwnd.len());
+    let capped = (0..cwnd.len()).filter(|&i| sloss[i] > 0.0).collect::<Vec<_>>();
+    assert!(capped.len() > cwnd.len() / 2);
+    assert!(capped.iter().all(|&i| cwnd[i] <= 25_000.0), "cwnd above cwnd_max while SLoss > 0");
+}
+
+#[test]
+fn dynamic_resets_its_backoff_when_the_path_is_not_congested() {
+    // A 200 kB-BDP path hit by two 8-second outages: BDP > cwnd_max/2, so every RTO resets
+    // the backoff (the paper's backoff box), where Reno keeps doubling.
+    let ov = [
+        ("links.1.rate_mbps", "20"),
+        ("links.1.delay_ms", "40"),
+        ("links.1.queue.limit_packets", "300"),
+        ("tcp.recv_buffer_bytes", "4000000"),
+        ("tcp.send_buffer_bytes", "4000000"),
+        ("links.1.ab.loss", "{ model = \"uniform\", rate = 0.01 }"),
+        ("links.1.ab.outages", "[{ start_s = 20.0, duration_s = 8.0 }, { start_s = 50.0, duration_s = 8.0 }]"),
+    ];
+    let dynamic = run_cc("dynamic", &ov);
+    let reno = run_cc("reno", &ov);
+    assert!(dynamic.flows[0].max_backoff <= 1, "{}", dynamic.flows[0].max_backoff);
+    assert!(reno.flows[0].max_backoff >= 3);
+    assert!(dynamic.flows[0].goodput_bps > 2.0 * reno.flows[0].goodput_bps);
+}

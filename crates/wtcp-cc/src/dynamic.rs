@@ -1,0 +1,540 @@
+//! Dynamic Responding TCP: on every fast retransmit or timeout, ssthresh follows the
+//! available bandwidth and cwnd is cut further as the measured loss rate grows.
+//!
+//! Reference: M.-Y. Park, S.-H. Chung, C.-W. Ahn, "TCP's dynamic adjustment of transmission
+//! rate to packet losses in wireless networks", EURASIP J. Wireless Communications and
+//! Networking 2012:304 ("Dynamic responding algorithm", Eqs. 2-5 and the two algorithm
+//! boxes). Built on Reno (Reno growth, Reno fast recovery).
+//!
+//! On the k-th FRR/RTO: Loss_rate_k = 1 / (packets sent since the previous FRR/RTO) * 100
+//! (Eq. 2), smoothed with the weight theta_k = interval_k / max interval (Eqs. 3-4);
+//! ssthresh = ABW, cwnd = min(ssthresh/2, reduced_cwnd) with reduced_cwnd linear in the
+//! smoothed loss rate (Eq. 5); on an RTO the backoff is reset when BDP > cwnd_max/2.
+//!
+//! Deviations and ambiguities resolved:
+//! - ABW is TCP Prairie's estimate ([`PrairieAbw`], itself a reading of an only partly
+//!   available paper; its parameters are the nested `abw` table).
+//! - "ssthresh = ABW" needs a window: ssthresh = ABW * RTTmin (bytes/s * s; `window_rtt =
+//!   "srtt"` uses SRTT instead), floored at 2 MSS (the paper states no floor). Before any
+//!   estimate exists, Reno's max(FlightSize/2, 2 MSS) stands in.
+//! - BDP = ABW * the same RTT, i.e. the new ssthresh before its floor; without an estimate
+//!   the backoff is never reset.
+//! - Eq. 2: partial_total_data_sent = the difference of `Ctx::segments_sent` (data segments
+//!   sent, retransmissions included) between this event and the previous one, at least 1.
+//!   The retransmission that the event itself triggers is sent after the hook, so it counts
+//!   in the next interval. The first interval starts at `init` (connection start).
+//! - Every fast retransmit and every RTO expiry, repeated ones included, is an event of
+//!   Eqs. 2-4 (the paper: "when a kth FRR or RTO is triggered").
+//! - Eq. 4: Interval_max includes the current interval, so theta is in [0, 1] and the first
+//!   event has theta = 1; if every interval so far is 0, theta = 1. SLoss_0 = 0.
+//! - Whether the response uses SLoss_k (this event included) or SLoss_{k-1} is not stated:
+//!   the default uses SLoss_k; `sloss_before_event = true` uses SLoss_{k-1}, so the first
+//!   response sees SLoss = 0 and keeps cwnd = ssthresh/2.
+//! - Eq. 5 is applied as the algorithm box writes it (lines 4-7): reduced_cwnd =
+//!   max((beta - cwnd_max)/alpha * SLoss + cwnd_max, beta) when SLoss > 0, else
+//!   reduced_cwnd = ssthresh/2 (no cap at exactly zero loss). With alpha <= 0,
+//!   reduced_cwnd = beta. SLoss and alpha are in percent (Eq. 2 multiplies by 100).
+//! - beta and cwnd_max are bytes as in the paper (whose packets were 1024 bytes); they do
+//!   not scale with the MSS.
+//! - Fast retransmit: the window is set when the FRR is triggered (algorithm box); the
+//!   sender adds its dupack inflation on top during recovery, and at the first new ACK
+//!   (Reno recovery exit) cwnd returns to min(ssthresh/2, reduced_cwnd) computed at the
+//!   trigger, not to ssthresh (the paper: at the new ACK cwnd follows ABW and loss rate).
+//! - Timeout: cwnd = min(ssthresh/2, reduced_cwnd), not one segment (the paper's Fig. 7a
+//!   shows cwnd about 11 kB just after an RTO), hence `timeout_collapses_window = false`;
+//!   the sender still goes back N. ssthresh is set on the first expiry only (RFC 5681 §3.1;
+//!   repeated expiries still update the loss rate and cwnd).
+//! - Backoff: checked on every RTO expiry, the first included. The sender has already
+//!   doubled the timer for this expiry; the request re-arms it with the un-backed-off RTO.
+//! - Growth between losses: the algorithm box sets cwnd only at FRR/RTO, but the text
+//!   says "if the loss rate is higher than zero, cwnd cannot be higher than 25000 [cwnd_max]"
+//!   and the paper's Section 3 motivates the scheme by bounding the maximum cwnd under
+//!   wireless loss. So while SLoss > 0 Reno growth stops at cwnd_max (`cap_growth = true`);
+//!   `cap_growth = false` applies Eq. 5 only at the losses.
+//! - Verdict: none (the scheme does not classify losses).
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
+use crate::prairie::{PrairieAbw, PrairieAbwParams, WindowRtt, ABW_PARAM_DEFAULT, ABW_PARAM_DOC};
+use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::reno::{halved_ssthresh, Reno, RenoParams};
+
+/// Parameters of Dynamic Responding TCP.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DynamicParams {
+    /// alpha of Eq. 5: the smoothed loss rate, in percent, at and above which
+    /// reduced_cwnd = beta (paper: 0.5 %).
+    pub alpha_pct: f64,
+    /// beta of Eq. 5: the smallest reduced_cwnd, bytes (paper: 10000).
+    pub beta_bytes: f64,
+    /// cwnd_max of Eq. 5: reduced_cwnd just above zero loss, bytes (paper: 25000).
+    pub cwnd_max_bytes: f64,
+    /// RTT turning ABW into ssthresh and BDP: `min_rtt` (default) or `srtt`; the paper
+    /// writes "ssthresh = ABW" and "BDP = available bandwidth * round trip time".
+    pub window_rtt: WindowRtt,
+    /// Respond with SLoss_{k-1} (before this event) instead of SLoss_k (not stated in the
+    /// paper; default false).
+    pub sloss_before_event: bool,
+    /// Prairie's ABW estimator (nested table, see `prairie`).
+    pub abw: PrairieAbwParams,
+    /// RFC 3465 byte counting in Reno growth (off: RFC 5681 per-ACK increase).
+    pub byte_counting: bool,
+    /// Byte-counting limit L in segments (RFC 3465 §2.2: 2).
+    pub abc_limit: u32,
+    /// While the smoothed loss rate is positive, cwnd does not grow past cwnd_max (the
+    /// paper's text; default true) instead of only being reduced at losses.
+    pub cap_growth: bool,
+}
+
+impl Default for DynamicParams {
+    fn default() -> Self {
+        DynamicParams {
+            alpha_pct: 0.5,
+            beta_bytes: 10_000.0,
+            cwnd_max_bytes: 25_000.0,
+            window_rtt: WindowRtt::MinRtt,
+            sloss_before_event: false,
+            abw: PrairieAbwParams::default(),
+            byte_counting: false,
+            abc_limit: 2,
+            cap_growth: true,
+        }
+    }
+}
+
+pub const DYNAMIC_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "dynamic",
+    summary: "Reno whose FRR/RTO response sets ssthresh to Prairie's ABW and cwnd to min(ssthresh/2, a window falling linearly with the smoothed loss rate); resets the RTO backoff when BDP is large.",
+    reference: "Park, Chung, Ahn, EURASIP J. Wireless Commun. Netw. 2012:304",
+    params: &[
+        ParamInfo { name: "alpha_pct", unit: "%", default: "0.5", doc: "Eq. 5 alpha: smoothed loss rate at which reduced_cwnd reaches beta (paper 0.5 %)" },
+        ParamInfo { name: "beta_bytes", unit: "bytes", default: "10000.0", doc: "Eq. 5 beta: smallest reduced_cwnd (paper 10000)" },
+        ParamInfo { name: "cwnd_max_bytes", unit: "bytes", default: "25000.0", doc: "Eq. 5 cwnd_max: reduced_cwnd just above zero loss (paper 25000)" },
+        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into ssthresh and BDP" },
+        ParamInfo { name: "sloss_before_event", unit: "bool", default: "false", doc: "respond with the smoothed loss rate before this event (SLoss_{k-1}) instead of SLoss_k" },
+        ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC },
+        ParamInfo {
+            name: "byte_counting",
+            unit: "bool",
+            default: "false",
+            doc: "RFC 3465 byte counting in Reno growth; off = RFC 5681 per-ACK increase",
+        },
+        ParamInfo { name: "abc_limit", unit: "segments", default: "2", doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)" },
+        ParamInfo { name: "cap_growth", unit: "bool", default: "true", doc: "while the smoothed loss rate is positive, cwnd never grows past cwnd_max" },
+    ],
+    timeout_collapses_window: false,
+};
+
+pub fn build(p: &DynamicParams) -> Box<dyn CongestionControl> {
+    Box::new(Dynamic {
+        p: *p,
+        reno: RenoParams { byte_counting: p.byte_counting, abc_limit: p.abc_limit, ..RenoParams::default() },
+        abw: PrairieAbw::new(p.abw),
+        last_event_at: 0,
+        segments_at_last_event: 0,
+        interval_max: 0,
+        loss_rate_pct: 0.0,
+        sloss_pct: 0.0,
+        theta: f64::NAN,
+        reduced_cwnd: f64::NAN,
+        target_cwnd: None,
+        bdp: None,
+    })
+}
+
+/// Dynamic Responding TCP: all mutable state.
+#[derive(Clone, Debug)]
+pub struct Dynamic {
+    p: DynamicParams,
+    reno: RenoParams,
+    abw: PrairieAbw,
+    /// Time of the previous FRR/RTO (connection start before the first).
+    last_event_at: Time,
+    /// `segments_sent` at the previous FRR/RTO.
+    segments_at_last_event: u64,
+    /// Interval_max of Eq. 4, ns.
+    interval_max: Time,
+    /// Loss_rate_k of Eq. 2, percent.
+    loss_rate_pct: f64,
+    /// SLoss_rate_k of Eq. 3, percent.
+    sloss_pct: f64,
+    /// theta_k of Eq. 4.
+    theta: f64,
+    /// reduced_cwnd of the last response, bytes.
+    reduced_cwnd: f64,
+    /// min(ssthresh/2, reduced_cwnd) of the last response, restored at recovery exit.
+    target_cwnd: Option<f64>,
+    /// BDP at the last event, bytes.
+    bdp: Option<f64>,
+}
+
+impl Dynamic {
+    /// Eqs. 2-4 at the k-th FRR/RTO.
+    fn update_loss_rate(&mut self, cx: &Ctx) {
+        // Eq. 2: Loss_rate_k = 1 / partial_total_data_sent * 100.
+        let sent = cx.segments_sent.saturating_sub(self.segments_at_last_event).max(1);
+        self.loss_rate_pct = 100.0 / sent as f64;
+        // Eq. 4: theta_k = Interval_current / Interval_max.
+        let interval = cx.now.saturating_sub(self.last_event_at);
+        self.interval_max = self.interval_max.max(interval);
+        self.theta = if self.interval_max == 0 { 1.0 } else { interval as f64 / self.interval_max as f64 };
+        // Eq. 3: SLoss_k = SLoss_{k-1} * (1 - theta_k) + Loss_rate_k * theta_k.
+        self.sloss_pct = self.sloss_pct * (1.0 - self.theta) + self.loss_rate_pct * self.theta;
+        self.last_event_at = cx.now;
+        self.segments_at_last_event = cx.segments_sent;
+    }
+
+    /// Algorithm box, lines 2-8: cwnd = min(ssthresh/2, reduced_cwnd).
+    fn respond(&mut self, ssthresh: f64, sloss_pct: f64) -> f64 {
+        let p = &self.p;
+        // Line 2: cwnd = ssthresh / 2; line 3: reduced_cwnd = cwnd.
+        let cwnd = ssthresh / 2.0;
+        let mut reduced = cwnd;
+        if sloss_pct > 0.0 {
+            reduced = if p.alpha_pct > 0.0 {
+                // Line 5 (Eq. 5): reduced_cwnd = (beta - cwnd_max)/alpha * SLoss + cwnd_max;
+                // line 6: reduced_cwnd = max(reduced_cwnd, beta).
+                ((p.beta_bytes - p.cwnd_max_bytes) / p.alpha_pct * sloss_pct + p.cwnd_max_bytes).max(p.beta_bytes)
+            } else {
+                p.beta_bytes
+            };
+        }
+        self.reduced_cwnd = reduced;
+        // Line 8: cwnd = min(cwnd, reduced_cwnd).
+        cwnd.min(reduced)
+    }
+}
+
+impl CongestionControl for Dynamic {
+    fn name(&self) -> &'static str {
+        "dynamic"
+    }
+
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::Reno
+    }
+
+    fn init(&mut self, _w: &mut Window, cx: &mut Ctx) {
+        self.abw.start(cx);
+        self.last_event_at = cx.now;
+        self.segments_at_last_event = cx.segments_sent;
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        self.abw.on_ack(ack, w, cx);
+        let before = w.cwnd;
+        Reno::grow(&self.reno, ack, w, cx.mss_f());
+        // "If the loss rate is higher than zero, cwnd cannot be higher than cwnd_max."
+        if self.p.cap_growth && self.sloss_pct > 0.0 && w.cwnd > self.p.cwnd_max_bytes {
+            w.cwnd = before.max(self.p.cwnd_max_bytes).min(w.cwnd);
+        }
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        let mss = cx.mss_f();
+        let before = self.sloss_pct;
+        self.update_loss_rate(cx);
+        let sloss = if self.p.sloss_before_event { before } else { self.sloss_pct };
+        // BDP = ABW * RTT (bytes/s * s).
+        self.bdp = self.abw.window_bytes(self.p.window_rtt, cx);
+        let first = !matches!(loss, Loss::Timeout { consecutive } if consecutive > 1);
+        if first {
+            // Line 1: ssthresh = ABW (as a window).
+            w.ssthresh = match self.bdp {
+                Some(bdp) => bdp.max(2.0 * mss),
+                None => halved_ssthresh(cx.flight_size as f64, mss),
+            };
+        }
+        let cwnd = self.respond(w.ssthresh, sloss);
+        w.cwnd = cwnd;
+        self.target_cwnd = Some(cwnd);
+        if let Loss::Timeout { .. } = loss {
+            // Backoff box: if BDP > cwnd_max / 2, initialise the back-off value.
+            if self.bdp.is_some_and(|bdp| bdp > self.p.cwnd_max_bytes / 2.0) {
+                cx.reset_rto_backoff();
+            }
+        }
+        Verdict::None
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
+        self.abw.on_recovery_exit(w, cx);
+        w.cwnd = self.target_cwnd.unwrap_or(w.ssthresh);
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("abw_bps", self.abw.estimate_bps().unwrap_or(f64::NAN)));
+        out.push(("loss_rate_pct", self.loss_rate_pct));
+        out.push(("sloss_rate_pct", self.sloss_pct));
+        out.push(("theta", self.theta));
+        out.push(("reduced_cwnd", self.reduced_cwnd));
+        out.push(("bdp_bytes", self.bdp.unwrap_or(f64::NAN)));
+        out.push(("interval_max_s", self.interval_max as f64 / NS_PER_SEC));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prairie::OffWeight;
+    use crate::testing::{Harness, MSS};
+
+    const MS: Time = 1_000_000;
+    const M: f64 = MSS as f64;
+
+    fn approx(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    /// An ACK of `segments` new segments `gap` ns after the previous event, with RTT sample `rtt`.
+    fn ack_at(h: &mut Harness, segments: u64, gap: Time, rtt: Time) {
+        h.fill_window();
+        h.now += gap;
+        let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
+        h.snd_una += bytes;
+        h.dupacks = 0;
+        h.rtt.on_sample(rtt);
+        let s = AckSample {
+            ack: h.snd_una,
+            acked_bytes: bytes,
+            rtt: Some(rtt),
+            delivered: h.snd_una,
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    fn var(h: &Harness, name: &str) -> f64 {
+        let mut v = Vec::new();
+        h.cc.trace_vars(&mut v);
+        v.iter().find(|(n, _)| *n == name).map(|x| x.1).unwrap()
+    }
+
+    /// Eq. 5 of the paper, written independently: y = (beta - cwnd_max)/alpha * x + cwnd_max
+    /// for 0 <= x < alpha, beta for x >= alpha.
+    fn eq5(x: f64) -> f64 {
+        let (alpha, beta, cwnd_max) = (0.5, 10_000.0, 25_000.0);
+        if x < alpha {
+            (beta - cwnd_max) / alpha * x + cwnd_max
+        } else {
+            beta
+        }
+    }
+
+    /// Default parameters except that ABW samples are the plain average rate (c' = 1), so
+    /// that the constant-RTT ACK sequences below give round ABW values.
+    fn params() -> DynamicParams {
+        DynamicParams {
+            abw: PrairieAbwParams { off_weight: OffWeight::Full, ..PrairieAbwParams::default() },
+            ..DynamicParams::default()
+        }
+    }
+
+    /// A sender whose ABW is 1 MB/s (2 segments every 2 ms, constant RTT 100 ms), i.e.
+    /// ABW * RTTmin = 100 kB.
+    fn with_abw(p: DynamicParams) -> Harness {
+        let mut h = Harness::new(build(&p));
+        for _ in 0..10 {
+            ack_at(&mut h, 2, 2 * MS, 100 * MS);
+        }
+        assert!(approx(var(&h, "abw_bps") / 8.0, 1e6), "{}", var(&h, "abw_bps"));
+        h
+    }
+
+    #[test]
+    fn reduced_cwnd_follows_eq5_at_zero_quarter_and_one_percent_loss() {
+        let abw_window = 1e6 * 0.1;
+        // SLoss = 0: the first response with SLoss_{k-1}; no cap, cwnd = ssthresh/2.
+        let mut h = with_abw(DynamicParams { sloss_before_event: true, ..params() });
+        h.snd_max = 400_000;
+        h.loss(Loss::FastRetransmit);
+        assert!(approx(h.w.ssthresh, abw_window));
+        assert_eq!(h.w.cwnd, h.w.ssthresh / 2.0);
+        assert_eq!(var(&h, "reduced_cwnd"), h.w.ssthresh / 2.0);
+        // SLoss = 0.25 % (400 segments sent since the start) and 1 % (100 segments).
+        for (segments, sloss) in [(400u64, 0.25), (100, 1.0)] {
+            let mut h = with_abw(params());
+            h.snd_max = segments * u64::from(MSS);
+            h.loss(Loss::FastRetransmit);
+            assert!(approx(var(&h, "sloss_rate_pct"), sloss));
+            assert!(approx(h.w.ssthresh, abw_window));
+            let reduced = eq5(sloss);
+            assert!(approx(var(&h, "reduced_cwnd"), reduced), "{} vs {reduced}", var(&h, "reduced_cwnd"));
+            assert!(approx(h.w.cwnd, (abw_window / 2.0).min(reduced)));
+        }
+        assert_eq!(eq5(0.25), 17_500.0);
+        assert_eq!(eq5(1.0), 10_000.0);
+    }
+
+    #[test]
+    fn half_ssthresh_wins_when_it_is_below_reduced_cwnd() {
+        // ABW 200 kB/s, RTT 50 ms: ssthresh = 10 kB, half = 5 kB < eq5(0.25 %) = 17.5 kB.
+        let mut h = Harness::new(build(&params()));
+        for _ in 0..10 {
+            ack_at(&mut h, 1, 5 * MS, 50 * MS);
+        }
+        h.snd_max = 400_000;
+        h.loss(Loss::FastRetransmit);
+        assert!(approx(h.w.ssthresh, 10_000.0));
+        assert!(approx(h.w.cwnd, 5_000.0));
+    }
+
+    #[test]
+    fn loss_rate_is_smoothed_with_theta_equal_to_interval_over_the_largest_interval() {
+        let mut h = Harness::new(build(&DynamicParams::default()));
+        // (interval in ms, segments sent in the interval, event)
+        let events =
+            [(2000u64, 200u64, false), (1000, 100, false), (4000, 400, true), (2000, 50, false), (500, 1000, true)];
+        let (mut sloss, mut max_iv, mut sent_total) = (0.0_f64, 0_u64, 0_u64);
+        for (iv, sent, timeout) in events {
+            h.now += iv * MS;
+            sent_total += sent;
+            h.snd_max = sent_total * u64::from(MSS);
+            if timeout {
+                h.loss(Loss::Timeout { consecutive: 1 });
+            } else {
+                h.loss(Loss::FastRetransmit);
+                h.exit_recovery();
+            }
+            // Independent recomputation of Eqs. 2-4.
+            let loss_rate = 100.0 / sent as f64;
+            max_iv = max_iv.max(iv);
+            let theta = iv as f64 / max_iv as f64;
+            sloss = sloss * (1.0 - theta) + loss_rate * theta;
+            assert!(approx(var(&h, "theta"), theta), "theta {} vs {theta}", var(&h, "theta"));
+            assert!(approx(var(&h, "loss_rate_pct"), loss_rate));
+            assert!(approx(var(&h, "sloss_rate_pct"), sloss), "sloss {} vs {sloss}", var(&h, "sloss_rate_pct"));
+        }
+        // The hand values: 0.5, 0.75, 0.25, 1.125, then theta = 1/8: 1.125*7/8 + 0.1/8.
+        assert!(approx(sloss, 1.125 * 0.875 + 0.1 * 0.125));
+    }
+
+    #[test]
+    fn a_timeout_resets_the_backoff_only_when_bdp_exceeds_half_cwnd_max() {
+        // BDP = 1 MB/s * 100 ms = 100 kB > 12.5 kB: reset requested.
+        let mut h = with_abw(params());
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!(h.requests.reset_rto_backoff);
+        assert!(approx(var(&h, "bdp_bytes"), 100_000.0));
+        // A fast retransmit never asks.
+        let mut h = with_abw(params());
+        h.loss(Loss::FastRetransmit);
+        assert!(!h.requests.reset_rto_backoff);
+        // BDP = 1000 B / 20 ms * 50 ms = 2.5 kB < 12.5 kB: no reset.
+        let mut h = Harness::new(build(&params()));
+        for _ in 0..10 {
+            ack_at(&mut h, 1, 20 * MS, 50 * MS);
+        }
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!(approx(var(&h, "bdp_bytes"), 2_500.0));
+        assert!(!h.requests.reset_rto_backoff);
+        // BDP = ABW * RTTmin by default, ABW * SRTT with window_rtt = "srtt": RTT samples
+        // alternating 50 and 150 ms make SRTT differ from RTTmin.
+        for (window_rtt, use_srtt) in [(WindowRtt::MinRtt, false), (WindowRtt::Srtt, true)] {
+            let mut h = Harness::new(build(&DynamicParams { window_rtt, ..params() }));
+            for i in 0..10 {
+                ack_at(&mut h, 1, 20 * MS, if i % 2 == 0 { 50 * MS } else { 150 * MS });
+            }
+            h.loss(Loss::Timeout { consecutive: 1 });
+            let abw = var(&h, "abw_bps") / 8.0;
+            let srtt = h.rtt.srtt().unwrap() as f64 / 1e9;
+            let rtt = if use_srtt { srtt } else { 0.05 };
+            assert!(srtt > 0.06);
+            assert!(approx(var(&h, "bdp_bytes"), abw * rtt), "{window_rtt:?}");
+            assert_eq!(h.requests.reset_rto_backoff, abw * rtt > 12_500.0);
+        }
+        // Without an estimate there is no reset.
+        let mut h = Harness::new(build(&DynamicParams::default()));
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!(!h.requests.reset_rto_backoff);
+    }
+
+    #[test]
+    fn a_timeout_keeps_min_half_ssthresh_reduced_and_holds_ssthresh_when_repeated() {
+        let mut h = with_abw(params());
+        h.snd_max = 400_000;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!(approx(h.w.ssthresh, 100_000.0));
+        assert!(approx(h.w.cwnd, eq5(0.25)));
+        // The repeated expiry: one segment sent since, loss rate 100 %, theta = 1 s / 1 s.
+        h.now += 1000 * MS;
+        h.snd_max += 1000;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert!(approx(h.w.ssthresh, 100_000.0));
+        assert!(approx(h.w.cwnd, 10_000.0));
+    }
+
+    #[test]
+    fn while_the_loss_rate_is_positive_growth_stops_at_cwnd_max() {
+        for cap in [true, false] {
+            let mut h = with_abw(DynamicParams { cap_growth: cap, ..params() });
+            h.snd_max = 400_000;
+            h.loss(Loss::Timeout { consecutive: 1 });
+            assert!(h.w.cwnd <= 25_000.0);
+            for _ in 0..2000 {
+                ack_at(&mut h, 1, MS, 100 * MS);
+            }
+            if cap {
+                assert_eq!(h.w.cwnd, 25_000.0);
+            } else {
+                assert!(h.w.cwnd > 25_000.0, "{}", h.w.cwnd);
+            }
+        }
+    }
+
+    #[test]
+    fn recovery_exit_restores_the_dynamic_window_not_ssthresh() {
+        let mut h = with_abw(params());
+        h.snd_max = 400_000;
+        h.loss(Loss::FastRetransmit);
+        h.w.cwnd += 3.0 * M; // the sender's inflation
+        h.in_recovery = true;
+        h.dup_ack();
+        h.exit_recovery();
+        assert!(approx(h.w.cwnd, 17_500.0));
+        assert!(approx(h.w.ssthresh, 100_000.0));
+        assert_eq!(h.cc.recovery_style(), RecoveryStyle::Reno);
+    }
+
+    #[test]
+    fn documented_defaults_parse_to_the_defaults() {
+        let mut table = serde_json::Map::new();
+        for p in DYNAMIC_INFO.params {
+            let v: serde_json::Value =
+                serde_json::from_str(p.default).unwrap_or(serde_json::Value::String(p.default.to_string()));
+            table.insert(p.name.to_string(), v);
+        }
+        let parsed: DynamicParams = serde_json::from_value(serde_json::Value::Object(table)).unwrap();
+        assert_eq!(parsed, DynamicParams::default());
+    }
+
+    #[test]
+    fn contract_checks_hold() {
+        let mut h = Harness::new(build(&DynamicParams::default()));
+        let before = h.w.cwnd;
+        for _ in 0..30 {
+            h.ack(1, 50 * MS);
+        }
+        assert!(h.w.cwnd > before);
+        let cw = h.w.cwnd;
+        h.dup_ack();
+        h.dup_ack();
+        assert!(h.w.cwnd <= cw);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        let first = h.w.ssthresh;
+        assert!(first.is_finite());
+        h.loss(Loss::Timeout { consecutive: 2 });
+        h.loss(Loss::Timeout { consecutive: 3 });
+        assert_eq!(h.w.ssthresh, first);
+        for _ in 0..100_000 {
+            h.ack(1, 100 * MS);
+        }
+        for _ in 0..50 {
+            h.loss(Loss::FastRetransmit);
+            assert!(h.w.cwnd >= M && h.w.cwnd.is_finite());
+            h.exit_recovery();
+        }
+    }
+}

@@ -1,0 +1,1103 @@
+//! TCP Westwood and TCP Westwood+: estimate the bandwidth the flow obtains from the
+//! returning ACKs and, after a loss, set ssthresh to BWE * RTTmin instead of halving.
+//!
+//! References:
+//! - `westwood`: S. Mascolo, C. Casetti, M. Gerla, M. Y. Sanadidi, R. Wang, "TCP Westwood:
+//!   bandwidth estimation for enhanced transport over wireless links", ACM MobiCom 2001
+//!   (also Casetti et al., Wireless Networks 8, 2002). One sample per ACK, Tustin filter.
+//! - `westwoodplus`: L. A. Grieco, S. Mascolo, "Performance evaluation and comparison of
+//!   Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 34(2), 2004; defaults
+//!   follow ns-3's `TcpWestwoodPlus` (ns-3.44). One sample per RTT.
+//!
+//! Both grow the window as Reno does and use NewReno fast recovery.
+//!
+//! Deviations and ambiguities resolved (Westwood+, defaults = ns-3):
+//! - Sampling (`sampling = "ns3"`): ns-3 opens a window on the first ACK after the previous
+//!   one closed and closes it with a timer one RTT later; sample = bytes acknowledged in the
+//!   window / that RTT. The timer is emulated without a clock of our own: a window is closed
+//!   by the first hook (ACK, loss, recovery exit) later than its end, which yields the same
+//!   samples (an ACK at exactly the end still counts). ACKs before the first RTT is known
+//!   are not counted (ns-3 returns early on a zero RTT). Linux (`sampling = "linux"`): the
+//!   window closes on the first ACK more than max(RTT, 50 ms) after it opened, before that
+//!   ACK is counted, and the sample divides by the elapsed time; Linux opens the first
+//!   window at connection start, we at the first ACK.
+//! - RTT: ns-3's `m_lastRtt` is the smoothed RTT and its `m_minRtt` is the minimum of the
+//!   smoothed RTT (not of raw samples), hence `window_rtt = "srtt"` and
+//!   `min_rtt_of = "srtt"`. Linux uses the latest raw sample and the minimum raw sample
+//!   (`"sample"`), and forgets RTTmin on an RTO (`reset_min_rtt_on_timeout = true`).
+//! - Filter: ns-3 Tustin `bw = 0.9*bw + 0.1*(s + s_prev)/2` starting from zero, so the
+//!   estimate needs about ten RTTs to settle and an early loss gets ssthresh = 2 MSS.
+//!   Linux (`filter = "linux"`): two cascaded 7/8 EWMAs started from the first sample.
+//!   `filter = "none"` is ns-3's FilterType None (bw = last sample).
+//! - Byte accounting (`accounting = "ns3"`), following ns-3's `PktsAcked` calls: a duplicate
+//!   ACK counts one segment; a new ACK after k duplicates (before recovery) counts
+//!   max(acked - k segments, 0); a partial ACK counts one segment; the ACK that ends recovery
+//!   counts everything it acknowledges (so duplicates in recovery are counted twice, as in
+//!   ns-3); after an RTO, ACKs below the recovery point count in full and the one crossing
+//!   it only the part above. Bytes are counted rather than whole segments (identical for
+//!   full-sized segments). `"linux"` is the MobiCom/Linux rule (see `westwood`).
+//! - Loss response (`response = "ns3"`): ssthresh = max(BWE * RTTmin, 2 MSS) on fast
+//!   retransmit and on the first RTO; cwnd = ssthresh on fast retransmit even when that
+//!   raises cwnd (ns-3's classic recovery); cwnd = 1 MSS on RTO; cwnd = ssthresh at recovery
+//!   exit. `"paper"`: cwnd = min(cwnd, ssthresh) on fast retransmit (Mascolo et al.).
+//!   `"linux"`: Reno's max(cwnd/2, 2 MSS) on fast retransmit and, at recovery exit,
+//!   ssthresh = cwnd = max(BWE * RTTmin, 2 MSS) (Linux's PRR is not modelled).
+//! - Repeated RTOs (consecutive > 1) leave ssthresh alone (RFC 5681 §3.1; ns-3 tests
+//!   whether the head was already retransmitted, which is the same condition).
+//! - The sender does not pass the ACK that ends recovery to `on_ack`; its bytes are
+//!   recovered from SND.UNA in `on_recovery_exit`, at that hook's time.
+//!
+//! Deviations and ambiguities resolved (Westwood, MobiCom 2001):
+//! - Sample b_k = d_k / (t_k - t_{k-1}) per ACK (duplicates included); the first ACK only
+//!   starts the clock; ACKs with the same timestamp are merged into one sample.
+//! - Filter `bhat_k = a_k*bhat_{k-1} + (1-a_k)*(b_k + b_{k-1})/2`,
+//!   `a_k = (2*tau - dt_k)/(2*tau + dt_k)`, started from zero. tau is not confirmed from the
+//!   paper [UNCONF]: `tau_ms` = 500 by default. a_k is clamped at 0 when dt_k > 2*tau
+//!   (possible only without virtual samples), where the discretisation breaks down.
+//! - Virtual null samples when no ACK arrives for tau/m (`virtual_sample_divisor` m = 2):
+//!   applied lazily, in closed form, by the next hook (ACK or loss), so the estimate used at
+//!   an RTO has decayed over the silence, as a timer-driven filter would have. The next real
+//!   sample divides by the time since the previous real ACK and is filtered with dt = the
+//!   time since the last (virtual) sample.
+//! - Accounting (`accounting = "linux"`): a duplicate ACK counts one segment and is added to
+//!   `accounted`; a cumulative ACK of more than one segment is credited with
+//!   (acked - accounted), or with one segment if accounted >= acked (then accounted is
+//!   reduced). Applied to every ACK (Linux applies it on its slow path only).
+//! - Response `"paper"`: ssthresh = max(BWE * RTTmin, 2 MSS); cwnd = min(cwnd, ssthresh) on
+//!   fast retransmit, 1 MSS on RTO. RTTmin = the minimum RTT sample.
+//! - Before any estimate BWE = 0, so ssthresh = 2 MSS (as ns-3).
+
+use serde::Deserialize;
+
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
+use crate::filters::MinTracker;
+use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::reno::{halved_ssthresh, Reno, RenoParams};
+
+/// How the bytes delivered are credited from ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Accounting {
+    /// MobiCom 2001 and Linux `westwood_acked_count`: duplicates count one segment and are
+    /// subtracted from the next cumulative ACK.
+    Linux,
+    /// ns-3 `TcpSocketBase` calls of `PktsAcked` (see the module header).
+    Ns3,
+}
+
+/// Where an RTT value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSource {
+    /// The sender's smoothed RTT (ns-3 `m_lastRtt`).
+    Srtt,
+    /// The raw RTT sample of the ACK, else the latest one (Linux).
+    Sample,
+}
+
+/// The low-pass filter of the per-RTT samples (Westwood+).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BwFilter {
+    /// ns-3: `bw = a*bw + (1-a)*(s + s_prev)/2`, from zero.
+    Tustin,
+    /// Linux: two cascaded 7/8 EWMAs, initialised with the first sample.
+    Linux,
+    /// ns-3 FilterType None: the last sample.
+    None,
+}
+
+/// How the per-RTT window is delimited (Westwood+).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampling {
+    /// ns-3: one RTT from the first ACK of the window; sample = bytes / RTT.
+    Ns3,
+    /// Linux: closes on the first ACK after max(RTT, min window); sample = bytes / elapsed.
+    Linux,
+}
+
+/// The window response to a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// ns-3: cwnd = ssthresh = max(BWE*RTTmin, 2 MSS) on fast retransmit.
+    Ns3,
+    /// Mascolo et al.: ssthresh = max(BWE*RTTmin, 2 MSS), cwnd = min(cwnd, ssthresh).
+    Paper,
+    /// Linux: Reno halving on fast retransmit, cwnd = ssthresh = BWE*RTTmin at recovery exit.
+    Linux,
+}
+
+/// Parameters of TCP Westwood (per-ACK samples).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WestwoodParams {
+    /// Filter time constant tau in milliseconds (cut-off 1/tau). Paper: not confirmed
+    /// [UNCONF]; 500 ms here.
+    pub tau_ms: f64,
+    /// Insert virtual zero samples when no ACK arrives for tau/m (paper: yes).
+    pub virtual_samples: bool,
+    /// The m of tau/m for virtual samples (paper: m >= 2; here 2; values below 1 act as 1).
+    pub virtual_sample_divisor: f64,
+    /// Byte accounting: `linux` (paper rule, Linux) or `ns3`.
+    pub accounting: Accounting,
+    /// Loss response: `paper` (cwnd = min(cwnd, ssthresh)), `ns3` or `linux`.
+    pub response: Response,
+    /// RFC 3465 byte counting in Reno growth (off: RFC 5681 per-ACK increase, as ns-3).
+    pub byte_counting: bool,
+    /// Byte-counting limit L in segments (RFC 3465 §2.2: 2).
+    pub abc_limit: u32,
+}
+
+impl Default for WestwoodParams {
+    fn default() -> Self {
+        WestwoodParams {
+            tau_ms: 500.0,
+            virtual_samples: true,
+            virtual_sample_divisor: 2.0,
+            accounting: Accounting::Linux,
+            response: Response::Paper,
+            byte_counting: false,
+            abc_limit: 2,
+        }
+    }
+}
+
+/// Parameters of TCP Westwood+ (per-RTT samples). Defaults reproduce ns-3 `TcpWestwoodPlus`.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WestwoodPlusParams {
+    /// Low-pass filter: `tustin` (ns-3), `linux` (two 7/8 EWMAs) or `none`.
+    pub filter: BwFilter,
+    /// Weight of the previous estimate in the Tustin filter (ns-3: 0.9; paper: 0.9
+    /// [UNCONF]); clamped to [0, 1].
+    pub tustin_alpha: f64,
+    /// Window delimitation: `ns3` (one RTT, timer) or `linux` (first ACK after
+    /// max(RTT, `linux_min_window_ms`)).
+    pub sampling: Sampling,
+    /// The RTT that sizes a window: `srtt` (ns-3) or `sample` (Linux, latest raw sample).
+    pub window_rtt: RttSource,
+    /// RTTmin is the minimum of: `srtt` (ns-3 `m_minRtt`) or `sample` (Linux, paper).
+    pub min_rtt_of: RttSource,
+    /// Minimum window in milliseconds for `sampling = "linux"` (Linux: HZ/20 = 50 ms).
+    pub linux_min_window_ms: f64,
+    /// Byte accounting: `ns3` or `linux`.
+    pub accounting: Accounting,
+    /// Loss response: `ns3` (cwnd = ssthresh on fast retransmit), `paper` or `linux`.
+    pub response: Response,
+    /// Forget RTTmin on an RTO and take the next sample (Linux: yes; ns-3: no).
+    pub reset_min_rtt_on_timeout: bool,
+    /// RFC 3465 byte counting in Reno growth (off: RFC 5681 per-ACK increase, as ns-3).
+    pub byte_counting: bool,
+    /// Byte-counting limit L in segments (RFC 3465 §2.2: 2).
+    pub abc_limit: u32,
+}
+
+impl Default for WestwoodPlusParams {
+    fn default() -> Self {
+        WestwoodPlusParams {
+            filter: BwFilter::Tustin,
+            tustin_alpha: 0.9,
+            sampling: Sampling::Ns3,
+            window_rtt: RttSource::Srtt,
+            min_rtt_of: RttSource::Srtt,
+            linux_min_window_ms: 50.0,
+            accounting: Accounting::Ns3,
+            response: Response::Ns3,
+            reset_min_rtt_on_timeout: false,
+            byte_counting: false,
+            abc_limit: 2,
+        }
+    }
+}
+
+const BYTE_COUNTING: ParamInfo = ParamInfo {
+    name: "byte_counting",
+    unit: "bool",
+    default: "false",
+    doc: "RFC 3465 byte counting in Reno growth; off = RFC 5681 per-ACK increase (ns-3)",
+};
+const ABC_LIMIT: ParamInfo = ParamInfo {
+    name: "abc_limit",
+    unit: "segments",
+    default: "2",
+    doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)",
+};
+
+pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "westwood",
+    summary: "Per-ACK bandwidth samples through a Tustin low-pass filter; after a loss ssthresh = BWE * RTTmin, cwnd = min(cwnd, ssthresh).",
+    reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
+    params: &[
+        ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed" },
+        ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)" },
+        ParamInfo { name: "virtual_sample_divisor", unit: "m", default: "2.0", doc: "m of tau/m, paper: m >= 2" },
+        ParamInfo { name: "accounting", unit: "linux|ns3", default: "linux", doc: "byte accounting of duplicate and cumulative ACKs (paper/Linux rule, or ns-3's PktsAcked calls)" },
+        ParamInfo { name: "response", unit: "paper|ns3|linux", default: "paper", doc: "loss response: paper caps cwnd at ssthresh, ns3 sets cwnd = ssthresh, linux halves then sets BWE*RTTmin at recovery exit" },
+        BYTE_COUNTING,
+        ABC_LIMIT,
+    ],
+    timeout_collapses_window: true,
+};
+
+pub const WESTWOODPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "westwoodplus",
+    summary: "One bandwidth sample per RTT, low-pass filtered; after a loss ssthresh = BWE * RTTmin (ns-3 TcpWestwoodPlus by default).",
+    reference: "Grieco, Mascolo, ACM CCR 34(2), 2004; ns-3 TcpWestwoodPlus",
+    params: &[
+        ParamInfo { name: "filter", unit: "tustin|linux|none", default: "tustin", doc: "low-pass filter of the samples: ns-3 Tustin, Linux two 7/8 EWMAs, or none" },
+        ParamInfo { name: "tustin_alpha", unit: "1", default: "0.9", doc: "weight of the previous estimate in the Tustin filter (ns-3: 0.9)" },
+        ParamInfo { name: "sampling", unit: "ns3|linux", default: "ns3", doc: "window: one RTT with sample = bytes/RTT (ns-3), or first ACK after max(RTT, 50 ms) with bytes/elapsed (Linux)" },
+        ParamInfo { name: "window_rtt", unit: "srtt|sample", default: "srtt", doc: "RTT that sizes a window: smoothed (ns-3) or latest raw sample (Linux)" },
+        ParamInfo { name: "min_rtt_of", unit: "srtt|sample", default: "srtt", doc: "RTTmin is the minimum smoothed RTT (ns-3) or the minimum raw sample (Linux, paper)" },
+        ParamInfo { name: "linux_min_window_ms", unit: "ms", default: "50.0", doc: "minimum window for linux sampling (Linux: 50 ms)" },
+        ParamInfo { name: "accounting", unit: "ns3|linux", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs" },
+        ParamInfo { name: "response", unit: "ns3|paper|linux", default: "ns3", doc: "loss response: ns3 sets cwnd = ssthresh, paper caps cwnd at ssthresh, linux halves then sets BWE*RTTmin at recovery exit" },
+        ParamInfo { name: "reset_min_rtt_on_timeout", unit: "bool", default: "false", doc: "forget RTTmin on an RTO (Linux) or keep it (ns-3)" },
+        BYTE_COUNTING,
+        ABC_LIMIT,
+    ],
+    timeout_collapses_window: true,
+};
+
+/// Build TCP Westwood (per-ACK samples).
+pub fn build(p: &WestwoodParams) -> Box<dyn CongestionControl> {
+    let tau_ns = (p.tau_ms * 1e6).max(1.0);
+    let period =
+        if p.virtual_samples { Some(((tau_ns / p.virtual_sample_divisor.max(1.0)) as Time).max(1)) } else { None };
+    let est = Estimator::PerAck(PerAck {
+        tau_s: tau_ns / NS_PER_SEC,
+        virtual_period: period,
+        bw: 0.0,
+        last_sample: 0.0,
+        t_real: None,
+        t_filter: 0,
+        pending: 0,
+    });
+    Box::new(Westwood {
+        name: "westwood",
+        reno: RenoParams { byte_counting: p.byte_counting, abc_limit: p.abc_limit, ..RenoParams::default() },
+        response: p.response,
+        counter: DeliveryCounter::new(p.accounting),
+        est,
+        window_rtt: RttSource::Sample,
+        min_rtt: MinRtt::new(RttSource::Sample, false),
+    })
+}
+
+/// Build TCP Westwood+ (per-RTT samples).
+pub fn build_plus(p: &WestwoodPlusParams) -> Box<dyn CongestionControl> {
+    let est = Estimator::PerRtt(PerRtt {
+        sampling: p.sampling,
+        filter: p.filter,
+        alpha: p.tustin_alpha.clamp(0.0, 1.0),
+        min_window: (p.linux_min_window_ms.max(0.0) * 1e6) as Time,
+        start: None,
+        win_rtt: 0,
+        bytes: 0,
+        bw: 0.0,
+        bw_ns: 0.0,
+        last_sample: 0.0,
+    });
+    Box::new(Westwood {
+        name: "westwoodplus",
+        reno: RenoParams { byte_counting: p.byte_counting, abc_limit: p.abc_limit, ..RenoParams::default() },
+        response: p.response,
+        counter: DeliveryCounter::new(p.accounting),
+        est,
+        window_rtt: p.window_rtt,
+        min_rtt: MinRtt::new(p.min_rtt_of, p.reset_min_rtt_on_timeout),
+    })
+}
+
+/// Bytes delivered according to the ACK stream, with the duplicate-ACK accounting of
+/// Westwood (shared by the bandwidth estimators of this crate).
+#[derive(Clone, Debug)]
+pub struct DeliveryCounter {
+    accounting: Accounting,
+    /// Linux: bytes credited by duplicates and not yet matched by a cumulative ACK.
+    accounted: u64,
+    /// ns-3: duplicates since the last new ACK outside recovery (`m_dupAckCount`).
+    dupacks: u64,
+    /// ns-3: recovery point after an RTO while in CA_LOSS (`m_recover`).
+    loss_recover: Option<u64>,
+    /// SND.UNA after the last ACK seen.
+    last_una: Option<u64>,
+}
+
+impl DeliveryCounter {
+    pub fn new(accounting: Accounting) -> Self {
+        DeliveryCounter { accounting, accounted: 0, dupacks: 0, loss_recover: None, last_una: None }
+    }
+
+    /// Remember SND.UNA at the start of the connection.
+    pub fn start(&mut self, snd_una: u64) {
+        self.last_una = Some(snd_una);
+    }
+
+    /// Bytes to credit for one ACK (duplicates included).
+    pub fn on_ack(&mut self, ack: &AckSample, mss: u64) -> u64 {
+        let credit = if ack.dup {
+            if self.accounting == Accounting::Linux {
+                self.accounted += mss;
+            } else if !ack.in_recovery && self.loss_recover.is_none() {
+                self.dupacks += 1;
+            }
+            mss
+        } else if ack.acked_bytes > 0 {
+            match self.accounting {
+                Accounting::Linux => self.linux_cumulative(ack.acked_bytes, mss),
+                Accounting::Ns3 => self.ns3_cumulative(ack, mss),
+            }
+        } else {
+            0
+        };
+        self.last_una = Some(ack.ack);
+        credit
+    }
+
+    /// Bytes to credit for the ACK that ended fast recovery (not passed to `on_ack`).
+    pub fn on_recovery_exit(&mut self, snd_una: u64, mss: u64) -> u64 {
+        let bytes = self.last_una.map_or(0, |u| snd_una.saturating_sub(u));
+        self.last_una = Some(snd_una);
+        self.dupacks = 0;
+        match self.accounting {
+            Accounting::Linux => self.linux_cumulative(bytes, mss),
+            // ns-3 credits (ack - old head) in full on the ACK that leaves CA_RECOVERY.
+            Accounting::Ns3 => bytes,
+        }
+    }
+
+    /// An RTO: ns-3 enters CA_LOSS with recovery point SND.MAX and clears its dupack count.
+    pub fn on_timeout(&mut self, snd_max: u64) {
+        self.dupacks = 0;
+        self.loss_recover = Some(snd_max);
+    }
+
+    fn linux_cumulative(&mut self, acked: u64, mss: u64) -> u64 {
+        // MobiCom 2001 / Linux: a jump of more than one segment after duplicates is credited
+        // only with what the duplicates did not already count.
+        if acked <= mss {
+            acked
+        } else if self.accounted >= acked {
+            self.accounted -= acked;
+            mss
+        } else {
+            let c = acked - self.accounted;
+            self.accounted = 0;
+            c
+        }
+    }
+
+    fn ns3_cumulative(&mut self, ack: &AckSample, mss: u64) -> u64 {
+        let dups = std::mem::take(&mut self.dupacks);
+        if ack.in_recovery {
+            // Partial ACK: PktsAcked(1).
+            return mss;
+        }
+        if let Some(recover) = self.loss_recover {
+            if ack.ack < recover {
+                return ack.acked_bytes;
+            }
+            // Leaving CA_LOSS: only the part above the recovery point.
+            self.loss_recover = None;
+            return ack.ack - recover;
+        }
+        // CA_OPEN / CA_DISORDER: segments acked minus the duplicates already counted.
+        ack.acked_bytes.saturating_sub(dups * mss)
+    }
+}
+
+/// RTTmin over raw samples or over the smoothed RTT, optionally forgotten after an RTO.
+#[derive(Clone, Debug)]
+struct MinRtt {
+    of: RttSource,
+    reset_on_timeout: bool,
+    min: MinTracker,
+    /// Linux `reset_rtt_min`: the next sample replaces the minimum.
+    pending_reset: bool,
+}
+
+impl MinRtt {
+    fn new(of: RttSource, reset_on_timeout: bool) -> Self {
+        MinRtt { of, reset_on_timeout, min: MinTracker::default(), pending_reset: false }
+    }
+
+    fn observe(&mut self, value: Option<Time>) {
+        if let Some(v) = value {
+            if std::mem::take(&mut self.pending_reset) {
+                self.min = MinTracker::default();
+            }
+            self.min.update(v);
+        }
+    }
+
+    /// An ACK: only ACKs that carry an RTT measurement move the minimum (ns-3 updates
+    /// `m_minRtt` only on a measurement).
+    fn on_ack(&mut self, ack: &AckSample, cx: &Ctx) {
+        if ack.rtt.is_some() {
+            self.observe(match self.of {
+                RttSource::Srtt => cx.rtt.srtt(),
+                RttSource::Sample => ack.rtt,
+            });
+        }
+    }
+
+    /// The ACK that ended recovery is not seen; the current SRTT / latest sample is a value
+    /// the sender really had, so folding it in is safe (skipped after an RTO reset).
+    fn on_recovery_exit(&mut self, cx: &Ctx) {
+        if !self.pending_reset {
+            self.observe(match self.of {
+                RttSource::Srtt => cx.rtt.srtt(),
+                RttSource::Sample => cx.rtt.latest(),
+            });
+        }
+    }
+
+    fn on_timeout(&mut self) {
+        if self.reset_on_timeout {
+            self.pending_reset = true;
+        }
+    }
+
+    fn value(&self) -> Option<Time> {
+        self.min.value()
+    }
+}
+
+/// Westwood's per-ACK sampler and Tustin filter.
+#[derive(Clone, Debug)]
+struct PerAck {
+    tau_s: f64,
+    /// tau/m in ns when virtual samples are on.
+    virtual_period: Option<Time>,
+    /// bhat, bytes/s.
+    bw: f64,
+    /// b_{k-1}, bytes/s.
+    last_sample: f64,
+    /// Time of the previous real ACK.
+    t_real: Option<Time>,
+    /// Time of the previous filter step (real or virtual sample).
+    t_filter: Time,
+    /// Bytes of ACKs that arrived at the same instant as the previous one.
+    pending: u64,
+}
+
+impl PerAck {
+    /// One Tustin step: a_k = (2 tau - dt)/(2 tau + dt),
+    /// bhat_k = a_k bhat_{k-1} + (1 - a_k)(b_k + b_{k-1})/2.
+    fn step(&mut self, sample: f64, dt_s: f64) {
+        let a = ((2.0 * self.tau_s - dt_s) / (2.0 * self.tau_s + dt_s)).max(0.0);
+        self.bw = a * self.bw + (1.0 - a) * (sample + self.last_sample) / 2.0;
+        self.last_sample = sample;
+    }
+
+    /// Virtual null samples for every tau/m without an ACK, up to `now` (closed form).
+    fn advance(&mut self, now: Time) {
+        let (Some(period), Some(_)) = (self.virtual_period, self.t_real) else { return };
+        let elapsed = now.saturating_sub(self.t_filter);
+        if elapsed <= period {
+            return;
+        }
+        // Virtual samples at t_filter + j*period for j = 1..=n, all strictly before now.
+        let n = (elapsed - 1) / period;
+        let dt_s = period as f64 / NS_PER_SEC;
+        let a = ((2.0 * self.tau_s - dt_s) / (2.0 * self.tau_s + dt_s)).max(0.0);
+        // First null sample: a*bhat + (1-a)*(0 + b_prev)/2; later ones: a*bhat.
+        let first = a * self.bw + (1.0 - a) * self.last_sample / 2.0;
+        let rest = i32::try_from(n - 1).unwrap_or(i32::MAX);
+        self.bw = first * a.powi(rest);
+        self.last_sample = 0.0;
+        self.t_filter += n * period;
+    }
+
+    fn on_delivery(&mut self, now: Time, bytes: u64) {
+        let Some(t_prev) = self.t_real else {
+            self.t_real = Some(now);
+            self.t_filter = now;
+            return;
+        };
+        self.advance(now);
+        let gap = now.saturating_sub(t_prev);
+        if gap == 0 {
+            self.pending += bytes;
+            return;
+        }
+        // b_k = d_k / (t_k - t_{k-1})
+        let sample = (self.pending + bytes) as f64 * NS_PER_SEC / gap as f64;
+        self.pending = 0;
+        let dt_s = now.saturating_sub(self.t_filter).max(1) as f64 / NS_PER_SEC;
+        self.step(sample, dt_s);
+        self.t_real = Some(now);
+        self.t_filter = now;
+    }
+}
+
+/// Westwood+'s per-RTT sampler and filter.
+#[derive(Clone, Debug)]
+struct PerRtt {
+    sampling: Sampling,
+    filter: BwFilter,
+    alpha: f64,
+    min_window: Time,
+    /// Start of the open window (ns-3: `m_IsCount` is set).
+    start: Option<Time>,
+    /// ns-3: the RTT the window was scheduled with.
+    win_rtt: Time,
+    /// Bytes credited in the open window.
+    bytes: u64,
+    /// Filtered estimate, bytes/s.
+    bw: f64,
+    /// Linux: the first (non-smoothed) stage of the cascade.
+    bw_ns: f64,
+    /// Tustin: previous raw sample.
+    last_sample: f64,
+}
+
+impl PerRtt {
+    fn filter_sample(&mut self, sample: f64) {
+        match self.filter {
+            BwFilter::Tustin => {
+                // ns-3 EstimateBW: bw = a*bw_prev + (1-a)*(sample + sample_prev)/2.
+                self.bw = self.alpha * self.bw + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0;
+                self.last_sample = sample;
+            }
+            BwFilter::Linux => {
+                // Linux westwood_filter: the first sample initialises both stages.
+                if self.bw == 0.0 && self.bw_ns == 0.0 {
+                    self.bw_ns = sample;
+                    self.bw = sample;
+                } else {
+                    self.bw_ns = (7.0 * self.bw_ns + sample) / 8.0;
+                    self.bw = (7.0 * self.bw + self.bw_ns) / 8.0;
+                }
+            }
+            BwFilter::None => self.bw = sample,
+        }
+    }
+
+    /// ns-3's EstimateBW timer: close the window once its RTT has elapsed.
+    fn advance(&mut self, now: Time) {
+        if self.sampling != Sampling::Ns3 {
+            return;
+        }
+        if let Some(start) = self.start {
+            if now > start.saturating_add(self.win_rtt) {
+                let sample = self.bytes as f64 * NS_PER_SEC / self.win_rtt as f64;
+                self.filter_sample(sample);
+                self.bytes = 0;
+                self.start = None;
+            }
+        }
+    }
+
+    fn on_delivery(&mut self, now: Time, bytes: u64, rtt: Option<Time>) {
+        let rtt = rtt.filter(|&r| r > 0);
+        match self.sampling {
+            Sampling::Ns3 => {
+                self.advance(now);
+                // PktsAcked: nothing is counted before an RTT is known.
+                let Some(r) = rtt else { return };
+                self.bytes += bytes;
+                if self.start.is_none() {
+                    self.start = Some(now);
+                    self.win_rtt = r;
+                }
+            }
+            Sampling::Linux => {
+                match (self.start, rtt) {
+                    (None, _) => self.start = Some(now),
+                    (Some(start), Some(r)) => {
+                        // westwood_update_window: delta > max(rtt, 50 ms) closes the window
+                        // before this ACK is counted.
+                        let delta = now.saturating_sub(start);
+                        if delta > r.max(self.min_window) {
+                            self.filter_sample(self.bytes as f64 * NS_PER_SEC / delta as f64);
+                            self.bytes = 0;
+                            self.start = Some(now);
+                        }
+                    }
+                    (Some(_), None) => {}
+                }
+                self.bytes += bytes;
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Estimator {
+    PerAck(PerAck),
+    PerRtt(PerRtt),
+}
+
+impl Estimator {
+    fn bytes_per_s(&self) -> f64 {
+        match self {
+            Estimator::PerAck(e) => e.bw,
+            Estimator::PerRtt(e) => e.bw,
+        }
+    }
+    fn advance(&mut self, now: Time) {
+        match self {
+            Estimator::PerAck(e) => e.advance(now),
+            Estimator::PerRtt(e) => e.advance(now),
+        }
+    }
+    fn on_delivery(&mut self, now: Time, bytes: u64, rtt: Option<Time>) {
+        match self {
+            Estimator::PerAck(e) => e.on_delivery(now, bytes),
+            Estimator::PerRtt(e) => e.on_delivery(now, bytes, rtt),
+        }
+    }
+}
+
+/// Westwood / Westwood+: all mutable state.
+#[derive(Clone, Debug)]
+pub struct Westwood {
+    name: &'static str,
+    reno: RenoParams,
+    response: Response,
+    counter: DeliveryCounter,
+    est: Estimator,
+    window_rtt: RttSource,
+    min_rtt: MinRtt,
+}
+
+impl Westwood {
+    /// The estimate in bytes per second (0 before the first sample).
+    pub fn bwe_bytes_per_s(&self) -> f64 {
+        self.est.bytes_per_s()
+    }
+
+    fn rtt_for_window(&self, ack: Option<&AckSample>, cx: &Ctx) -> Option<Time> {
+        match self.window_rtt {
+            RttSource::Srtt => cx.rtt.srtt(),
+            RttSource::Sample => ack.and_then(|a| a.rtt).or(cx.rtt.latest()),
+        }
+    }
+
+    /// ssthresh = max(BWE * RTTmin, 2 MSS) in bytes (bytes/s * s).
+    fn bwe_window(&self, mss: f64) -> f64 {
+        let rtt_min_s = self.min_rtt.value().map_or(0.0, |r| r as f64 / NS_PER_SEC);
+        (self.bwe_bytes_per_s() * rtt_min_s).max(2.0 * mss)
+    }
+}
+
+impl CongestionControl for Westwood {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+
+    fn init(&mut self, _w: &mut Window, cx: &mut Ctx) {
+        self.counter.start(cx.snd_una);
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        let mss = cx.mss_f();
+        let credit = self.counter.on_ack(ack, u64::from(cx.mss));
+        self.min_rtt.on_ack(ack, cx);
+        let rtt = self.rtt_for_window(Some(ack), cx);
+        self.est.on_delivery(cx.now, credit, rtt);
+        Reno::grow(&self.reno, ack, w, mss);
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        let mss = cx.mss_f();
+        self.est.advance(cx.now);
+        match loss {
+            Loss::FastRetransmit => match self.response {
+                Response::Ns3 => {
+                    // ns-3 GetSsThresh = max(2 MSS, BWE * minRtt); classic recovery: cwnd = ssthresh.
+                    w.ssthresh = self.bwe_window(mss);
+                    w.cwnd = w.ssthresh;
+                }
+                Response::Paper => {
+                    // ssthresh = BWE * RTTmin; if cwnd > ssthresh then cwnd = ssthresh.
+                    w.ssthresh = self.bwe_window(mss);
+                    w.cwnd = w.cwnd.min(w.ssthresh);
+                }
+                Response::Linux => {
+                    // tcp_reno_ssthresh: max(cwnd/2, 2); BWE applies at recovery exit.
+                    w.ssthresh = halved_ssthresh(w.cwnd, mss);
+                    w.cwnd = w.ssthresh;
+                }
+            },
+            Loss::Timeout { consecutive } => {
+                if consecutive <= 1 {
+                    // ssthresh = max(BWE * RTTmin, 2 MSS); cwnd = 1 segment.
+                    w.ssthresh = self.bwe_window(mss);
+                }
+                w.cwnd = mss;
+                self.counter.on_timeout(cx.snd_max);
+                self.min_rtt.on_timeout();
+            }
+        }
+        Verdict::None
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
+        let credit = self.counter.on_recovery_exit(cx.snd_una, u64::from(cx.mss));
+        self.min_rtt.on_recovery_exit(cx);
+        let rtt = self.rtt_for_window(None, cx);
+        self.est.on_delivery(cx.now, credit, rtt);
+        if self.response == Response::Linux {
+            // CA_EVENT_COMPLETE_CWR: ssthresh = cwnd = max(BWE * RTTmin, 2).
+            w.ssthresh = self.bwe_window(cx.mss_f());
+        }
+        w.cwnd = w.ssthresh;
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("bwe_bps", self.bwe_bytes_per_s() * 8.0));
+        out.push(("min_rtt_s", self.min_rtt.value().map_or(f64::NAN, |r| r as f64 / NS_PER_SEC)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Harness, MSS};
+
+    const MS: Time = 1_000_000;
+    const M: f64 = MSS as f64;
+
+    /// An ACK of `segments` new segments `gap` ns after the previous event, carrying the RTT
+    /// sample `rtt`, without the harness's "one ACK per RTT" clock.
+    fn ack_at(h: &mut Harness, segments: u64, gap: Time, rtt: Time) {
+        h.fill_window();
+        h.now += gap;
+        let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
+        h.snd_una += bytes;
+        h.dupacks = 0;
+        h.rtt.on_sample(rtt);
+        let s = AckSample {
+            ack: h.snd_una,
+            acked_bytes: bytes,
+            rtt: Some(rtt),
+            delivered: h.snd_una,
+            in_recovery: h.in_recovery,
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    fn bwe_bps(h: &mut Harness) -> f64 {
+        let mut v = Vec::new();
+        h.cc.trace_vars(&mut v);
+        v.iter().find(|(n, _)| *n == "bwe_bps").map(|x| x.1).unwrap()
+    }
+
+    fn approx(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    fn plus(p: WestwoodPlusParams) -> Harness {
+        Harness::new(build_plus(&p))
+    }
+
+    #[test]
+    fn ns3_window_closes_one_srtt_after_its_first_ack_with_a_tustin_step_from_zero() {
+        let mut h = plus(WestwoodPlusParams::default());
+        // First ACK at t = 10 ms with RTT 100 ms: SRTT = 100 ms opens a window until 110 ms.
+        ack_at(&mut h, 1, 10 * MS, 100 * MS);
+        // Four more one-segment ACKs inside the window (SRTT stays 100 ms).
+        for _ in 0..4 {
+            ack_at(&mut h, 1, 20 * MS, 100 * MS);
+        }
+        assert_eq!(bwe_bps(&mut h), 0.0, "the window is still open at 90 ms");
+        // The next ACK, at 130 ms, is after the window's end: the window is closed first.
+        ack_at(&mut h, 1, 40 * MS, 100 * MS);
+        let sample = 5.0 * M / 0.1; // bytes/s
+        let expected = 0.9 * 0.0 + 0.1 * (sample + 0.0) / 2.0;
+        assert!(approx(bwe_bps(&mut h) / 8.0, expected), "{} vs {}", bwe_bps(&mut h) / 8.0, expected);
+        // A loss 200 ms later closes the second window (1 segment) by itself (ns-3 timer).
+        h.now += 200 * MS;
+        h.loss(Loss::FastRetransmit);
+        let second = 1.0 * M / 0.1;
+        let expected2 = 0.9 * expected + 0.1 * (second + sample) / 2.0;
+        assert!(approx(bwe_bps(&mut h) / 8.0, expected2));
+    }
+
+    #[test]
+    fn ns3_fast_retransmit_sets_cwnd_to_bwe_times_min_srtt() {
+        let p = WestwoodPlusParams { filter: BwFilter::None, ..WestwoodPlusParams::default() };
+        let mut h = plus(p);
+        // Constant 50 ms RTT: SRTT = min SRTT = 50 ms. 2 segments every 10 ms = 200 kB/s.
+        for _ in 0..40 {
+            ack_at(&mut h, 2, 10 * MS, 50 * MS);
+        }
+        h.w.cwnd = 40.0 * M;
+        // ACKs at 10..400 ms; windows open at 10, 70, ..., 370 ms and each closes 50 ms
+        // later, so a closed window holds 6 ACKs (an ACK exactly at the end counts): 12
+        // segments. The window opened at 370 ms is still open at the loss (400 ms).
+        h.loss(Loss::FastRetransmit);
+        let bwe = 12.0 * M / 0.05;
+        let ssthresh = (bwe * 0.05).max(2.0 * M);
+        assert!(approx(h.w.ssthresh, ssthresh), "{}", h.w.ssthresh);
+        assert_eq!(h.w.cwnd, h.w.ssthresh);
+    }
+
+    #[test]
+    fn ns3_response_raises_a_small_cwnd_but_the_paper_response_caps_only() {
+        let p = WestwoodPlusParams { filter: BwFilter::None, ..WestwoodPlusParams::default() };
+        for (response, raises) in [(Response::Ns3, true), (Response::Paper, false)] {
+            let mut h = plus(WestwoodPlusParams { response, ..p });
+            for _ in 0..40 {
+                ack_at(&mut h, 2, 10 * MS, 50 * MS);
+            }
+            h.w.cwnd = 3.0 * M;
+            h.loss(Loss::FastRetransmit);
+            let ssthresh = 12.0 * M; // 240 kB/s * 50 ms
+            assert!(approx(h.w.ssthresh, ssthresh));
+            assert_eq!(h.w.cwnd, if raises { h.w.ssthresh } else { 3.0 * M }, "{response:?}");
+        }
+    }
+
+    #[test]
+    fn ssthresh_before_any_estimate_is_two_segments() {
+        let mut h = plus(WestwoodPlusParams::default());
+        h.ack(1, 50 * MS);
+        h.loss(Loss::FastRetransmit);
+        assert_eq!(h.w.ssthresh, 2.0 * M);
+    }
+
+    #[test]
+    fn a_timeout_sets_ssthresh_from_the_estimate_once_and_cwnd_to_one_segment() {
+        let p = WestwoodPlusParams { filter: BwFilter::None, ..WestwoodPlusParams::default() };
+        let mut h = plus(p);
+        for _ in 0..40 {
+            ack_at(&mut h, 2, 10 * MS, 50 * MS);
+        }
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!(h.w.cwnd, M);
+        assert!(approx(h.w.ssthresh, 12.0 * M));
+        let first = h.w.ssthresh;
+        // The second expiry closes another window (a different estimate) but keeps ssthresh.
+        h.now += 2000 * MS;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!((h.w.cwnd, h.w.ssthresh), (M, first));
+    }
+
+    #[test]
+    fn linux_filter_is_two_cascaded_seven_eighths_ewmas_from_the_first_sample() {
+        let p = WestwoodPlusParams {
+            filter: BwFilter::Linux,
+            sampling: Sampling::Linux,
+            window_rtt: RttSource::Sample,
+            ..WestwoodPlusParams::default()
+        };
+        let mut h = plus(p);
+        // RTT 20 ms, so windows are 50 ms (the Linux minimum). ACK of 1 segment every 10 ms.
+        ack_at(&mut h, 1, 10 * MS, 20 * MS); // t=10: opens the window, counts 1
+        for _ in 0..5 {
+            ack_at(&mut h, 1, 10 * MS, 20 * MS); // t=20..60: 60-10 = 50, not > 50
+        }
+        assert_eq!(bwe_bps(&mut h), 0.0);
+        ack_at(&mut h, 1, 10 * MS, 20 * MS); // t=70: delta 60 ms > 50 ms, 6 segments
+        let s1 = 6.0 * M / 0.06;
+        assert!(approx(bwe_bps(&mut h) / 8.0, s1));
+        for _ in 0..5 {
+            ack_at(&mut h, 3, 10 * MS, 20 * MS); // t=80..120
+        }
+        ack_at(&mut h, 1, 10 * MS, 20 * MS); // t=130: delta 60 ms, 1 + 15 segments
+        let s2 = 16.0 * M / 0.06;
+        let ns = (7.0 * s1 + s2) / 8.0;
+        let bw = (7.0 * s1 + ns) / 8.0;
+        assert!(approx(bwe_bps(&mut h) / 8.0, bw));
+    }
+
+    #[test]
+    fn ns3_accounting_counts_dupacks_and_subtracts_them_from_the_next_cumulative_ack() {
+        let mut c = DeliveryCounter::new(Accounting::Ns3);
+        c.start(0);
+        let mss = 1000;
+        let dup = AckSample { ack: 5000, dup: true, ..AckSample::default() };
+        assert_eq!(c.on_ack(&dup, mss), 1000);
+        assert_eq!(c.on_ack(&dup, mss), 1000);
+        // Cumulative ACK of 5 segments after 2 duplicates: 5 - 2 segments.
+        let cum = AckSample { ack: 10_000, acked_bytes: 5000, ..AckSample::default() };
+        assert_eq!(c.on_ack(&cum, mss), 3000);
+        // Partial ACK in recovery: one segment.
+        let partial = AckSample { ack: 14_000, acked_bytes: 4000, in_recovery: true, ..AckSample::default() };
+        assert_eq!(c.on_ack(&partial, mss), 1000);
+        // Recovery exit at SND.UNA = 20000: everything since the last ACK.
+        assert_eq!(c.on_recovery_exit(20_000, mss), 6000);
+        // After an RTO with SND.MAX = 30000: full below the recovery point, then the excess.
+        c.on_timeout(30_000);
+        let below = AckSample { ack: 25_000, acked_bytes: 5000, ..AckSample::default() };
+        assert_eq!(c.on_ack(&below, mss), 5000);
+        let across = AckSample { ack: 32_000, acked_bytes: 7000, ..AckSample::default() };
+        assert_eq!(c.on_ack(&across, mss), 2000);
+    }
+
+    #[test]
+    fn linux_accounting_credits_a_jump_only_with_what_dupacks_did_not_count() {
+        let mut c = DeliveryCounter::new(Accounting::Linux);
+        c.start(0);
+        let mss = 1000;
+        let dup = AckSample { ack: 0, dup: true, ..AckSample::default() };
+        for _ in 0..3 {
+            assert_eq!(c.on_ack(&dup, mss), 1000);
+        }
+        // accounted = 3000; a jump of 5000 credits 5000 - 3000.
+        let cum = AckSample { ack: 5000, acked_bytes: 5000, ..AckSample::default() };
+        assert_eq!(c.on_ack(&cum, mss), 2000);
+        for _ in 0..4 {
+            c.on_ack(&dup, mss);
+        }
+        // accounted = 4000 >= 2000: credit one segment, accounted -> 2000.
+        let cum2 = AckSample { ack: 7000, acked_bytes: 2000, ..AckSample::default() };
+        assert_eq!(c.on_ack(&cum2, mss), 1000);
+        let cum3 = AckSample { ack: 10_000, acked_bytes: 3000, ..AckSample::default() };
+        assert_eq!(c.on_ack(&cum3, mss), 1000);
+    }
+
+    #[test]
+    fn westwood_per_ack_samples_follow_the_tustin_filter() {
+        let p = WestwoodParams { virtual_samples: false, ..WestwoodParams::default() };
+        let mut h = Harness::new(build(&p));
+        let tau = 0.5;
+        ack_at(&mut h, 1, 10 * MS, 40 * MS); // starts the clock
+        let mut bw = 0.0;
+        let mut prev = 0.0;
+        for (segs, gap_ms) in [(1u64, 10u64), (2, 20), (1, 5), (3, 30)] {
+            ack_at(&mut h, segs, gap_ms * MS, 40 * MS);
+            let dt = gap_ms as f64 / 1000.0;
+            let b = segs as f64 * M / dt;
+            let a = (2.0 * tau - dt) / (2.0 * tau + dt);
+            bw = a * bw + (1.0 - a) * (b + prev) / 2.0;
+            prev = b;
+            assert!(approx(bwe_bps(&mut h) / 8.0, bw), "{} vs {bw}", bwe_bps(&mut h) / 8.0);
+        }
+    }
+
+    #[test]
+    fn westwood_inserts_virtual_null_samples_during_silence() {
+        let mut h = Harness::new(build(&WestwoodParams::default()));
+        ack_at(&mut h, 1, 10 * MS, 40 * MS);
+        ack_at(&mut h, 1, 10 * MS, 40 * MS); // b = 100 kB/s, dt = 10 ms
+        let tau = 0.5;
+        let a10 = (2.0 * tau - 0.01) / (2.0 * tau + 0.01);
+        let b1 = M / 0.01;
+        let bw1 = (1.0 - a10) * b1 / 2.0;
+        assert!(approx(bwe_bps(&mut h) / 8.0, bw1));
+        // 600 ms of silence: virtual samples at 250 and 500 ms after the last ACK.
+        h.now += 600 * MS;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        let av = (2.0 * tau - 0.25) / (2.0 * tau + 0.25);
+        let v1 = av * bw1 + (1.0 - av) * (0.0 + b1) / 2.0;
+        let v2 = av * v1;
+        assert!(approx(bwe_bps(&mut h) / 8.0, v2), "{} vs {v2}", bwe_bps(&mut h) / 8.0);
+        // ssthresh = max(BWE * RTTmin, 2 MSS) with RTTmin = 40 ms.
+        assert_eq!(h.w.ssthresh, (v2 * 0.04).max(2.0 * M));
+    }
+
+    #[test]
+    fn westwood_paper_response_caps_cwnd_at_the_estimate() {
+        let mut h = Harness::new(build(&WestwoodParams::default()));
+        // 1000 ACKs of one segment every 5 ms (200 kB/s): five time constants of the filter.
+        for _ in 0..1000 {
+            ack_at(&mut h, 1, 5 * MS, 40 * MS);
+        }
+        let est = bwe_bps(&mut h) / 8.0;
+        h.w.cwnd = 30.0 * M;
+        h.loss(Loss::FastRetransmit);
+        let ssthresh = (est * 0.04).max(2.0 * M);
+        assert!(approx(h.w.ssthresh, ssthresh));
+        assert!((est - 200_000.0).abs() / 200_000.0 < 0.01, "{est}");
+        assert_eq!(h.w.cwnd, h.w.ssthresh);
+    }
+
+    #[test]
+    fn the_ack_that_ends_recovery_is_counted_at_recovery_exit() {
+        let p = WestwoodPlusParams { filter: BwFilter::None, ..WestwoodPlusParams::default() };
+        let mut h = plus(p);
+        for _ in 0..40 {
+            ack_at(&mut h, 2, 10 * MS, 50 * MS);
+        }
+        // Loss at 400 ms; the window opened at 370 ms is still open.
+        h.loss(Loss::FastRetransmit);
+        h.in_recovery = true;
+        // Recovery ends at 430 ms with a cumulative ACK of 10 segments: that hook closes the
+        // 370 ms window and opens a new one holding the 10 segments.
+        h.now += 30 * MS;
+        h.snd_una += 10_000;
+        h.snd_max = h.snd_max.max(h.snd_una);
+        h.exit_recovery();
+        // The next loss, 60 ms later, closes it: 10 segments / 50 ms.
+        h.now += 60 * MS;
+        h.loss(Loss::FastRetransmit);
+        assert!(approx(h.w.ssthresh, 10.0 * M), "{}", h.w.ssthresh);
+    }
+
+    #[test]
+    fn linux_response_halves_then_sets_the_estimate_at_recovery_exit() {
+        let p =
+            WestwoodPlusParams { filter: BwFilter::None, response: Response::Linux, ..WestwoodPlusParams::default() };
+        let mut h = plus(p);
+        for _ in 0..40 {
+            ack_at(&mut h, 2, 10 * MS, 50 * MS);
+        }
+        h.w.cwnd = 30.0 * M;
+        h.loss(Loss::FastRetransmit);
+        assert_eq!((h.w.cwnd, h.w.ssthresh), (15.0 * M, 15.0 * M));
+        h.exit_recovery();
+        assert!(approx(h.w.ssthresh, 12.0 * M));
+        assert_eq!(h.w.cwnd, h.w.ssthresh);
+    }
+
+    #[test]
+    fn documented_defaults_parse_to_the_defaults() {
+        for (info, is_westwood) in [(&WESTWOOD_INFO, true), (&WESTWOODPLUS_INFO, false)] {
+            let mut table = serde_json::Map::new();
+            for p in info.params {
+                let v: serde_json::Value =
+                    serde_json::from_str(p.default).unwrap_or(serde_json::Value::String(p.default.to_string()));
+                table.insert(p.name.to_string(), v);
+            }
+            let v = serde_json::Value::Object(table);
+            if is_westwood {
+                assert_eq!(serde_json::from_value::<WestwoodParams>(v).unwrap(), WestwoodParams::default());
+            } else {
+                assert_eq!(serde_json::from_value::<WestwoodPlusParams>(v).unwrap(), WestwoodPlusParams::default());
+            }
+        }
+    }
+
+    #[test]
+    fn contract_checks_hold_for_both_variants() {
+        for mk in [build(&WestwoodParams::default()), build_plus(&WestwoodPlusParams::default())] {
+            let mut h = Harness::new(mk);
+            let before = h.w.cwnd;
+            for _ in 0..30 {
+                h.ack(1, 50 * MS);
+            }
+            assert!(h.w.cwnd > before);
+            let cw = h.w.cwnd;
+            h.dup_ack();
+            h.dup_ack();
+            assert!(h.w.cwnd <= cw);
+            h.loss(Loss::Timeout { consecutive: 1 });
+            assert_eq!(h.w.cwnd, M);
+            let first = h.w.ssthresh;
+            assert!(first.is_finite());
+            h.loss(Loss::Timeout { consecutive: 2 });
+            h.loss(Loss::Timeout { consecutive: 3 });
+            assert_eq!(h.w.ssthresh, first);
+            for _ in 0..100_000 {
+                h.ack(1, 100 * MS);
+            }
+            for _ in 0..50 {
+                h.loss(Loss::FastRetransmit);
+                assert!(h.w.cwnd >= M && h.w.cwnd.is_finite());
+                h.exit_recovery();
+            }
+        }
+    }
+}
