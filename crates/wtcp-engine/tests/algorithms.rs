@@ -229,3 +229,17 @@ fn dynamic_resets_its_backoff_when_the_path_is_not_congested() {
     assert!(reno.flows[0].max_backoff >= 3);
     assert!(dynamic.flows[0].goodput_bps > 2.0 * reno.flows[0].goodput_bps);
 }
+
+#[test]
+fn ewr_fills_a_clean_link_unless_its_receiver_caps_the_window() {
+    // The default reading passes oCwnd to the sender (rule b); the literal receiver cap
+    // throttles itself under delayed ACKs (see the ewr module header).
+    let run = |params: &str| {
+        let sc = common::load("scenarios/two-hop-wireless.toml", &[("flows.0.cc", "ewr"), ("flows.0.cc_params", params), ("links.1.ab.loss.rate", "0")]);
+        wtcp_engine::run(&sc).flows[0].goodput_bps
+    };
+    let free = run("{}");
+    let capped = run("{ receiver_caps_window = true }");
+    assert!(free > 0.95 * 2e6 * 1024.0 / (1024.0 + 52.0), "{free}");
+    assert!(capped < 0.8 * free, "{capped} vs {free}");
+}
