@@ -680,16 +680,10 @@ pub fn build(p: &BbrParams) -> Box<dyn CongestionControl> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{Harness, MSS};
+    use crate::testing::{Harness, MSS, var};
 
     const MS: Time = 1_000_000;
     const SEG: f64 = MSS as f64;
-
-    fn var(h: &Harness, name: &str) -> f64 {
-        let mut v = Vec::new();
-        h.cc.trace_vars(&mut v);
-        v.iter().find(|(k, _)| *k == name).map(|p| p.1).unwrap()
-    }
 
     /// One ACK of `bytes` new bytes `dt` after the previous one, RTT sample `rtt`. At the
     /// hook `flight` minus one segment is outstanding; the sender then sends one more
@@ -914,15 +908,4 @@ mod tests {
         assert!(h.w.cwnd >= saved, "{} < {saved}", h.w.cwnd);
     }
 
-    #[test]
-    fn documented_defaults_are_the_defaults() {
-        let mut table = serde_json::Map::new();
-        for p in BBR_INFO.params {
-            let v = serde_json::from_str(p.default)
-                .unwrap_or(serde_json::Value::String(p.default.into()));
-            table.insert(p.name.into(), v);
-        }
-        let parsed: BbrParams = serde_json::from_value(serde_json::Value::Object(table)).unwrap();
-        assert_eq!(parsed, BbrParams::default());
-    }
 }

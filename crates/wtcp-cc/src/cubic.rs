@@ -306,16 +306,10 @@ impl CongestionControl for Cubic {
 mod tests {
     use super::*;
     use crate::api::AckSample;
-    use crate::testing::{Harness, MSS};
+    use crate::testing::{Harness, MSS, var};
 
     const MS: u64 = 1_000_000;
     const SEG: f64 = MSS as f64;
-
-    fn var(h: &Harness, name: &str) -> f64 {
-        let mut v = Vec::new();
-        h.cc.trace_vars(&mut v);
-        v.iter().find(|(n, _)| *n == name).map(|(_, x)| *x).unwrap_or(f64::NAN)
-    }
 
     /// One new ACK of `segments` at time `at`, with RTT sample `rtt`.
     fn ack_at(h: &mut Harness, at: u64, segments: u64, rtt: u64) {

@@ -279,37 +279,14 @@ impl CongestionControl for Dynamic {
 mod tests {
     use super::*;
     use crate::prairie::OffWeight;
-    use crate::testing::{Harness, MSS};
+    use crate::testing::{Harness, MSS, var, approx, ack_timed};
 
     const MS: Time = 1_000_000;
     const M: f64 = MSS as f64;
 
-    fn approx(a: f64, b: f64) -> bool {
-        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
-    }
-
     /// An ACK of `segments` new segments `gap` ns after the previous event, with RTT sample `rtt`.
     fn ack_at(h: &mut Harness, segments: u64, gap: Time, rtt: Time) {
-        h.fill_window();
-        h.now += gap;
-        let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
-        h.snd_una += bytes;
-        h.dupacks = 0;
-        h.rtt.on_sample(rtt);
-        let s = AckSample {
-            ack: h.snd_una,
-            acked_bytes: bytes,
-            rtt: Some(rtt),
-            delivered: h.snd_una,
-            ..AckSample::default()
-        };
-        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
-    }
-
-    fn var(h: &Harness, name: &str) -> f64 {
-        let mut v = Vec::new();
-        h.cc.trace_vars(&mut v);
-        v.iter().find(|(n, _)| *n == name).map(|x| x.1).unwrap()
+        ack_timed(h, segments, gap, rtt, None, false);
     }
 
     /// Eq. 5 of the paper, written independently: y = (beta - cwnd_max)/alpha * x + cwnd_max
@@ -498,43 +475,4 @@ mod tests {
         assert_eq!(h.cc.recovery_style(), RecoveryStyle::Reno);
     }
 
-    #[test]
-    fn documented_defaults_parse_to_the_defaults() {
-        let mut table = serde_json::Map::new();
-        for p in DYNAMIC_INFO.params {
-            let v: serde_json::Value =
-                serde_json::from_str(p.default).unwrap_or(serde_json::Value::String(p.default.to_string()));
-            table.insert(p.name.to_string(), v);
-        }
-        let parsed: DynamicParams = serde_json::from_value(serde_json::Value::Object(table)).unwrap();
-        assert_eq!(parsed, DynamicParams::default());
-    }
-
-    #[test]
-    fn contract_checks_hold() {
-        let mut h = Harness::new(build(&DynamicParams::default()));
-        let before = h.w.cwnd;
-        for _ in 0..30 {
-            h.ack(1, 50 * MS);
-        }
-        assert!(h.w.cwnd > before);
-        let cw = h.w.cwnd;
-        h.dup_ack();
-        h.dup_ack();
-        assert!(h.w.cwnd <= cw);
-        h.loss(Loss::Timeout { consecutive: 1 });
-        let first = h.w.ssthresh;
-        assert!(first.is_finite());
-        h.loss(Loss::Timeout { consecutive: 2 });
-        h.loss(Loss::Timeout { consecutive: 3 });
-        assert_eq!(h.w.ssthresh, first);
-        for _ in 0..100_000 {
-            h.ack(1, 100 * MS);
-        }
-        for _ in 0..50 {
-            h.loss(Loss::FastRetransmit);
-            assert!(h.w.cwnd >= M && h.w.cwnd.is_finite());
-            h.exit_recovery();
-        }
-    }
 }

@@ -650,7 +650,7 @@ impl CongestionControl for Jersey {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{Harness, MSS};
+    use crate::testing::{Harness, MSS, var as trace, ack_timed};
 
     const MS: u64 = 1_000_000;
     const M: f64 = MSS as f64;
@@ -663,30 +663,8 @@ mod tests {
         Harness::new(build_new_jersey(&JerseyParams::default()))
     }
 
-    /// An ACK of `segments` new segments arriving `gap` after the previous event, with
-    /// an RTT sample `rtt`, a receiver arrival time `rx` and a mark.
     fn ack_at(h: &mut Harness, segments: u64, gap: Time, rtt: Time, rx: Option<Time>, marked: bool) {
-        h.fill_window();
-        h.now += gap;
-        let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
-        h.snd_una += bytes;
-        h.dupacks = 0;
-        h.rtt.on_sample(rtt);
-        let s = AckSample {
-            ack: h.snd_una,
-            acked_bytes: bytes,
-            rtt: Some(rtt),
-            rx_arrival: rx,
-            ts_echo: rx.map(|_| h.now.saturating_sub(rtt)),
-            marked,
-            delivered: h.snd_una,
-            in_recovery: h.in_recovery,
-            ..AckSample::default()
-        };
-        if marked {
-            h.signal(Signal::CongestionMark);
-        }
-        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+        ack_timed(h, segments, gap, rtt, rx, marked);
     }
 
     fn marked_dup_ack(h: &mut Harness) {
@@ -695,12 +673,6 @@ mod tests {
         let s = AckSample { ack: h.snd_una, dup: true, marked: true, delivered: h.snd_una, ..AckSample::default() };
         h.signal(Signal::CongestionMark);
         h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
-    }
-
-    fn trace(h: &Harness, name: &str) -> f64 {
-        let mut v = Vec::new();
-        h.cc.trace_vars(&mut v);
-        v.iter().find(|(n, _)| *n == name).map(|p| p.1).unwrap_or(f64::NAN)
     }
 
     /// Eq. 1 recomputed independently, seconds and bytes.
@@ -903,41 +875,4 @@ mod tests {
         assert_eq!(h.w.cwnd, M);
     }
 
-    #[test]
-    fn documented_defaults_parse_to_the_defaults() {
-        let mut table = serde_json::Map::new();
-        for p in PARAMS {
-            let v = serde_json::from_str(p.default).unwrap_or(serde_json::Value::String(p.default.to_string()));
-            table.insert(p.name.to_string(), v);
-        }
-        let parsed: JerseyParams = serde_json::from_value(serde_json::Value::Object(table)).unwrap();
-        assert_eq!(parsed, JerseyParams::default());
-    }
-
-    #[test]
-    fn keeps_the_contract_checks() {
-        for b in [build as fn(&JerseyParams) -> Box<dyn CongestionControl>, build_new_jersey] {
-            let mut h = Harness::new(b(&JerseyParams::default()));
-            let start = h.w.cwnd;
-            for _ in 0..30 {
-                h.ack(1, 50 * MS);
-            }
-            assert!(h.w.cwnd > start);
-            let before = h.w.cwnd;
-            h.dup_ack();
-            h.dup_ack();
-            assert!(h.w.cwnd <= before);
-            h.loss(Loss::Timeout { consecutive: 1 });
-            let first = h.w.ssthresh;
-            assert!(first.is_finite());
-            h.loss(Loss::Timeout { consecutive: 2 });
-            h.loss(Loss::Timeout { consecutive: 3 });
-            assert_eq!(h.w.ssthresh, first);
-            for _ in 0..50 {
-                h.loss(Loss::FastRetransmit);
-                assert!(h.w.cwnd >= M && h.w.cwnd.is_finite());
-                h.exit_recovery();
-            }
-        }
-    }
 }

@@ -204,7 +204,7 @@ impl CongestionControl for NjPlus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{Harness, MSS};
+    use crate::testing::{Harness, MSS, var as trace, ack_timed};
 
     const MS: u64 = 1_000_000;
     const M: f64 = MSS as f64;
@@ -214,33 +214,7 @@ mod tests {
     }
 
     fn ack_at(h: &mut Harness, segments: u64, gap: u64, rtt: u64, rx: Option<u64>, marked: bool) {
-        h.fill_window();
-        h.now += gap;
-        let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
-        h.snd_una += bytes;
-        h.dupacks = 0;
-        h.rtt.on_sample(rtt);
-        let s = AckSample {
-            ack: h.snd_una,
-            acked_bytes: bytes,
-            rtt: Some(rtt),
-            rx_arrival: rx,
-            ts_echo: rx.map(|_| h.now.saturating_sub(rtt)),
-            marked,
-            delivered: h.snd_una,
-            in_recovery: h.in_recovery,
-            ..AckSample::default()
-        };
-        if marked {
-            h.signal(Signal::CongestionMark);
-        }
-        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
-    }
-
-    fn trace(h: &Harness, name: &str) -> f64 {
-        let mut v = Vec::new();
-        h.cc.trace_vars(&mut v);
-        v.iter().find(|(n, _)| *n == name).map(|p| p.1).unwrap_or(f64::NAN)
+        ack_timed(h, segments, gap, rtt, rx, marked);
     }
 
     /// 300 ACKs 10 ms apart at the sender; the receiver saw the data `rx_gap` apart.
@@ -347,42 +321,4 @@ mod tests {
         assert!((h.w.cwnd - (ownd_n + round_ownd) / 2.0).abs() < 1e-6);
     }
 
-    #[test]
-    fn documented_defaults_parse_to_the_defaults() {
-        let mut table = serde_json::Map::new();
-        for p in PARAMS {
-            let v = serde_json::from_str(p.default).unwrap_or(serde_json::Value::String(p.default.to_string()));
-            table.insert(p.name.to_string(), v);
-        }
-        let parsed: NjPlusParams = serde_json::from_value(serde_json::Value::Object(table)).unwrap();
-        assert_eq!(parsed, NjPlusParams::default());
-        let partial: NjPlusParams = serde_json::from_value(serde_json::json!({"new_jersey": {"warning_window_rtts": 2.0}})).unwrap();
-        assert_eq!(partial.new_jersey.warning_window_rtts, 2.0);
-        assert_eq!(partial.new_jersey.window_rtts, 1.0);
-    }
-
-    #[test]
-    fn keeps_the_contract_checks() {
-        let mut h = njplus();
-        let start = h.w.cwnd;
-        for _ in 0..30 {
-            h.ack(1, 50 * MS);
-        }
-        assert!(h.w.cwnd > start);
-        let before = h.w.cwnd;
-        h.dup_ack();
-        h.dup_ack();
-        assert!(h.w.cwnd <= before);
-        h.loss(Loss::Timeout { consecutive: 1 });
-        let first = h.w.ssthresh;
-        assert!(first.is_finite());
-        h.loss(Loss::Timeout { consecutive: 2 });
-        h.loss(Loss::Timeout { consecutive: 3 });
-        assert_eq!(h.w.ssthresh, first);
-        for _ in 0..50 {
-            h.loss(Loss::FastRetransmit);
-            assert!(h.w.cwnd >= M && h.w.cwnd.is_finite());
-            h.exit_recovery();
-        }
-    }
 }

@@ -336,16 +336,10 @@ impl CongestionControl for Taichung {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{Harness, MSS};
+    use crate::testing::{Harness, MSS, var};
 
     const MS: u64 = 1_000_000;
     const SEG: f64 = MSS as f64;
-
-    fn var(h: &Harness, name: &str) -> f64 {
-        let mut v = Vec::new();
-        h.cc.trace_vars(&mut v);
-        v.iter().find(|(n, _)| *n == name).map(|(_, x)| *x).unwrap_or(f64::NAN)
-    }
 
     /// One ACK of one new segment at time `at` carrying the RTT sample `rtt`.
     fn ack_at(h: &mut Harness, at: u64, rtt: u64) {

@@ -122,3 +122,39 @@ impl Harness {
         self.w.cwnd / f64::from(MSS)
     }
 }
+
+/// An algorithm's trace variable by name (NaN if it reports none of that name).
+pub fn var(h: &Harness, name: &str) -> f64 {
+    let mut v = Vec::new();
+    h.cc.trace_vars(&mut v);
+    v.iter().find(|(n, _)| *n == name).map_or(f64::NAN, |p| p.1)
+}
+
+/// Equal up to floating-point rounding.
+pub fn approx(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+/// An ACK of `segments` new segments `gap` ns after the previous event, with RTT sample
+/// `rtt`, the receiver's arrival time `rx` (timestamps on) and an echoed mark.
+pub fn ack_timed(h: &mut Harness, segments: u64, gap: Time, rtt: Time, rx: Option<Time>, marked: bool) {
+    h.fill_window();
+    h.now += gap;
+    let bytes = (segments * u64::from(MSS)).min(h.snd_max - h.snd_una);
+    h.snd_una += bytes;
+    h.dupacks = 0;
+    h.rtt.on_sample(rtt);
+    let mut s = AckSample::default();
+    s.ack = h.snd_una;
+    s.acked_bytes = bytes;
+    s.rtt = Some(rtt);
+    s.rx_arrival = rx;
+    s.ts_echo = rx.map(|_| h.now.saturating_sub(rtt));
+    s.marked = marked;
+    s.delivered = h.snd_una;
+    s.in_recovery = h.in_recovery;
+    if marked {
+        h.signal(Signal::CongestionMark);
+    }
+    h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+}
