@@ -38,10 +38,12 @@ class Result:
 
     @cached_property
     def drops(self) -> pd.DataFrame:
-        """One row per link direction: drops by cause (queue, channel, outage) and tx_packets."""
+        """One row per link direction: drops by cause (queue, channel, outage), frames sent,
+        link-layer retries and retry-limit drops."""
         import pandas as pd
 
-        return pd.DataFrame(self.raw["drops"], columns=["link", "from", "to", "queue", "channel", "outage", "tx_packets"])
+        columns = ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops"]
+        return pd.DataFrame(self.raw["drops"], columns=columns)
 
     @property
     def summary(self) -> dict[str, Any]:
