@@ -43,7 +43,7 @@ def test_flow_frame_has_flattened_counters_and_mbps(result):
 
 def test_drop_frame_has_one_row_per_link_direction(result):
     drops = result.drops
-    assert list(drops.columns) == ["link", "from", "to", "queue", "channel", "outage", "tx_packets"]
+    assert list(drops.columns) == ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops"]
     assert len(drops) == len(result.raw["drops"]) == 4  # two links, two directions each
     assert drops["channel"].sum() > 0  # 1 % loss on the wireless hop
 
