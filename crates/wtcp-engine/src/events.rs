@@ -35,6 +35,9 @@ pub enum Event {
     DelaySpike { dir: u32, extra: Time },
     /// The MAC gave up on a frame carrying the segment at `seq` of `flow` (cross-layer hint).
     MacHint { flow: u32, seq: u64 },
+    /// A timer or transmission milestone of station `station` on 802.11 channel
+    /// `channel` (`kind`: see `wifi::kind`).
+    Wifi { channel: u32, station: u32, kind: u8 },
     /// Start and end of the measurement window.
     MeasureStart,
     MeasureEnd,

@@ -15,6 +15,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod time;
+pub mod wifi;
 
 pub use result::{FlowResult, RunResult, Traces};
 pub use scenario::{Scenario, ScenarioError};

@@ -271,6 +271,7 @@ impl<'s> World<'s> {
                 }
             }
             Event::TraceSample => self.trace_sample(),
+            Event::Wifi { .. } => unreachable!("802.11 channels are not wired into the world yet"),
         }
         self.flush_out();
     }

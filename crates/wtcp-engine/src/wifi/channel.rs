@@ -1,0 +1,463 @@
+//! The shared medium: carrier sense, reception, and the DCF frame exchange.
+//!
+//! Events per transmission: the transmitter's end (`TX_END`), and the start and end of
+//! its being sensed by everyone in carrier-sense range (`SENSE_START`, `SENSE_END`,
+//! one event each, for all listeners). Per station at most one backoff timer, one
+//! ACK/CTS timeout (both lazy) and one pending response.
+
+use super::dcf::{Air, Frame, Head, Phase, Station, StationStats};
+use super::{kind, CollisionTiming, WifiConfig, WifiOutcome};
+use crate::events::{Event, EventQueue};
+use crate::net::DropCause;
+use crate::packet::{PacketId, PacketPool};
+use crate::rng::{stream, unit};
+use crate::time::Time;
+
+#[derive(Debug)]
+pub struct WifiChannel {
+    id: u32,
+    cfg: WifiConfig,
+    st: Vec<Station>,
+    /// `hears[a * n + b]`: b is within carrier-sense range of a.
+    hears: Vec<bool>,
+    /// `reach[a * n + b]`: b is within transmission range of a.
+    reach: Vec<bool>,
+    ack_time: Time,
+    cts_time: Time,
+}
+
+impl WifiChannel {
+    /// A channel with one station per position; station i draws from the stream
+    /// `"{label}:sta{i}"` of (seed, replication).
+    pub fn new(id: u32, cfg: WifiConfig, positions: &[(f64, f64)], seed: u64, replication: u64, label: &str) -> WifiChannel {
+        assert!(cfg.prop_delay < cfg.phy.sifs, "the propagation delay must be shorter than SIFS");
+        assert!(cfg.phy.supports(cfg.data_kbps) && cfg.phy.supports(cfg.basic_kbps), "rate not in the PHY's rate set");
+        assert!(cfg.tx_range <= cfg.cs_range, "the transmission range must not exceed the carrier-sense range");
+        let n = positions.len();
+        let mut hears = vec![false; n * n];
+        let mut reach = vec![false; n * n];
+        for (a, pa) in positions.iter().enumerate() {
+            for (b, pb) in positions.iter().enumerate() {
+                let d = (pa.0 - pb.0).hypot(pa.1 - pb.1);
+                hears[a * n + b] = a != b && d <= cfg.cs_range;
+                reach[a * n + b] = a != b && d <= cfg.tx_range;
+            }
+        }
+        let st = positions.iter().enumerate().map(|(i, &p)| Station::new(p, cfg.phy.cw_min, stream(seed, replication, &format!("{label}:sta{i}")))).collect();
+        let phy = cfg.phy;
+        WifiChannel { id, ack_time: phy.airtime(phy.ack_bytes, cfg.basic_kbps), cts_time: phy.airtime(phy.cts_bytes, cfg.basic_kbps), cfg, st, hears, reach }
+    }
+
+    pub fn config(&self) -> &WifiConfig {
+        &self.cfg
+    }
+
+    pub fn stations(&self) -> usize {
+        self.st.len()
+    }
+
+    pub fn stats(&self, station: u32) -> &StationStats {
+        &self.st[station as usize].stats
+    }
+
+    pub fn position(&self, station: u32) -> (f64, f64) {
+        self.st[station as usize].pos
+    }
+
+    /// Packets waiting in the interface queue (not counting the frame in service).
+    pub fn queue_len(&self, station: u32) -> usize {
+        self.st[station as usize].queue.len()
+    }
+
+    /// Packets the MAC of `station` still owns: waiting, or in service and not yet
+    /// handed over as `Delivered`.
+    pub fn holding(&self, station: u32) -> usize {
+        let sta = &self.st[station as usize];
+        sta.queue.len() + usize::from(sta.head.is_some_and(|h| !h.delivered))
+    }
+
+    /// The station holds a frame in service or waiting.
+    pub fn is_backlogged(&self, station: u32) -> bool {
+        self.st[station as usize].head.is_some()
+    }
+
+    fn event(&self, station: usize, k: u8) -> Event {
+        Event::Wifi { channel: self.id, station: station as u32, kind: k }
+    }
+
+    /// Offer `packet` at `station` for `dst`. `Err(packet)` when the interface queue is
+    /// full (a `DropCause::Queue` drop; the caller still owns the packet).
+    pub fn enqueue(&mut self, station: u32, packet: PacketId, dst: u32, now: Time, ev: &mut EventQueue, pool: &PacketPool) -> Result<(), PacketId> {
+        let s = station as usize;
+        assert!(dst as usize != s && (dst as usize) < self.st.len(), "bad destination station {dst}");
+        let head = Head { packet, dst, size: pool.get(packet).size, attempts: 0, delivered: false };
+        let ifs = self.ifs(s);
+        let sta = &mut self.st[s];
+        if sta.head.is_some() {
+            if sta.queue.len() >= self.cfg.queue_limit {
+                sta.stats.queue_drops += 1;
+                return Err(packet);
+            }
+            sta.queue.push_back(head);
+            return Ok(());
+        }
+        sta.head = Some(head);
+        if sta.backoff.is_none() {
+            if sta.may_count() && now >= sta.nav_until && now >= sta.idle_since + ifs {
+                // Medium idle for at least DIFS: transmit at once (9.2.5.1).
+                self.access(s, now, ev);
+                return Ok(());
+            }
+            sta.draw_backoff();
+        }
+        self.try_resume(s, now, ev);
+        Ok(())
+    }
+
+    /// Handle an [`Event::Wifi`] of this channel; outcomes are appended to `out`.
+    pub fn on_event(&mut self, station: u32, k: u8, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+        let s = station as usize;
+        match k {
+            kind::BACKOFF => {
+                let e = self.event(s, kind::BACKOFF);
+                if self.st[s].backoff_timer.fire(now, ev, e) {
+                    let sta = &mut self.st[s];
+                    sta.backoff = None;
+                    sta.count_start = None;
+                    if sta.head.is_some() && sta.phase == Phase::Contend {
+                        self.access(s, now, ev);
+                    }
+                }
+            }
+            kind::TX_END => self.tx_end(s, now, ev),
+            kind::SENSE_START => self.sense_start(s, now, ev),
+            kind::SENSE_END => self.sense_end(s, now, ev, out),
+            kind::TIMEOUT => {
+                let e = self.event(s, kind::TIMEOUT);
+                if self.st[s].timeout.fire(now, ev, e) {
+                    self.attempt_failed(s, now, ev, out);
+                }
+            }
+            kind::RESPOND => self.respond(s, now, ev),
+            _ => unreachable!("unknown wifi event kind {k}"),
+        }
+    }
+
+    fn ifs(&self, s: usize) -> Time {
+        let phy = &self.cfg.phy;
+        if self.st[s].busy_error && self.cfg.timing == CollisionTiming::Standard {
+            phy.eifs(self.cfg.basic_kbps)
+        } else {
+            phy.difs()
+        }
+    }
+
+    fn uses_rts(&self, h: &Head) -> bool {
+        self.cfg.rts_threshold.is_some_and(|t| h.size + self.cfg.phy.mac_header_bytes > t)
+    }
+
+    fn data_time(&self, h: &Head) -> Time {
+        self.cfg.phy.airtime(h.size + self.cfg.phy.mac_header_bytes, self.cfg.data_kbps)
+    }
+
+    /// Start (or restart) the countdown if the station may count: from the slot boundary
+    /// DIFS (EIFS) after the medium went idle, and not before the NAV has run out.
+    fn try_resume(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
+        let ifs = self.ifs(s);
+        let slot = self.cfg.phy.slot;
+        let difs = self.cfg.phy.difs();
+        let e = self.event(s, kind::BACKOFF);
+        let sta = &mut self.st[s];
+        let Some(k) = sta.backoff else { return };
+        if !sta.may_count() || sta.count_start.is_some() {
+            return;
+        }
+        let mut s0 = (sta.idle_since + ifs).max(sta.nav_until + difs);
+        if s0 < now {
+            // Join the slot grid of the current idle period.
+            s0 += (now - s0).div_ceil(slot) * slot;
+        }
+        sta.count_start = Some(s0);
+        sta.backoff_timer.set(Some(s0 + u64::from(k) * slot), ev, e);
+    }
+
+    /// Backoff done: send the RTS, or the data frame under basic access.
+    fn access(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
+        let phy = self.cfg.phy;
+        let mut h = self.st[s].head.expect("access without a frame");
+        h.attempts += 1;
+        let rts = self.uses_rts(&h);
+        let data = self.data_time(&h);
+        let sta = &mut self.st[s];
+        sta.head = Some(h);
+        sta.backoff = None;
+        sta.count_start = None;
+        sta.stats.attempts += 1;
+        if h.attempts > 1 {
+            sta.stats.retries += 1;
+        }
+        if rts {
+            sta.phase = Phase::TxRts;
+            let nav = 3 * phy.sifs + self.cts_time + data + self.ack_time;
+            self.start_tx(s, Air { frame: Frame::Rts, dst: h.dst, bytes: phy.rts_bytes, nav, clean: true }, now, ev);
+        } else {
+            self.send_data(s, now, ev);
+        }
+    }
+
+    fn send_data(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
+        let h = self.st[s].head.expect("data without a frame");
+        self.st[s].phase = Phase::TxData;
+        let air = Air { frame: Frame::Data, dst: h.dst, bytes: h.size + self.cfg.phy.mac_header_bytes, nav: self.cfg.phy.sifs + self.ack_time, clean: true };
+        self.start_tx(s, air, now, ev);
+    }
+
+    fn airtime(&self, air: &Air) -> Time {
+        let kbps = if air.frame == Frame::Data { self.cfg.data_kbps } else { self.cfg.basic_kbps };
+        self.cfg.phy.airtime(air.bytes, kbps)
+    }
+
+    fn start_tx(&mut self, s: usize, air: Air, now: Time, ev: &mut EventQueue) {
+        let dur = self.airtime(&air);
+        let d = self.cfg.prop_delay;
+        let sta = &mut self.st[s];
+        debug_assert!(!sta.transmitting);
+        sta.transmitting = true;
+        sta.air = Some(air);
+        // Half duplex: a frame we were receiving is lost.
+        if let Some(r) = sta.receiving {
+            if let Some(a) = self.st[r as usize].air.as_mut() {
+                a.clean = false;
+            }
+        }
+        ev.schedule(now + dur, self.event(s, kind::TX_END));
+        ev.schedule(now + d, self.event(s, kind::SENSE_START));
+        ev.schedule(now + dur + d, self.event(s, kind::SENSE_END));
+    }
+
+    fn tx_end(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
+        let d = self.cfg.prop_delay;
+        let sifs = self.cfg.phy.sifs;
+        let (ack, cts) = (self.ack_time, self.cts_time);
+        let e = self.event(s, kind::TIMEOUT);
+        let sta = &mut self.st[s];
+        sta.transmitting = false;
+        let frame = sta.air.expect("tx end without a transmission").frame;
+        // Wait until the response would have ended at us (and 1 ns more, so that a
+        // response ending exactly then is seen first).
+        match frame {
+            Frame::Data if sta.phase == Phase::TxData => {
+                sta.phase = Phase::WaitAck;
+                sta.timeout.set(Some(now + sifs + ack + 2 * d + 1), ev, e);
+            }
+            Frame::Rts => {
+                sta.phase = Phase::WaitCts;
+                sta.timeout.set(Some(now + sifs + cts + 2 * d + 1), ev, e);
+            }
+            _ => {}
+        }
+        if sta.sensed == 0 {
+            sta.idle_since = now;
+            self.try_resume(s, now, ev);
+        }
+    }
+
+    fn sense_start(&mut self, x: usize, now: Time, ev: &mut EventQueue) {
+        let n = self.st.len();
+        let air = self.st[x].air.expect("sense start without a transmission");
+        let (slot, rule) = (self.cfg.phy.slot, self.cfg.backoff_rule);
+        for s in 0..n {
+            if !self.hears[x * n + s] {
+                continue;
+            }
+            // Interference: the frame s was receiving is lost.
+            if let Some(r) = self.st[s].receiving {
+                if let Some(a) = self.st[r as usize].air.as_mut() {
+                    a.clean = false;
+                }
+            }
+            let sta = &self.st[s];
+            if air.dst as usize == s {
+                let clean = sta.sensed == 0 && !sta.transmitting && self.reach[x * n + s];
+                if !clean {
+                    self.st[x].air.as_mut().expect("air").clean = false;
+                }
+                self.st[s].receiving = Some(x as u32);
+            }
+            let sta = &mut self.st[s];
+            let was_idle = sta.sensed == 0 && !sta.transmitting;
+            sta.sensed += 1;
+            if !was_idle {
+                sta.busy_error = true; // overlapping frames: none decodable
+                continue;
+            }
+            sta.busy_error = false; // a new busy period
+            let e = self.event(s, kind::BACKOFF);
+            let sta = &mut self.st[s];
+            let tie = sta.freeze(now, slot, rule);
+            sta.backoff_timer.set(None, ev, e);
+            if tie && sta.head.is_some() && sta.phase == Phase::Contend && sta.respond.is_none() {
+                self.access(s, now, ev);
+            } else if tie {
+                sta.backoff = None; // post-backoff done, nothing to send
+            }
+        }
+    }
+
+    fn sense_end(&mut self, x: usize, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+        let n = self.st.len();
+        let air = self.st[x].air.expect("sense end without a transmission");
+        for s in 0..n {
+            if !self.hears[x * n + s] {
+                continue;
+            }
+            let reach = self.reach[x * n + s];
+            {
+                let sta = &mut self.st[s];
+                sta.sensed -= 1;
+                if sta.receiving == Some(x as u32) {
+                    sta.receiving = None;
+                }
+            }
+            if air.dst as usize == s {
+                self.receive(x, s, air, reach, now, ev, out);
+            } else {
+                let sta = &mut self.st[s];
+                if reach && !sta.busy_error && !sta.transmitting {
+                    sta.nav_until = sta.nav_until.max(now + air.nav);
+                } else {
+                    sta.busy_error = true;
+                }
+            }
+            let sta = &mut self.st[s];
+            if sta.sensed == 0 && !sta.transmitting {
+                sta.idle_since = now;
+                self.try_resume(s, now, ev);
+            }
+        }
+    }
+
+    /// The frame `air` from `x` ends at its receiver `s`.
+    #[allow(clippy::too_many_arguments)]
+    fn receive(&mut self, x: usize, s: usize, air: Air, reach: bool, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+        let mut ok = air.clean && reach;
+        if ok && self.cfg.ber > 0.0 {
+            let bits = f64::from(air.bytes) * 8.0;
+            let fer = -f64::exp_m1(bits * f64::ln_1p(-self.cfg.ber));
+            if unit(&mut self.st[x].rng) < fer {
+                ok = false;
+                self.st[x].stats.frame_errors += 1;
+            }
+        } else if !reach {
+            self.st[x].stats.out_of_range += 1;
+        } else if !air.clean {
+            self.st[x].stats.collisions += 1;
+        }
+        // The station that owns the exchange this frame belongs to.
+        let owner = match air.frame {
+            Frame::Data | Frame::Rts => x,
+            Frame::Cts | Frame::Ack => s,
+        };
+        if ok {
+            let sifs = self.cfg.phy.sifs;
+            match air.frame {
+                Frame::Data => {
+                    let h = self.st[x].head.as_mut().expect("data without a frame");
+                    if !h.delivered {
+                        h.delivered = true;
+                        out.push(WifiOutcome::Delivered { station: s as u32, from: x as u32, packet: h.packet });
+                    }
+                    self.st[s].respond = Some((Frame::Ack, x as u32));
+                    ev.schedule(now + sifs, self.event(s, kind::RESPOND));
+                    return;
+                }
+                Frame::Rts if self.st[s].nav_until <= now && self.st[s].respond.is_none() => {
+                    self.st[s].respond = Some((Frame::Cts, x as u32));
+                    ev.schedule(now + sifs, self.event(s, kind::RESPOND));
+                    return;
+                }
+                Frame::Cts if self.st[s].phase == Phase::WaitCts => {
+                    let e = self.event(s, kind::TIMEOUT);
+                    let sta = &mut self.st[s];
+                    sta.timeout.set(None, ev, e);
+                    sta.ssrc = 0;
+                    sta.respond = Some((Frame::Data, x as u32));
+                    ev.schedule(now + sifs, self.event(s, kind::RESPOND));
+                    return;
+                }
+                Frame::Ack if self.st[s].phase == Phase::WaitAck => {
+                    let e = self.event(s, kind::TIMEOUT);
+                    self.st[s].timeout.set(None, ev, e);
+                    self.finish(s, true, out);
+                    return;
+                }
+                _ => {} // an RTS we may not answer (NAV set), or a stray response
+            }
+        } else {
+            self.st[s].busy_error = true;
+        }
+        // The exchange failed. Bianchi's idealisation: its owner knows at once.
+        if self.cfg.timing == CollisionTiming::Bianchi && matches!(self.st[owner].phase, Phase::WaitAck | Phase::WaitCts) {
+            let e = self.event(owner, kind::TIMEOUT);
+            self.st[owner].timeout.set(Some(now), ev, e);
+        }
+    }
+
+    fn respond(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
+        let phy = self.cfg.phy;
+        let Some((frame, dst)) = self.st[s].respond.take() else { return };
+        match frame {
+            Frame::Ack => self.start_tx(s, Air { frame, dst, bytes: phy.ack_bytes, nav: 0, clean: true }, now, ev),
+            Frame::Cts => {
+                // Duration of the RTS minus SIFS and the CTS itself.
+                let Some(h) = self.st[dst as usize].head else { return };
+                let nav = 2 * phy.sifs + self.data_time(&h) + self.ack_time;
+                self.start_tx(s, Air { frame, dst, bytes: phy.cts_bytes, nav, clean: true }, now, ev)
+            }
+            Frame::Data => self.send_data(s, now, ev),
+            Frame::Rts => unreachable!("RTS is never a response"),
+        }
+    }
+
+    /// The ACK or CTS did not come: count the failure, retry or give up.
+    fn attempt_failed(&mut self, s: usize, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+        let (short, long, cw_max) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit, self.cfg.phy.cw_max);
+        let h = self.st[s].head.expect("timeout without a frame");
+        let long_frame = self.st[s].phase == Phase::WaitAck && self.uses_rts(&h);
+        let sta = &mut self.st[s];
+        debug_assert!(matches!(sta.phase, Phase::WaitAck | Phase::WaitCts));
+        let give_up = if long_frame {
+            sta.slrc += 1;
+            sta.slrc > long
+        } else {
+            sta.ssrc += 1;
+            sta.ssrc > short
+        };
+        if give_up {
+            self.finish(s, false, out);
+        } else {
+            sta.double_cw(cw_max);
+            sta.phase = Phase::Contend;
+            sta.draw_backoff();
+        }
+        self.try_resume(s, now, ev);
+    }
+
+    /// The MSDU in service leaves (acknowledged or given up); the next one starts, after
+    /// a fresh backoff (drawn even when the queue is empty: post-backoff).
+    fn finish(&mut self, s: usize, acked: bool, out: &mut Vec<WifiOutcome>) {
+        let cw_min = self.cfg.phy.cw_min;
+        let sta = &mut self.st[s];
+        let h = sta.head.take().expect("finish without a frame");
+        sta.record_done(&h, acked);
+        if !acked && !h.delivered {
+            out.push(WifiOutcome::Dropped { station: s as u32, packet: h.packet, cause: DropCause::Channel, retry_limit: true });
+        }
+        sta.cw = cw_min;
+        sta.ssrc = 0;
+        sta.slrc = 0;
+        sta.phase = Phase::Contend;
+        sta.head = sta.queue.pop_front();
+        sta.draw_backoff();
+    }
+}

@@ -1,0 +1,240 @@
+//! One station's DCF state: interface queue, frame in service, contention window, retry
+//! counters and the frozen/resumed backoff counter (IEEE 802.11-2007 clause 9.2).
+//!
+//! The medium-facing half (who senses what, who receives what) is in `channel.rs`; this
+//! file holds the per-station bookkeeping that does not need to see other stations.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use super::BackoffRule;
+use crate::events::LazyTimer;
+use crate::packet::PacketId;
+use crate::rng::SimRng;
+use crate::time::Time;
+
+/// Frame types on the air.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Frame {
+    Data,
+    Rts,
+    Cts,
+    Ack,
+}
+
+/// A transmission, kept by its transmitter until the end is sensed everywhere.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Air {
+    pub frame: Frame,
+    pub dst: u32,
+    pub bytes: u32,
+    /// Duration field (NAV) carried by the frame, counted from the frame's end.
+    pub nav: Time,
+    /// No other transmission overlapped it at `dst`, and `dst` is in range and listening.
+    pub clean: bool,
+}
+
+/// The MSDU in service: the head of line of the interface queue.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Head {
+    pub packet: PacketId,
+    pub dst: u32,
+    /// MSDU bytes (the packet's IP size).
+    pub size: u32,
+    /// Channel accesses (RTS or basic data) made for it so far.
+    pub attempts: u32,
+    /// Some copy reached the receiver (later copies are duplicates, filtered there).
+    pub delivered: bool,
+}
+
+/// Where the station is in its own frame exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Contending (or idle): may count down its backoff.
+    Contend,
+    TxRts,
+    WaitCts,
+    TxData,
+    WaitAck,
+}
+
+/// Per-station counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StationStats {
+    /// Channel accesses: RTS frames, or data frames under basic access.
+    pub attempts: u64,
+    /// MSDUs acknowledged.
+    pub successes: u64,
+    /// Accesses after the first, over all MSDUs (failed attempts that were retried).
+    pub retries: u64,
+    /// Frames sent by this station that overlapped another transmission at their receiver.
+    pub collisions: u64,
+    /// Frames sent by this station lost to the bit-error draw.
+    pub frame_errors: u64,
+    /// Frames sent by this station whose receiver was out of transmission range.
+    pub out_of_range: u64,
+    /// MSDUs given up at the retry limit (reported as `Dropped` outcomes).
+    pub retry_limit_drops: u64,
+    /// MSDUs given up at the retry limit although a copy had arrived (lost ACKs): counted
+    /// here, not reported as a drop.
+    pub gave_up_after_delivery: u64,
+    /// MSDUs refused by the full interface queue.
+    pub queue_drops: u64,
+    /// Retries per acknowledged MSDU: entry i counts MSDUs that needed i retries (last
+    /// entry: 7 or more).
+    pub retry_hist: [u64; 8],
+}
+
+#[derive(Debug)]
+pub(crate) struct Station {
+    pub pos: (f64, f64),
+    pub queue: VecDeque<Head>,
+    pub head: Option<Head>,
+    pub phase: Phase,
+    pub cw: u32,
+    /// Short and long retry counters (9.2.4).
+    pub ssrc: u32,
+    pub slrc: u32,
+    /// Remaining backoff slots; `None` when no backoff is pending.
+    pub backoff: Option<u32>,
+    /// The slot boundary from which the counter is running; `None` while frozen.
+    pub count_start: Option<Time>,
+    /// Transmissions of others currently sensed (physical carrier sense).
+    pub sensed: u32,
+    pub transmitting: bool,
+    /// The transmitter of the frame addressed to us that we are receiving.
+    pub receiving: Option<u32>,
+    /// When the medium last became idle here.
+    pub idle_since: Time,
+    /// The current (or last) busy period held a frame we could not decode: defer EIFS.
+    pub busy_error: bool,
+    /// Virtual carrier sense (NAV) from the Duration field of overheard frames.
+    pub nav_until: Time,
+    /// A response (CTS, ACK, or the data frame after a CTS) due SIFS after a reception.
+    pub respond: Option<(Frame, u32)>,
+    pub backoff_timer: LazyTimer,
+    pub timeout: LazyTimer,
+    pub air: Option<Air>,
+    pub rng: SimRng,
+    pub stats: StationStats,
+}
+
+impl Station {
+    pub fn new(pos: (f64, f64), cw_min: u32, rng: SimRng) -> Station {
+        Station {
+            pos,
+            queue: VecDeque::new(),
+            head: None,
+            phase: Phase::Contend,
+            cw: cw_min,
+            ssrc: 0,
+            slrc: 0,
+            backoff: None,
+            count_start: None,
+            sensed: 0,
+            transmitting: false,
+            receiving: None,
+            idle_since: 0,
+            busy_error: false,
+            nav_until: 0,
+            respond: None,
+            backoff_timer: LazyTimer::default(),
+            timeout: LazyTimer::default(),
+            air: None,
+            rng,
+            stats: StationStats::default(),
+        }
+    }
+
+    /// Draw a backoff uniformly in [0, CW] (9.2.4) from the station's own stream.
+    pub fn draw_backoff(&mut self) {
+        self.backoff = Some(self.rng.random_range(0..=self.cw));
+    }
+
+    /// May count down now (the medium is idle here and we are not in an exchange).
+    pub fn may_count(&self) -> bool {
+        self.phase == Phase::Contend && self.respond.is_none() && !self.transmitting && self.sensed == 0
+    }
+
+    /// The medium turned busy at `t`: freeze the counter. Returns true when the counter
+    /// reaches zero exactly at `t` (the station transmits in this slot: it decided at
+    /// the slot boundary, before it could sense the other transmission).
+    pub fn freeze(&mut self, t: Time, slot: Time, rule: BackoffRule) -> bool {
+        let (Some(s0), Some(k)) = (self.count_start.take(), self.backoff) else { return false };
+        if t < s0 {
+            return false; // still in DIFS/EIFS: no slot elapsed
+        }
+        let n = (t - s0) / slot;
+        if n >= u64::from(k) {
+            return true;
+        }
+        // Slots fully idle so far; under Bianchi's chain the interrupted slot (the busy
+        // period that follows) also decrements the counter.
+        let dec = n + u64::from(rule == BackoffRule::BusySlotCounts);
+        self.backoff = Some(k - dec.min(u64::from(k)) as u32);
+        false
+    }
+
+    /// Contention window after a failed attempt: CW = min(2(CW+1) - 1, CWmax) (9.2.4).
+    pub fn double_cw(&mut self, cw_max: u32) {
+        self.cw = (2 * self.cw + 1).min(cw_max);
+    }
+
+    /// Count an MSDU leaving service (acknowledged, or given up).
+    pub fn record_done(&mut self, head: &Head, acked: bool) {
+        let retries = head.attempts.saturating_sub(1);
+        if acked {
+            self.stats.successes += 1;
+            self.stats.retry_hist[(retries as usize).min(7)] += 1;
+        } else if head.delivered {
+            self.stats.gave_up_after_delivery += 1;
+        } else {
+            self.stats.retry_limit_drops += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    fn counting(k: u32, s0: Time) -> Station {
+        let mut s = Station::new((0.0, 0.0), 31, stream(1, 0, "t"));
+        s.backoff = Some(k);
+        s.count_start = Some(s0);
+        s
+    }
+
+    #[test]
+    fn a_busy_medium_in_the_middle_of_a_slot_keeps_that_slot_under_the_idle_slot_rule() {
+        let mut s = counting(5, 100);
+        assert!(!s.freeze(100 + 2 * 20 + 7, 20, BackoffRule::IdleSlotsOnly));
+        assert_eq!(s.backoff, Some(3));
+        let mut s = counting(5, 100);
+        assert!(!s.freeze(100 + 2 * 20 + 7, 20, BackoffRule::BusySlotCounts));
+        assert_eq!(s.backoff, Some(2));
+    }
+
+    #[test]
+    fn busy_during_difs_decrements_nothing_and_busy_at_expiry_transmits() {
+        let mut s = counting(5, 100);
+        assert!(!s.freeze(99, 20, BackoffRule::BusySlotCounts));
+        assert_eq!(s.backoff, Some(5));
+        let mut s = counting(5, 100);
+        assert!(s.freeze(200, 20, BackoffRule::BusySlotCounts));
+    }
+
+    #[test]
+    fn contention_window_doubles_to_cwmax() {
+        let mut s = counting(0, 0);
+        let seen: Vec<u32> = (0..7)
+            .map(|_| {
+                s.double_cw(1023);
+                s.cw
+            })
+            .collect();
+        assert_eq!(seen, vec![63, 127, 255, 511, 1023, 1023, 1023]);
+    }
+}
