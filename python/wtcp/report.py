@@ -84,8 +84,25 @@ def print_run(console: Console, metrics: Mapping[str, Any]) -> None:
     """Flows, drops and a footer line; cause columns are congestion/wireless/spurious."""
     console.print(flows_table(metrics))
     console.print(drops_table(metrics))
+    if metrics.get("wifi"):
+        console.print(wifi_table(metrics))
     console.print(run_footer(metrics), highlight=False)
     console.print("[dim]FR = fast retransmits, RTO = timeouts; c/w/s = true cause congestion/wireless/spurious[/dim]")
+
+
+WIFI_COLUMNS = ("attempts", "successes", "retries", "collisions", "frame_errors", "retry_limit_drops", "queue_drops")
+
+
+def wifi_table(metrics: Mapping[str, Any]) -> Table:
+    """802.11 MAC statistics per station."""
+    table = Table(title="802.11 stations", title_justify="left")
+    table.add_column("channel")
+    table.add_column("node")
+    for c in WIFI_COLUMNS:
+        table.add_column(c.replace("_", " "), justify="right")
+    for w in metrics["wifi"]:
+        table.add_row(w["channel"], w["node"], *(str(w[c]) for c in WIFI_COLUMNS))
+    return table
 
 
 def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) -> None:

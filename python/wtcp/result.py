@@ -45,6 +45,15 @@ class Result:
         columns = ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops"]
         return pd.DataFrame(self.raw["drops"], columns=columns)
 
+    @cached_property
+    def wifi(self) -> pd.DataFrame:
+        """One row per 802.11 station: attempts, successes, retries, collisions, frame
+        errors, retry-limit drops and queue drops (empty without [[wifi]] channels)."""
+        import pandas as pd
+
+        columns = ["channel", "node", "attempts", "successes", "retries", "collisions", "frame_errors", "retry_limit_drops", "queue_drops"]
+        return pd.DataFrame(self.raw.get("wifi", []), columns=columns)
+
     @property
     def summary(self) -> dict[str, Any]:
         """Run-wide numbers: seed, replication, fairness, events, times, warnings."""

@@ -91,3 +91,11 @@ def test_zero_progress_gives_zero_goodput_and_a_warning(reference):
     assert result.flows.loc[0, "goodput_bps"] == 0
     assert result.flows.loc[0, "timeouts"] > 0
     assert result.warnings
+
+
+def test_wifi_station_statistics_come_back_as_a_dataframe():
+    r = wtcp.load(wtcp.builtin_scenario_path("wifi-one-hop")).set("run.duration_s", 10).run()
+    assert list(r.wifi["node"]) == ["AP", "STA"]
+    assert (r.wifi["successes"] > 0).all()
+    plain = wtcp.load(wtcp.builtin_scenario_path("reference-simple2")).set("run.duration_s", 5).run()
+    assert plain.wifi.empty

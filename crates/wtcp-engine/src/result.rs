@@ -95,6 +95,27 @@ pub struct Traces {
     pub dir_names: Vec<String>,
 }
 
+/// MAC statistics of one 802.11 station.
+#[derive(Clone, Debug, Serialize)]
+pub struct WifiStationResult {
+    pub channel: String,
+    pub node: String,
+    /// Channel accesses (RTS frames, or data frames under basic access).
+    pub attempts: u64,
+    /// Frames acknowledged.
+    pub successes: u64,
+    /// Accesses after the first, summed over all frames.
+    pub retries: u64,
+    /// Frames that overlapped another transmission at their receiver.
+    pub collisions: u64,
+    /// Frames lost to the bit-error draw.
+    pub frame_errors: u64,
+    /// Frames given up at the retry limit.
+    pub retry_limit_drops: u64,
+    /// Packets refused by the full interface queue.
+    pub queue_drops: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     pub scenario: String,
@@ -104,6 +125,8 @@ pub struct RunResult {
     /// Jain's index over the goodputs of the chosen flows (null if undefined).
     pub jain_fairness: Option<f64>,
     pub drops: Vec<DropResult>,
+    /// Per-station 802.11 MAC statistics (empty without [[wifi]] channels).
+    pub wifi: Vec<WifiStationResult>,
     pub events: u64,
     pub sim_seconds: f64,
     pub wall_seconds: f64,

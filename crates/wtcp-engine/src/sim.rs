@@ -9,10 +9,11 @@ use crate::metrics::{jain_index, Oracle, TcpCounters};
 use crate::net::link::{LinkDir, TxOutcome};
 use crate::net::loss::LossModel;
 use crate::net::queue::AqmState;
-use crate::net::routing::RouteTable;
+use crate::net::routing::{Hop, RouteTable};
+use crate::wifi::{WifiChannel, WifiOutcome};
 use crate::net::DropCause;
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
-use crate::result::{DropResult, FlowResult, RunResult, Traces};
+use crate::result::{DropResult, FlowResult, RunResult, Traces, WifiStationResult};
 use crate::rng::{exponential, stream, SimRng};
 use crate::scenario::{FlowApp, OnOffCfg, RandomOutageCfg, Scenario};
 use crate::tcp::{LossEvent, Receiver, Sender, SenderIo, SENDER_TRACE_COLUMNS};
@@ -79,6 +80,9 @@ pub struct World<'s> {
     ev: EventQueue,
     pool: PacketPool,
     dirs: Vec<LinkDir>,
+    wifi: Vec<WifiChannel>,
+    /// Outcomes of the last 802.11 event (reused buffer).
+    wifi_out: Vec<WifiOutcome>,
     routes: RouteTable,
     flows: Vec<Flow>,
     hosts: Vec<HostShared>,
@@ -150,11 +154,21 @@ impl<'s> World<'s> {
                 }
             })
             .collect();
+        let wifi: Vec<WifiChannel> = sc
+            .wifi
+            .iter()
+            .enumerate()
+            .map(|(c, w)| {
+                let positions: Vec<(f64, f64)> = w.stations.iter().map(|&(_, x, y)| (x, y)).collect();
+                WifiChannel::new(c as u32, w.config.clone(), &positions, sc.seed, sc.replication, &format!("wifi:{}", w.name))
+            })
+            .collect();
         let traces = sc.trace_interval.map(|_| Traces {
             flow_columns: SENDER_TRACE_COLUMNS.iter().chain(["delivered"].iter()).map(|c| (*c, Vec::new())).collect(),
             dir_names: dirs
                 .iter()
                 .map(|d: &LinkDir| format!("{}:{}->{}", sc.links[d.id as usize / 2].name, sc.nodes[d.from as usize], sc.nodes[d.to as usize]))
+                .chain(sc.wifi.iter().map(|w| format!("wifi:{}", w.name)))
                 .collect(),
             ..Traces::default()
         });
@@ -164,6 +178,8 @@ impl<'s> World<'s> {
             ev: EventQueue::with_capacity(1024),
             pool: PacketPool::default(),
             dirs,
+            wifi,
+            wifi_out: Vec::with_capacity(8),
             routes: sc.routes.clone(),
             flows,
             hosts: vec![HostShared::default(); sc.nodes.len()],
@@ -271,7 +287,7 @@ impl<'s> World<'s> {
                 }
             }
             Event::TraceSample => self.trace_sample(),
-            Event::Wifi { .. } => unreachable!("802.11 channels are not wired into the world yet"),
+            Event::Wifi { channel, station, kind } => self.on_wifi_event(channel, station, kind),
         }
         self.flush_out();
     }
@@ -408,11 +424,46 @@ impl<'s> World<'s> {
             self.deliver_local(id);
             return;
         }
-        let dir = self.routes.next_hop(node as usize, dst as usize).expect("routes were checked when the scenario was resolved");
-        if let Err(id) = self.dirs[dir as usize].enqueue(id, &mut self.pool, self.now, &mut self.ev) {
-            self.dirs[dir as usize].count_queue_drop();
-            self.drop_packet(id, dir, DropCause::Queue);
+        match self.routes.next_hop(node as usize, dst as usize).expect("routes were checked when the scenario was resolved") {
+            Hop::Link(dir) => {
+                if let Err(id) = self.dirs[dir as usize].enqueue(id, &mut self.pool, self.now, &mut self.ev) {
+                    self.dirs[dir as usize].count_queue_drop();
+                    self.drop_packet(id, dir, DropCause::Queue);
+                }
+            }
+            Hop::Wifi { channel, from, to } => {
+                if let Err(id) = self.wifi[channel as usize].enqueue(from, id, to, self.now, &mut self.ev, &self.pool) {
+                    self.drop_packet(id, self.wifi_trace_dir(channel), DropCause::Queue);
+                }
+            }
         }
+    }
+
+    /// The index of an 802.11 channel among the traced link directions.
+    fn wifi_trace_dir(&self, channel: u32) -> u32 {
+        self.dirs.len() as u32 + channel
+    }
+
+    /// An 802.11 event: deliver what arrived, drop what the MAC gave up (with the
+    /// retry-limit hint to the TCP sender, as the ARQ link does).
+    fn on_wifi_event(&mut self, channel: u32, station: u32, kind: u8) {
+        let mut out = std::mem::take(&mut self.wifi_out);
+        self.wifi[channel as usize].on_event(station, kind, self.now, &mut self.ev, &mut out);
+        let stations = &self.sc.wifi[channel as usize].stations;
+        for o in out.drain(..) {
+            match o {
+                WifiOutcome::Delivered { station, packet, .. } => self.forward(stations[station as usize].0 as u32, packet),
+                WifiOutcome::Dropped { packet, cause, retry_limit, .. } => {
+                    let p = *self.pool.get(packet);
+                    if retry_limit && p.kind == PacketKind::Data {
+                        let delay = self.sc.wifi[channel as usize].hint_delay;
+                        self.ev.schedule(self.now + delay, Event::MacHint { flow: p.flow, seq: p.seq });
+                    }
+                    self.drop_packet(packet, self.wifi_trace_dir(channel), cause);
+                }
+            }
+        }
+        self.wifi_out = out;
     }
 
     fn deliver_local(&mut self, id: PacketId) {
@@ -569,8 +620,31 @@ impl<'s> World<'s> {
                 retry_limit_drops: d.stats.retry_limit_drops,
             })
             .collect();
+        let wifi = self
+            .wifi
+            .iter()
+            .enumerate()
+            .flat_map(|(c, ch)| {
+                let w = &sc.wifi[c];
+                w.stations.iter().enumerate().map(move |(i, &(node, _, _))| {
+                    let s = ch.stats(i as u32);
+                    WifiStationResult {
+                        channel: w.name.clone(),
+                        node: sc.nodes[node].clone(),
+                        attempts: s.attempts,
+                        successes: s.successes,
+                        retries: s.retries,
+                        collisions: s.collisions,
+                        frame_errors: s.frame_errors,
+                        retry_limit_drops: s.retry_limit_drops,
+                        queue_drops: s.queue_drops,
+                    }
+                })
+            })
+            .collect();
         RunResult {
             scenario: sc.name.clone(),
+            wifi,
             seed: sc.seed,
             replication: sc.replication,
             flows,

@@ -8,7 +8,8 @@ use super::schema::*;
 use super::ScenarioError;
 use crate::net::link::ArqCfg;
 use crate::net::queue::{Aqm, RedCfg, WarningCfg};
-use crate::net::routing::RouteTable;
+use crate::net::routing::{Hop, RouteTable};
+use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
 pub use super::schema::{AppliesTo, EcnEcho, LossSpec, RttSampling};
@@ -151,6 +152,15 @@ pub struct LinkCfg {
     pub dirs: [ImpairCfg; 2],
 }
 
+/// One 802.11 channel: its configuration and its stations (node index, position).
+#[derive(Clone, Debug)]
+pub struct WifiCfg {
+    pub name: String,
+    pub config: WifiConfig,
+    pub stations: Vec<(usize, f64, f64)>,
+    pub hint_delay: Time,
+}
+
 /// A checked scenario, ready to run.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -164,6 +174,7 @@ pub struct Scenario {
     pub measure_to: Time,
     pub nodes: Vec<String>,
     pub links: Vec<LinkCfg>,
+    pub wifi: Vec<WifiCfg>,
     pub flows: Vec<FlowCfg>,
     pub routes: RouteTable,
     /// Trace sampling interval, when tracing is on.
@@ -296,8 +307,8 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     };
 
     // Links.
-    if f.links.is_empty() {
-        return err("links", "needs at least one link");
+    if f.links.is_empty() && f.wifi.is_empty() {
+        return err("links", "needs at least one link (or a [[wifi]] channel)");
     }
     let mut links: Vec<LinkCfg> = Vec::with_capacity(f.links.len());
     for (i, l) in f.links.iter().enumerate() {
@@ -324,7 +335,24 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         ];
         links.push(LinkCfg { name, a, b, rate_bps: rate_mbps * 1e6, delay, link_header_bytes: l.link_header_bytes, queue, dirs });
     }
-    let routes = RouteTable::shortest_paths(nodes.len(), links.iter().map(|l| (l.a, l.b)));
+    let mut wifi = Vec::with_capacity(f.wifi.len());
+    for (i, w) in f.wifi.iter().enumerate() {
+        wifi.push(resolve_wifi(&format!("wifi.{i}"), i, w, &node)?);
+    }
+    // Links first, then every pair of stations in transmission range of each other.
+    let link_edges = links.iter().enumerate().map(|(i, l)| (l.a, l.b, Hop::Link((2 * i) as u32), Hop::Link((2 * i + 1) as u32)));
+    let mut wifi_edges = Vec::new();
+    for (c, w) in wifi.iter().enumerate() {
+        for (i, &(a, ax, ay)) in w.stations.iter().enumerate() {
+            for (j, &(b, bx, by)) in w.stations.iter().enumerate().skip(i + 1) {
+                if (ax - bx).hypot(ay - by) <= w.config.tx_range {
+                    let (c, i, j) = (c as u32, i as u32, j as u32);
+                    wifi_edges.push((a, b, Hop::Wifi { channel: c, from: i, to: j }, Hop::Wifi { channel: c, from: j, to: i }));
+                }
+            }
+        }
+    }
+    let routes = RouteTable::shortest_paths(nodes.len(), link_edges.chain(wifi_edges));
 
     // Flows.
     if f.flows.is_empty() {
@@ -431,11 +459,67 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         measure_to,
         nodes,
         links,
+        wifi,
         flows,
         routes,
         trace_interval,
         fairness_flows,
     })
+}
+
+fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str) -> R<usize>) -> R<WifiCfg> {
+    let name = w.name.clone().unwrap_or_else(|| format!("wifi{index}"));
+    let (phy, data_default, basic_default) = match w.phy {
+        WifiPhy::B => (PhyParams::B, 11.0, 1.0),
+        WifiPhy::G => (PhyParams::G, 54.0, 24.0),
+    };
+    let rate = |field: &str, v: Option<f64>, default: f64| -> R<u32> {
+        let mbps = v.unwrap_or(default);
+        let kbps = (mbps * 1000.0).round();
+        if !(kbps > 0.0 && kbps < 1e7) || !phy.supports(kbps as u32) {
+            return err(format!("{p}.{field}"), format!("is {mbps}; not a rate of 802.11{} (b: 1, 2, 5.5, 11; g: 6, 9, 12, 18, 24, 36, 48, 54)", if phy == PhyParams::B { "b" } else { "g" }));
+        }
+        Ok(kbps as u32)
+    };
+    let mut config = WifiConfig { phy, ..WifiConfig::b11() };
+    config.data_kbps = rate("data_rate_mbps", w.data_rate_mbps, data_default)?;
+    config.basic_kbps = rate("basic_rate_mbps", w.basic_rate_mbps, basic_default)?;
+    config.rts_threshold = w.rts_threshold_bytes;
+    config.short_retry_limit = w.short_retry_limit.unwrap_or(config.short_retry_limit);
+    config.long_retry_limit = w.long_retry_limit.unwrap_or(config.long_retry_limit);
+    for (field, v) in [("short_retry_limit", config.short_retry_limit), ("long_retry_limit", config.long_retry_limit)] {
+        if v > 1000 {
+            return err(format!("{p}.{field}"), format!("is {v}; allowed: 0..=1000"));
+        }
+    }
+    let queue = w.queue_packets.unwrap_or(50);
+    if queue == 0 {
+        return err(format!("{p}.queue_packets"), "is 0; allowed: >= 1");
+    }
+    config.queue_limit = queue as usize;
+    config.ber = probability(&format!("{p}.ber"), w.ber.unwrap_or(0.0))?;
+    config.tx_range = positive(&format!("{p}.tx_range_m"), w.tx_range_m.unwrap_or(250.0), "a distance")?;
+    config.cs_range = positive(&format!("{p}.cs_range_m"), w.cs_range_m.unwrap_or(550.0), "a distance")?;
+    if config.cs_range < config.tx_range {
+        return err(format!("{p}.cs_range_m"), "is below tx_range_m; the carrier-sense range must cover the transmission range");
+    }
+    let hint_delay = time_s(&format!("{p}.hint_delay_ms"), w.hint_delay_ms / 1e3, false)
+        .map_err(|_| ScenarioError::new(format!("{p}.hint_delay_ms"), format!("is {}; allowed: milliseconds >= 0", w.hint_delay_ms)))?;
+    if w.stations.len() < 2 {
+        return err(format!("{p}.stations"), "needs at least two stations");
+    }
+    let mut stations = Vec::with_capacity(w.stations.len());
+    for (i, s) in w.stations.iter().enumerate() {
+        let n = node(format!("{p}.stations.{i}.node"), &s.node)?;
+        if stations.iter().any(|&(m, _, _)| m == n) {
+            return err(format!("{p}.stations.{i}.node"), format!("`{}` is already a station of this channel", s.node));
+        }
+        if !(s.x.is_finite() && s.y.is_finite()) {
+            return err(format!("{p}.stations.{i}"), "positions must be finite numbers");
+        }
+        stations.push((n, s.x, s.y));
+    }
+    Ok(WifiCfg { name, config, stations, hint_delay })
 }
 
 fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {

@@ -19,7 +19,11 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub tcp: TcpSection,
     pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// Shared 802.11 channels.
+    #[serde(default)]
+    pub wifi: Vec<WifiSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub trace: TraceSection,
@@ -126,6 +130,63 @@ pub struct LinkSpec {
     /// Impairments of the direction b -> a.
     #[serde(default)]
     pub ba: DirectionSpec,
+}
+
+/// One shared 802.11 channel (DCF) and its stations.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiSpec {
+    /// Defaults to `"wifiN"`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `"b"` (802.11b DSSS, long preamble) or `"g"` (802.11g ERP-OFDM).
+    pub phy: WifiPhy,
+    /// Rate of data frames (b: 1, 2, 5.5, 11; g: 6 .. 54). Default: 11 (b), 54 (g).
+    #[serde(default)]
+    pub data_rate_mbps: Option<f64>,
+    /// Rate of control frames (RTS, CTS, ACK). Default: 1 (b), 24 (g).
+    #[serde(default)]
+    pub basic_rate_mbps: Option<f64>,
+    /// MPDUs longer than this use RTS/CTS (default: never).
+    #[serde(default)]
+    pub rts_threshold_bytes: Option<u32>,
+    #[serde(default)]
+    pub short_retry_limit: Option<u32>,
+    #[serde(default)]
+    pub long_retry_limit: Option<u32>,
+    /// Interface queue per station, packets (default 50).
+    #[serde(default)]
+    pub queue_packets: Option<u32>,
+    /// Bit error rate of every frame at its receiver (default 0).
+    #[serde(default)]
+    pub ber: Option<f64>,
+    /// Transmission and carrier-sense ranges, in the units of the positions (default
+    /// 250 and 550).
+    #[serde(default)]
+    pub tx_range_m: Option<f64>,
+    #[serde(default)]
+    pub cs_range_m: Option<f64>,
+    /// Delay of the retry-limit hint to a TCP sender (default 0: an idealised cross-layer path).
+    #[serde(default)]
+    pub hint_delay_ms: f64,
+    pub stations: Vec<StationSpec>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WifiPhy {
+    B,
+    G,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StationSpec {
+    pub node: String,
+    #[serde(default)]
+    pub x: f64,
+    #[serde(default)]
+    pub y: f64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
