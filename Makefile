@@ -23,7 +23,7 @@ install: $(BUILT)
 $(DEPS): constraints.txt pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich pytest hypothesis
+	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich duckdb pytest hypothesis pyarrow dask distributed
 	touch $@
 
 $(BUILT): $(DEPS) $(RUST_SRC)

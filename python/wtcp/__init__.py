@@ -18,6 +18,7 @@ __all__ = [
     "run",
     "load",
     "algorithms",
+    "open_store",
     "builtin_scenario_path",
     "ScenarioError",
     "SimulationError",
@@ -31,3 +32,10 @@ def algorithms() -> list[dict]:
     from wtcp import _core
 
     return _core.algorithms()
+
+
+def open_store(path):
+    """Open a sweep result store (DuckDB): `.runs()`, `.flows()`, `.summary(metric, by)`."""
+    from wtcp.sweep.store import open_store as open_
+
+    return open_(path)

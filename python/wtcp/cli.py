@@ -17,15 +17,12 @@ import click
 from rich.console import Console
 
 from wtcp import _core, demo, report
-from wtcp.errors import ScenarioError, SimulationError
+from wtcp.errors import CliError, ScenarioError, SimulationError
 from wtcp.scenario import Scenario, builtin_scenario_path
+from wtcp.sweep.cli import register as register_sweep
 
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
-
-
-class CliError(Exception):
-    """A user error the CLI reports as `error: <message>` with exit status 2."""
 
 
 @contextmanager
@@ -126,6 +123,9 @@ def demo_command(out_dir: Path, quick: bool) -> None:
     console.print(f"{'1 seed' if seeds == 1 else f'mean of {seeds} seeds'}, {runs} runs")
     for path in paths:
         console.print(f"wrote {path}")
+
+
+register_sweep(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,11 @@
 
 from wtcp._core import ScenarioError, SimulationError
 
-__all__ = ["ScenarioError", "SimulationError", "scenario_error"]
+__all__ = ["ScenarioError", "SimulationError", "CliError", "scenario_error"]
+
+
+class CliError(Exception):
+    """A user error the CLI reports as `error: <message>` with exit status 2."""
 
 
 def scenario_error(path: str, reason: str) -> ScenarioError:

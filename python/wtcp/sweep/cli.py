@@ -1,0 +1,144 @@
+"""`wtcp sweep` and `wtcp results`; `register(cli)` adds them to the `wtcp` group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from wtcp.errors import CliError
+
+def _cli_error(message: str) -> Exception:
+    # Defined outside wtcp.cli so that `python -m wtcp.cli` (module __main__) catches it.
+    return CliError(message)
+
+
+def register(cli_group: click.Group) -> None:
+    """Add the `sweep` and `results` commands to `cli_group`."""
+    for command in (sweep_command, results_command):
+        if command.name not in cli_group.commands:
+            cli_group.add_command(command)
+
+
+@click.command("sweep")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: all cores; 1 runs in this process).")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path), help="DuckDB result file (default: <sweep name>.duckdb next to FILE).")
+@click.option("--dask", "dask_address", metavar="ADDRESS", help="Run on the Dask scheduler at ADDRESS (tcp://host:8786).")
+@click.option("--dask-local", "dask_local", type=click.IntRange(min=1), metavar="N", help="Start a local Dask cluster of N worker processes and run on it.")
+@click.option("--quiet", is_flag=True, help="No progress display.")
+def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, quiet: bool) -> None:
+    """Run the sweep FILE, storing every result; runs already stored are skipped."""
+    from wtcp.sweep.runner import DaskExecutor, InlineExecutor, ProcessPoolExecutor, default_store_path, run_sweep
+    from wtcp.sweep.spec import Sweep, SweepError
+    from wtcp.sweep.store import Store
+
+    if sum(x is not None for x in (workers, dask_address, dask_local)) > 1:
+        raise click.UsageError("give at most one of --workers, --dask and --dask-local")
+    try:
+        sweep = Sweep.from_file(file)
+    except SweepError as e:
+        raise _cli_error(f"{file}: {e}") from None
+    except UnicodeDecodeError:
+        raise _cli_error(f"{file}: not a UTF-8 text file") from None
+    except OSError as e:
+        raise _cli_error(f"cannot read {file}: {e.strerror or e}") from None
+    store_file = store_path or default_store_path(sweep)
+    try:
+        store = Store(store_file)
+    except Exception as e:  # duckdb.IOException and friends: a locked or corrupt file
+        raise _cli_error(f"cannot open the store {store_file}: {e}") from None
+
+    if dask_address is not None or dask_local is not None:
+        executor = DaskExecutor(address=dask_address, local_workers=dask_local)
+    elif workers == 1:
+        executor = InlineExecutor()
+    else:
+        executor = ProcessPoolExecutor(workers)
+
+    err = Console(stderr=True)
+    try:
+        if quiet:
+            outcome = run_sweep(sweep, store, executor)
+        else:
+            outcome = _with_progress(sweep, store, executor, err)
+    finally:
+        executor.close()
+        store.close()
+    for run, error in (outcome.errors or [])[:10]:
+        params = ", ".join(f"{k}={v}" for k, v in run.params.items())
+        label = " ".join(x for x in (params, run.algorithm or "", f"replication {run.replication}") if x)
+        click.echo(f"failed: {label}: {error.splitlines()[0] if error else ''}", err=True)
+    if outcome.failed > 10:
+        click.echo(f"... and {outcome.failed - 10} more failed runs (see the runs table of {store_file})", err=True)
+    click.echo(outcome.line())
+    if outcome.failed:
+        raise click.exceptions.Exit(1)
+
+
+def _with_progress(sweep, store, executor, console: Console):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from wtcp.sweep.runner import run_sweep
+
+    columns = [
+        TextColumn(f"[bold]{sweep.name}[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[rate]:.1f} runs/s, {task.fields[sim]:.0f} sim s/s"),
+    ]
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("runs", total=None, rate=0.0, sim=0.0)
+
+        def on_update(p) -> None:
+            bar.update(task, total=p.total, completed=p.finished, rate=p.rate(), sim=p.sim_rate())
+
+        return run_sweep(sweep, store, executor, on_update=on_update)
+
+
+@click.command("results")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--export", "fmt", type=click.Choice(["parquet", "csv"]), help="Write the runs and flows tables in this format.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Directory for --export (default: next to PATH).")
+def results_command(path: Path, fmt: str | None, out_dir: Path | None) -> None:
+    """List the sweeps in the result store PATH; export its tables."""
+    from wtcp import report
+    from wtcp.sweep.store import open_store
+
+    if out_dir is not None and fmt is None:
+        raise click.UsageError("--out needs --export")
+    if not path.is_file():
+        raise _cli_error(f"no result store {path}")
+    try:
+        store = open_store(path)
+    except Exception as e:
+        raise _cli_error(f"cannot open the store {path}: {e}") from None
+    try:
+        table = store.sweeps()
+        if fmt is not None:
+            paths = store.export(out_dir or path.parent, fmt)
+    finally:
+        store.close()
+    from rich.table import Table
+
+    t = Table("sweep", "runs", "done", "failed", "simulated s", "wall s")
+    for row in table.itertuples(index=False):
+        t.add_row(str(row.sweep), str(row.runs), str(row.done), str(row.failed), f"{row.sim_seconds or 0:.0f}", f"{row.wall_seconds or 0:.1f}")
+    report.stdout_console().print(t)
+    if fmt is not None:
+        for p in paths:
+            click.echo(f"wrote {p}")
+
+
+if __name__ == "__main__":
+    # `python -m wtcp.sweep.cli ...`: the `wtcp` command with these two registered.
+    import sys
+
+    from wtcp import cli as wtcp_cli
+
+    register(wtcp_cli.cli)
+    sys.exit(wtcp_cli.main())

@@ -1,0 +1,335 @@
+"""Sweep descriptions: parse and check a sweep (TOML file or dict) and expand it into runs.
+
+A sweep is a base scenario plus factors whose cartesian product gives the runs:
+the `[grid]` (each path a factor), each `[[zip]]` group (paths advancing together are one
+factor), the explicit `points` list (one factor), `algorithms` and `replications`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wtcp import _core
+from wtcp.errors import ScenarioError
+from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path
+
+TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "points", "algorithms", "algorithm_flows", "replications", "seed")
+RESERVED_PATHS = ("run.seed", "run.replication")
+
+
+class SweepError(ValueError):
+    """A mistake in a sweep description: `.path` (e.g. `grid.links.1.ab.loss.rte`) and `.reason`."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a sweep: the scenario after every override, and its identity."""
+
+    key: str
+    params: dict[str, Any]
+    algorithm: str | None
+    seed: int
+    replication: int  # index 0 .. replications-1
+    stream: int  # the engine's run.replication, unique per (point, replication)
+    toml: str | None  # resolved scenario (None when the overrides do not resolve)
+    error: str | None  # ScenarioError of an invalid combination
+    sim_seconds: float | None = None
+
+
+@dataclass
+class Sweep:
+    name: str
+    base: Scenario
+    description: str = ""
+    fixed: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    zips: list[dict[str, list[Any]]] = field(default_factory=list)
+    points: list[dict[str, Any]] = field(default_factory=list)
+    algorithms: list[str] = field(default_factory=list)
+    algorithm_flows: list[int] | None = None
+    replications: int = 1
+    seed: int = 1
+    source: Path | None = None
+
+    # --- construction ---
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Sweep:
+        path = Path(path)
+        text = path.read_text(encoding="utf-8")
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError("", f"not valid TOML: {e}") from None
+        sweep = cls.from_dict(doc, base_dir=path.parent, default_name=path.stem)
+        sweep.source = path
+        return sweep
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any], base_dir: str | os.PathLike[str] = ".", default_name: str = "sweep") -> Sweep:
+        if not isinstance(doc, Mapping):
+            raise SweepError("", f"a sweep must be a table, not a {type(doc).__name__}")
+        unknown = [k for k in doc if k not in TOP_KEYS]
+        if unknown:
+            raise SweepError(str(unknown[0]), f"unknown key; allowed: {', '.join(TOP_KEYS)}")
+        if "scenario" not in doc:
+            raise SweepError("scenario", "missing; a scenario file (relative to the sweep file) or a built-in name: " + ", ".join(builtin_scenario_names()))
+        base = _load_base(doc["scenario"], Path(base_dir))
+        name = doc.get("name", default_name)
+        if not isinstance(name, str) or not name:
+            raise SweepError("name", "must be a non-empty string")
+        sweep = cls(name=name, base=base, description=str(doc.get("description", "")))
+        sweep.fixed = _values_table(doc.get("set", {}), "set")
+        sweep.grid = _lists_table(doc.get("grid", {}), "grid")
+        zips = doc.get("zip", [])
+        if not isinstance(zips, list):
+            raise SweepError("zip", "must be an array of tables ([[zip]])")
+        for i, group in enumerate(zips):
+            table = _lists_table(group, f"zip.{i}")
+            lengths = {len(v) for v in table.values()}
+            if len(lengths) > 1:
+                raise SweepError(f"zip.{i}", f"lists of different lengths {sorted(lengths)}; the paths of a zip group advance together")
+            if table:
+                sweep.zips.append(table)
+        points = doc.get("points", [])
+        if not isinstance(points, list):
+            raise SweepError("points", "must be an array of tables")
+        sweep.points = [_values_table(p, f"points.{i}") for i, p in enumerate(points)]
+        algorithms = doc.get("algorithms", [])
+        if not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
+            raise SweepError("algorithms", "must be a list of algorithm names")
+        known = [a["name"] for a in _core.algorithms()]
+        for i, a in enumerate(algorithms):
+            if a not in known:
+                raise SweepError(f"algorithms.{i}", f"unknown algorithm `{a}`; allowed: {', '.join(known)}")
+        sweep.algorithms = list(algorithms)
+        flows = doc.get("algorithm_flows")
+        if flows is not None:
+            sweep.algorithm_flows = _flow_indices(flows, base)
+        sweep.replications = _positive_int(doc.get("replications", 1), "replications", minimum=1)
+        sweep.seed = _positive_int(doc.get("seed", base.document.get("run", {}).get("seed", 1)), "seed", minimum=0)
+        sweep._check_paths()
+        return sweep
+
+    # --- expansion ---
+
+    def factors(self) -> list[list[dict[str, Any]]]:
+        """Each factor as its list of partial points ({path: value}); the product gives the points."""
+        out: list[list[dict[str, Any]]] = [[{path: v} for v in values] for path, values in self.grid.items()]
+        for group in self.zips:
+            paths = list(group)
+            out.append([dict(zip(paths, values)) for values in zip(*group.values())])
+        if self.points:
+            out.append(self.points)
+        return out
+
+    def expand_points(self) -> list[dict[str, Any]]:
+        points = []
+        for combo in itertools.product(*self.factors()):
+            point: dict[str, Any] = {}
+            for part in combo:
+                point.update(part)
+            points.append(point)
+        return points
+
+    def size(self) -> int:
+        n = 1
+        for factor in self.factors():
+            n *= len(factor)
+        return n * max(1, len(self.algorithms)) * self.replications
+
+    def swept_paths(self) -> list[str]:
+        paths: list[str] = []
+        for factor in self.factors():
+            for part in factor:
+                paths.extend(p for p in part if p not in paths)
+        return paths
+
+    def runs(self) -> Iterator[Run]:
+        """Every run, resolved: points x algorithms x replications, in that order."""
+        version = _core.__version__
+        base_fixed = self.base.with_overrides(self.fixed) if self.fixed else self.base
+        algorithms: list[str | None] = list(self.algorithms) or [None]
+        for point in self.expand_points():
+            params_json = canonical(point)
+            for algorithm in algorithms:
+                for r in range(self.replications):
+                    stream = stream_of(params_json, r)
+                    overrides: dict[str, Any] = {}
+                    error = None
+                    toml = None
+                    sim = None
+                    try:
+                        if algorithm is not None:
+                            overrides.update(self.algorithm_overrides(algorithm))
+                        overrides.update(point)
+                        overrides.update({"run.seed": self.seed, "run.replication": stream})
+                        sc = base_fixed.with_overrides(overrides)
+                        doc = sc.document
+                        toml = sc._resolved_toml
+                        sim = float(doc.get("run", {}).get("duration_s", 0.0))
+                        identity: Any = doc
+                    except ScenarioError as e:
+                        error = str(e)
+                        identity = {"base": self.base.document, "set": self.fixed, "overrides": overrides}
+                    key = run_key(identity, self.seed, r, version)
+                    yield Run(key, dict(point), algorithm, self.seed, r, stream, toml, error, sim)
+
+    def algorithm_overrides(self, algorithm: str) -> dict[str, Any]:
+        flows = self.algorithm_flows
+        if flows is None:
+            if not hasattr(self, "_tcp_flows"):
+                self._tcp_flows = tcp_flow_indices(self.base.document)
+            flows = self._tcp_flows
+        out: dict[str, Any] = {}
+        for i in flows:
+            out[f"flows.{i}.cc"] = algorithm
+            out[f"flows.{i}.cc_params"] = {}
+        return out
+
+    # --- checks ---
+
+    def _check_paths(self) -> None:
+        seen: dict[str, str] = {}
+        where = [("set", p) for p in self.fixed] + [("grid", p) for p in self.grid]
+        where += [(f"zip.{i}", p) for i, g in enumerate(self.zips) for p in g]
+        point_paths = {p: i for i, point in enumerate(self.points) for p in reversed(list(point))}
+        where += [(f"points.{i}", p) for p, i in point_paths.items()]
+        for section, path in where:
+            if path in RESERVED_PATHS:
+                raise SweepError(f"{section}.{path}", "is set by the sweep; use `seed` and `replications`")
+            if path in seen:
+                raise SweepError(f"{section}.{path}", f"is already given in {seen[path]}")
+            seen[path] = section
+        # A path the scenario schema does not have is a mistake in the sweep file (exit 2),
+        # while a bad value is an invalid point (recorded as a failed run).
+        values: dict[str, tuple[str, Any]] = {p: ("set", v) for p, v in self.fixed.items()}
+        for p, v in self.grid.items():
+            values.setdefault(p, ("grid", v[0]))
+        for i, g in enumerate(self.zips):
+            for p, v in g.items():
+                values.setdefault(p, (f"zip.{i}", v[0]))
+        for i, point in enumerate(self.points):
+            for p, v in point.items():
+                values.setdefault(p, (f"points.{i}", v))
+        for path, (section, value) in values.items():
+            try:
+                self.base.set(path, value)
+            except ScenarioError as e:
+                reason = getattr(e, "reason", str(e))
+                if reason.startswith("unknown field") or "out of range" in reason or "invalid override path" in reason:
+                    raise SweepError(f"{section}.{path}", str(e)) from None
+
+
+def load_sweep(source: str | os.PathLike[str] | Mapping[str, Any]) -> Sweep:
+    """A sweep from a TOML file or a dict (paths in a dict are relative to the current directory)."""
+    if isinstance(source, Mapping):
+        return Sweep.from_dict(source)
+    return Sweep.from_file(source)
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def run_key(identity: Any, seed: int, replication: int, version: str) -> str:
+    """Store key: hash of (resolved scenario document, seed, replication, wtcp version)."""
+    text = canonical({"scenario": identity, "seed": seed, "replication": replication, "wtcp": version})
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def stream_of(params_json: str, replication: int) -> int:
+    """The engine's `run.replication` for replication `replication` of a point: a 62-bit
+    hash of (point, replication), so no two points share random streams and adding points
+    to a sweep leaves the others' streams (and store keys) unchanged."""
+    digest = hashlib.blake2b(f"{params_json}\x00{replication}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 2
+
+
+def tcp_flow_indices(document: Mapping[str, Any]) -> list[int]:
+    return [i for i, f in enumerate(document.get("flows", [])) if f.get("kind", "tcp") == "tcp"]
+
+
+def _load_base(value: Any, base_dir: Path) -> Scenario:
+    if not isinstance(value, str) or not value:
+        raise SweepError("scenario", "must be a file path or a built-in scenario name")
+    candidate = base_dir / value
+    try:
+        if candidate.is_file():
+            return Scenario.from_file(candidate)
+        if "/" not in value and "\\" not in value:
+            try:
+                return Scenario.from_file(builtin_scenario_path(value))
+            except FileNotFoundError:
+                pass
+    except ScenarioError as e:
+        raise SweepError("scenario", f"{value}: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SweepError("scenario", f"cannot read {candidate}: {e}") from None
+    raise SweepError("scenario", f"no file {candidate} and no built-in scenario `{value}`; built-in: {', '.join(builtin_scenario_names())}")
+
+
+def _flatten(table: Any, section: str) -> dict[str, Any]:
+    """Nested tables (`run.duration_s = 20` written unquoted) become dotted paths; a table
+    value is applied key by key."""
+    if not isinstance(table, Mapping):
+        raise SweepError(section, f"must be a table of dotted paths, not a {type(table).__name__}")
+    out: dict[str, Any] = {}
+
+    def walk(value: Any, parts: tuple[str, ...]) -> None:
+        if isinstance(value, Mapping) and value:
+            for k, v in value.items():
+                walk(v, (*parts, *str(k).split(".")))
+        else:
+            out[".".join(parts)] = value
+
+    for key, value in table.items():
+        walk(value, tuple(str(key).split(".")))
+    return out
+
+
+def _values_table(table: Any, section: str) -> dict[str, Any]:
+    return _flatten(table, section)
+
+
+def _lists_table(table: Any, section: str) -> dict[str, list[Any]]:
+    flat = _flatten(table, section)
+    for path, values in flat.items():
+        if not isinstance(values, list) or not values:
+            raise SweepError(f"{section}.{path}", "must be a non-empty list of values")
+    return flat
+
+
+def _positive_int(value: Any, path: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise SweepError(path, f"must be an integer >= {minimum}, not {value!r}")
+    return value
+
+
+def _flow_indices(value: Any, base: Scenario) -> list[int]:
+    flows = base.document.get("flows", [])
+    names = {f.get("name", f"flow{i}"): i for i, f in enumerate(flows)}
+    if not isinstance(value, list):
+        raise SweepError("algorithm_flows", "must be a list of flow indices or names")
+    out = []
+    for i, item in enumerate(value):
+        if isinstance(item, int) and not isinstance(item, bool) and 0 <= item < len(flows):
+            out.append(item)
+        elif isinstance(item, str) and item in names:
+            out.append(names[item])
+        else:
+            raise SweepError(f"algorithm_flows.{i}", f"no flow {item!r}; flows: {', '.join(names)}")
+    return out

@@ -1,0 +1,296 @@
+"""The result store: one DuckDB file, tidy tables `runs` and `flows`, keyed by run key.
+
+Every batch of results is written in one transaction, so a killed sweep leaves each run
+either complete (its `runs` row and all its `flows` rows) or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RUN_COLUMNS = {
+    "key": "VARCHAR PRIMARY KEY",
+    "sweep": "VARCHAR",
+    "params": "VARCHAR",
+    "algorithm": "VARCHAR",
+    "seed": "BIGINT",
+    "replication": "INTEGER",
+    "stream": "BIGINT",
+    "status": "VARCHAR",
+    "error": "VARCHAR",
+    "wall_seconds": "DOUBLE",
+    "events": "BIGINT",
+    "sim_seconds": "DOUBLE",
+    "jain_fairness": "DOUBLE",
+    "peak_packets": "BIGINT",
+    "warnings": "VARCHAR",
+    "wtcp_version": "VARCHAR",
+    "platform": "VARCHAR",
+    "host": "VARCHAR",
+    "created": "TIMESTAMPTZ",
+}
+FLOW_FIXED = {"key": "VARCHAR", "flow_id": "INTEGER"}
+
+# t_{0.975, df} for df = 1..30; beyond 30 the normal quantile 1.96 is used.
+T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)
+
+
+def t975(df: int) -> float:
+    """Two-sided 95 % Student-t quantile (table for df <= 30, 1.96 beyond; NaN for df < 1)."""
+    if df < 1:
+        return math.nan
+    return T975[df - 1] if df <= len(T975) else 1.96
+
+
+def param_column(path: str) -> str:
+    """Column name of a swept path: `links.1.ab.loss.rate` -> `links_1_ab_loss_rate`
+    (prefixed with `param_` if that clashes with a fixed column)."""
+    name = re.sub(r"[^0-9A-Za-z_]", "_", path)
+    if name in RUN_COLUMNS or name[:1].isdigit():
+        name = f"param_{name}"
+    return name
+
+
+def _sql_type(values: Iterable[Any]) -> str:
+    values = [v for v in values if v is not None]
+    if values and all(isinstance(v, bool) for v in values):
+        return "BOOLEAN"
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "DOUBLE" if any(isinstance(v, float) for v in values) else "BIGINT"
+    return "VARCHAR"
+
+
+def _cell(value: Any, sql_type: str) -> Any:
+    if value is None:
+        return None
+    if sql_type == "VARCHAR" and not isinstance(value, str):
+        return json.dumps(value, sort_keys=True)
+    return value
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Store:
+    """A DuckDB result store. `Store(path)` opens (creating) it for writing;
+    `Store(path, read_only=True)` for reading (see `open_store`)."""
+
+    def __init__(self, path: str | os.PathLike[str], read_only: bool = False):
+        import duckdb
+
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise FileNotFoundError(2, "no such store", str(path))
+        self.con = duckdb.connect(str(self.path), read_only=read_only)
+        if not read_only:
+            cols = ", ".join(f"{_quote(k)} {t}" for k, t in RUN_COLUMNS.items())
+            self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
+            self.con.execute("CREATE TABLE IF NOT EXISTS flows (key VARCHAR, flow_id INTEGER, PRIMARY KEY (key, flow_id))")
+        self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # --- schema ---
+
+    def _table_columns(self, table: str) -> dict[str, str]:
+        rows = self.con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+        return {name: dtype for name, dtype in rows}
+
+    def ensure_columns(self, table: str, types: dict[str, str]) -> None:
+        have = self._columns[table]
+        for name, sql_type in types.items():
+            if name not in have:
+                self.con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {_quote(name)} {sql_type}")
+                have[name] = sql_type
+
+    def ensure_param_columns(self, params: dict[str, list[Any]]) -> dict[str, str]:
+        """Add one `runs` column per swept path; returns path -> column name."""
+        names = {path: param_column(path) for path in params}
+        self.ensure_columns("runs", {names[p]: _sql_type(v) for p, v in params.items()})
+        return names
+
+    # --- reading keys ---
+
+    def done_keys(self, keys: Sequence[str] | None = None) -> set[str]:
+        """Keys of runs stored as done (failed runs are tried again)."""
+        return {k for (k,) in self.con.execute("SELECT key FROM runs WHERE status = 'done'").fetchall()}
+
+    # --- writing ---
+
+    def write(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
+        """Store results in one transaction. A record: the `runs` fields, `params` (dict)
+        and `flows` (list of flattened per-flow dicts)."""
+        if not records:
+            return
+        flow_types: dict[str, str] = {}
+        for rec in records:
+            for row in rec.get("flows", []):
+                for k, v in row.items():
+                    if k not in flow_types or flow_types[k] == "VARCHAR?":
+                        flow_types[k] = _flow_type(v)
+        flow_types = {k: ("DOUBLE" if t == "VARCHAR?" else t) for k, t in flow_types.items() if k not in ("id",)}
+        run_cols = [c for c in RUN_COLUMNS] + sorted(set(param_names.values()))
+        con = self.con
+        self.ensure_columns("flows", flow_types)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            keys = [rec["key"] for rec in records]
+            placeholders = ", ".join("?" for _ in keys)
+            con.execute(f"DELETE FROM flows WHERE key IN ({placeholders})", keys)
+            con.execute(f"DELETE FROM runs WHERE key IN ({placeholders})", keys)
+            import pandas as pd
+
+            rows = []
+            for rec in records:
+                values = {**rec, "params": json.dumps(rec["params"], sort_keys=True)}
+                for path, col in param_names.items():
+                    values[col] = _cell(rec["params"].get(path), self._columns["runs"].get(col, "VARCHAR"))
+                rows.append({c: values.get(c) for c in run_cols})
+            runs_df = pd.DataFrame(rows, columns=run_cols).astype(object)
+            con.register("_new_runs", runs_df)
+            con.execute(f"INSERT INTO runs BY NAME SELECT * FROM _new_runs")
+            con.unregister("_new_runs")
+            fcols = self._columns["flows"]
+            frows = []
+            for rec in records:
+                for row in rec.get("flows", []):
+                    values = {k: _cell(v, fcols[k]) for k, v in row.items() if k in fcols}
+                    values["key"] = rec["key"]
+                    values["flow_id"] = row["id"]
+                    frows.append(values)
+            if frows:
+                flows_df = pd.DataFrame(frows).astype(object)
+                con.register("_new_flows", flows_df)
+                con.execute("INSERT INTO flows BY NAME SELECT * FROM _new_flows")
+                con.unregister("_new_flows")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # --- reading ---
+
+    def _df(self, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
+        import warnings
+
+        with warnings.catch_warnings():
+            # DuckDB's pandas conversion still passes `inplace`, deprecated in pandas 3.1.
+            warnings.filterwarnings("ignore", message=".*inplace.*")
+            return self.con.execute(sql, list(params)).df()
+
+    def runs(self, sweep: str | None = None) -> pd.DataFrame:
+        """The `runs` table (optionally of one sweep), one row per run."""
+        if sweep is None:
+            return self._df("SELECT * FROM runs ORDER BY sweep, key")
+        return self._df("SELECT * FROM runs WHERE sweep = ? ORDER BY key", [sweep])
+
+    def flows(self, sweep: str | None = None) -> pd.DataFrame:
+        """The `flows` table joined with its run's sweep, parameters, algorithm and
+        replication (done runs only), one row per flow per run."""
+        run_cols = ["sweep", "params", "algorithm", "seed", "replication"] + self.param_columns()
+        select = ", ".join(f"r.{_quote(c)}" for c in run_cols)
+        where = "r.status = 'done'" + (" AND r.sweep = ?" if sweep is not None else "")
+        sql = f"SELECT f.*, {select} FROM flows f JOIN runs r USING (key) WHERE {where} ORDER BY r.sweep, f.key, f.flow_id"
+        return self._df(sql, [sweep] if sweep is not None else [])
+
+    def param_columns(self) -> list[str]:
+        return [c for c in self._table_columns("runs") if c not in RUN_COLUMNS]
+
+    def sweeps(self) -> pd.DataFrame:
+        """One row per sweep: runs stored, done, failed, simulated and wall seconds."""
+        return self._df(
+            "SELECT sweep, count(*) AS runs, count(*) FILTER (WHERE status = 'done') AS done, "
+            "count(*) FILTER (WHERE status = 'failed') AS failed, sum(sim_seconds) AS sim_seconds, "
+            "sum(wall_seconds) AS wall_seconds FROM runs GROUP BY sweep ORDER BY sweep"
+        )
+
+    def summary(self, metric: str = "goodput_bps", by: Sequence[str] | None = None, sweep: str | None = None) -> pd.DataFrame:
+        """Mean of `metric` with a Student-t 95 % confidence interval across replications.
+
+        `metric` is a `flows` column (one value per flow per run) or a `runs` column.
+        Default grouping: sweep, the swept-parameter columns, algorithm and (for flow
+        metrics) flow name. Columns: the groups, n, mean, std, ci_low, ci_high."""
+        flows = self.flows(sweep)
+        if metric in flows.columns:
+            table = flows
+            default_by = ["sweep", *self.param_columns(), "algorithm", "name"]
+        else:
+            table = self.runs(sweep)
+            table = table[table["status"] == "done"]
+            if metric not in table.columns:
+                raise KeyError(f"no metric {metric!r} in the flows or runs table")
+            default_by = ["sweep", *self.param_columns(), "algorithm"]
+        return summarize(table, metric, list(by) if by is not None else default_by)
+
+    def export(self, directory: str | os.PathLike[str], fmt: str = "parquet") -> list[Path]:
+        """Write `runs` and `flows` as Parquet or CSV files into `directory`."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for table in ("runs", "flows"):
+            path = out / f"{table}.{fmt}"
+            option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
+            literal = str(path).replace("'", "''")
+            self.con.execute(f"COPY (SELECT * FROM {table} ORDER BY key) TO '{literal}' ({option})")
+            paths.append(path)
+        return paths
+
+
+def _flow_type(value: Any) -> str:
+    if value is None:
+        return "VARCHAR?"  # unknown yet: becomes DOUBLE unless another row tells
+    if isinstance(value, bool):
+        return "BOOLEAN"
+    if isinstance(value, int):
+        return "BIGINT"
+    if isinstance(value, float):
+        return "DOUBLE"
+    return "VARCHAR"
+
+
+def summarize(table: pd.DataFrame, metric: str, by: Sequence[str]) -> pd.DataFrame:
+    """Group `table` by `by` (columns that are all-null are dropped from the grouping) and
+    give n, mean, std (sample), and the Student-t 95 % interval mean +- t * std / sqrt(n)."""
+    import pandas as pd
+
+    by = [c for c in by if c in table.columns and not table[c].isna().all()]
+    values = pd.to_numeric(table[metric], errors="coerce")
+    frame = table[by].copy() if by else pd.DataFrame(index=table.index)
+    frame["_v"] = values
+    if by:
+        grouped = frame.groupby(by, dropna=False, sort=True)["_v"]
+        out = grouped.agg(n="count", mean="mean", std="std").reset_index()
+    else:
+        out = pd.DataFrame({"n": [values.count()], "mean": [values.mean()], "std": [values.std()]})
+    half = [t975(int(n) - 1) * s / math.sqrt(n) if n > 1 else math.nan for n, s in zip(out["n"], out["std"])]
+    out["ci_low"] = out["mean"] - half
+    out["ci_high"] = out["mean"] + half
+    out.insert(len(by), "metric", metric)
+    return out
+
+
+def open_store(path: str | os.PathLike[str]) -> Store:
+    """Open a sweep result store for reading: `.runs()`, `.flows()`, `.summary(...)`,
+    `.sweeps()`, `.export(...)`."""
+    return Store(path, read_only=True)
