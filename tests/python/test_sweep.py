@@ -24,10 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def cli_module() -> str:
-    """`wtcp.cli` once the integrator registered the commands there, else the stand-in."""
-    from wtcp import cli
-
-    return "wtcp.cli" if "sweep" in cli.cli.commands else "wtcp.sweep.cli"
+    return "wtcp.cli"
 
 
 def run_wtcp(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -240,6 +237,40 @@ def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
         executor.close()
     assert outcome.line() == "12 runs: 12 done, 0 skipped, 0 failed"
     assert comparable(tmp_path / "one.duckdb") == comparable(tmp_path / "dask.duckdb")
+
+
+def test_a_dask_worker_killed_mid_sweep_costs_no_result(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    import threading
+
+    from wtcp.sweep import DaskExecutor
+
+    # 16 runs of about 0.3 s each on two worker processes; one worker is SIGKILLed while
+    # runs are in flight. The nanny restarts it, Dask reschedules the lost batch.
+    body = SMALL.replace('"run.duration_s" = 20.0', '"run.duration_s" = 3000.0').replace("[0.0, 0.01, 0.03]", "[0.0, 0.01, 0.02, 0.03]")
+    sweep = Sweep.from_file(write_sweep(tmp_path, body))
+    executor = DaskExecutor(local_workers=2)
+    killed = []
+
+    def kill_one_worker() -> None:
+        time.sleep(1.0)
+        pids = executor._client.run(os.getpid)
+        pid = sorted(pids.values())[0]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    killer = threading.Thread(target=kill_one_worker)
+    try:
+        killer.start()
+        outcome = run_sweep(sweep, tmp_path / "killed.duckdb", executor)
+    finally:
+        killer.join()
+        executor.close()
+    assert killed, "no worker was killed"
+    assert outcome.line() == "16 runs: 16 done, 0 skipped, 0 failed"
+    with open_store(tmp_path / "killed.duckdb") as st:
+        runs = st.runs()
+        assert len(runs) == 16 and runs.key.is_unique and (runs.status == "done").all()
 
 
 def test_example_sweep_parses() -> None:

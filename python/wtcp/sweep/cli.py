@@ -9,6 +9,7 @@ from rich.console import Console
 
 from wtcp.errors import CliError
 
+
 def _cli_error(message: str) -> Exception:
     # Defined outside wtcp.cli so that `python -m wtcp.cli` (module __main__) catches it.
     return CliError(message)
