@@ -316,3 +316,21 @@ def test_batches_of_dead_workers_are_resubmitted(tmp_path: Path) -> None:
     assert outcome.line() == "12 runs: 0 done, 0 skipped, 12 failed"
     with open_store(tmp_path / "dead.duckdb") as st:
         assert (st.runs().error.str.startswith("worker failed: RuntimeError: worker died")).all()
+
+
+def test_traces_are_stored_beside_the_runs_when_asked(tmp_path: Path) -> None:
+    body = SMALL.replace('"run.measure_from_s" = 2.0', '"run.measure_from_s" = 2.0\n"trace.enabled" = true\n"trace.interval_ms" = 100.0')
+    sweep = Sweep.from_file(write_sweep(tmp_path, body))
+    outcome = run_sweep(sweep, tmp_path / "traced.duckdb", InlineExecutor())
+    assert outcome.line() == "12 runs: 12 done, 0 skipped, 0 failed"
+    with open_store(tmp_path / "traced.duckdb") as st:
+        key = st.runs().key.iloc[0]
+        flows = st.traces("flows", key)
+        # 20 s sampled every 100 ms: 201 samples of the one TCP flow.
+        assert len(flows) == 201 and {"time", "cwnd", "ssthresh", "srtt"} <= set(flows.columns)
+        assert set(st.traces("queues").key) == set(st.runs().key)
+        assert "link" in st.traces("queues").columns
+    untraced = Sweep.from_file(write_sweep(tmp_path, SMALL, name="plain"))
+    run_sweep(untraced, tmp_path / "plain.duckdb", InlineExecutor())
+    with open_store(tmp_path / "plain.duckdb") as st:
+        assert st.traces("flows").empty

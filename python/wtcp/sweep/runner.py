@@ -26,6 +26,18 @@ MAX_BATCH = 64
 BATCH_TARGET_S = 0.25  # aim for batches of about this much wall time
 
 
+TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
+
+
+def trace_tables(traces: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The core's trace dict as plain column dicts, link directions named (`link`)."""
+    names = list(traces["dir_names"])
+    tables = {t: dict(traces[t]) for t in TRACE_TABLES}
+    for t in ("queues", "drops"):
+        tables[t]["link"] = [names[int(d)] for d in tables[t]["dir"]]
+    return tables
+
+
 def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
     """Run a batch in this process; one record per job. A run's own error (invalid
     combination, simulator failure) is caught and returned as a failed record."""
@@ -38,10 +50,13 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
         rec: dict[str, Any] = {"key": key, "platform": plat, "host": host, "wtcp_version": _core.__version__}
         try:
-            metrics_json, _ = _core.run(toml, "toml", [("trace.enabled", "false")])
+            # Traces only when the sweep asks for them (`[set] "trace.enabled" = true`).
+            metrics_json, traces = _core.run(toml, "toml", [])
             import json
 
             raw = json.loads(metrics_json)
+            if traces is not None:
+                rec["traces"] = trace_tables(traces)
             rec.update(
                 status="done",
                 events=raw.get("events"),

@@ -184,10 +184,49 @@ class Store:
                 con.register("_new_flows", flows_df)
                 con.execute("INSERT INTO flows BY NAME SELECT * FROM _new_flows")
                 con.unregister("_new_flows")
+            self._write_traces(records, keys)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def _write_traces(self, records: Sequence[dict[str, Any]], keys: Sequence[str]) -> None:
+        """Trace tables `trace_flows`, `trace_cc`, `trace_queues`, `trace_losses`,
+        `trace_drops`, one row per sample or event with the run's `key` (inside the
+        caller's transaction)."""
+        import pandas as pd
+
+        con = self.con
+        existing = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        placeholders = ", ".join("?" for _ in keys)
+        for table in sorted(t for t in existing if t.startswith("trace_")):
+            con.execute(f"DELETE FROM {table} WHERE key IN ({placeholders})", list(keys))
+        for rec in records:
+            for name, columns in (rec.get("traces") or {}).items():
+                df = pd.DataFrame({k: list(v) for k, v in columns.items()})
+                if df.empty:
+                    continue  # an empty frame has no column types to create a table from
+                df.insert(0, "key", rec["key"])
+                table = f"trace_{name}"
+                con.register("_new_trace", df)
+                if table not in existing:
+                    con.execute(f"CREATE TABLE {table} AS SELECT * FROM _new_trace LIMIT 0")
+                    existing.add(table)
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _new_trace")
+                con.unregister("_new_trace")
+
+    def traces(self, table: str = "flows", key: str | None = None) -> pd.DataFrame:
+        """A stored trace table (`flows`, `cc`, `queues`, `losses`, `drops`) of every traced
+        run, or of the run `key`; empty if no run was traced."""
+        name = f"trace_{table}"
+        tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if name not in tables:
+            import pandas as pd
+
+            return pd.DataFrame()
+        if key is None:
+            return self._df(f"SELECT * FROM {name}")
+        return self._df(f"SELECT * FROM {name} WHERE key = ?", [key])
 
     # --- reading ---
 
