@@ -40,7 +40,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{HalveOf, Reno, RenoParams};
+use crate::reno::{self, HalveOf, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -61,13 +61,8 @@ const PARAMS: &[ParamInfo] = &[
         default: "true",
         doc: "truncate nvar0 and nvar0/2 to whole segments, as the paper's int() in ns-2 packets",
     },
-    ParamInfo {
-        name: "byte_counting",
-        unit: "bool",
-        default: "false",
-        doc: "NewReno growth with RFC 3465 byte counting; off = RFC 5681 per-ACK increase (ns-2, ns-3)",
-    },
-    ParamInfo { name: "abc_limit", unit: "segments", default: "2", doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)" },
+    reno::BYTE_COUNTING,
+    reno::ABC_LIMIT,
     ParamInfo {
         name: "halve",
         unit: "flight_size|cwnd|pipe",

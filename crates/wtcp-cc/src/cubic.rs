@@ -37,7 +37,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window, NS_PER_SEC};
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{slow_start, HalveOf, Reno, RenoParams};
+use crate::reno::{slow_start, HalveOf, OncePerWindow, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo { name: "c", unit: "segments/s^3", default: "0.4", doc: "cubic scaling constant C (RFC 9438 §4.1.1: 0.4; Linux 41*10/1024)" },
@@ -123,8 +123,8 @@ struct State {
     cwnd_prior: f64,
     /// The next stage follows a timeout (§4.8: K = 0, W_max = cwnd_epoch).
     after_timeout: bool,
-    /// SND.MAX at the last reduction: at most one ECN response per window (RFC 3168 §6.1.2).
-    ecn_recover: u64,
+    /// At most one ECN response per window (RFC 3168 §6.1.2).
+    ecn: OncePerWindow,
     /// W_cubic(t) at the last CA ACK (segments), for traces.
     w_cubic: f64,
     region: Region,
@@ -149,7 +149,7 @@ impl Cubic {
                 w_est: 0.0,
                 cwnd_prior: 0.0,
                 after_timeout: false,
-                ecn_recover: 0,
+                ecn: OncePerWindow::default(),
                 w_cubic: f64::NAN,
                 region: Region::SlowStart,
             },
@@ -203,7 +203,7 @@ impl Cubic {
         s.w_max = if self.params.fast_convergence && cwnd < s.w_max { cwnd * (1.0 + beta) / 2.0 } else { cwnd };
         s.cwnd_prior = cwnd;
         s.epoch_start = None;
-        s.ecn_recover = cx.snd_max;
+        s.ecn.reduced(cx);
         // §4.6: ssthresh = flight_size*beta_cubic; cwnd = max(ssthresh, 2) (1 for ECN);
         // ssthresh = max(ssthresh, 2).
         w.cwnd = ssthresh.max(cwnd_floor) * mss;
@@ -270,7 +270,7 @@ impl CongestionControl for Cubic {
                 w.cwnd = mss;
                 self.state.epoch_start = None;
                 self.state.after_timeout = true;
-                self.state.ecn_recover = cx.snd_max;
+                self.state.ecn.reduced(cx);
                 self.state.region = Region::SlowStart;
             }
         }
@@ -279,7 +279,7 @@ impl CongestionControl for Cubic {
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
         // §4.6: an ECN echo is a congestion event with cwnd >= 1 segment; once per window.
-        if signal == Signal::CongestionMark && cx.snd_una >= self.state.ecn_recover {
+        if signal == Signal::CongestionMark && self.state.ecn.allows(cx) {
             self.reduce(w, cx, 1.0);
         }
     }

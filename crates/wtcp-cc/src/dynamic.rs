@@ -58,7 +58,7 @@ use serde::Deserialize;
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::prairie::{PrairieAbw, PrairieAbwParams, WindowRtt, ABW_PARAM_DEFAULT, ABW_PARAM_DOC};
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{halved_ssthresh, Reno, RenoParams};
+use crate::reno::{self, halved_ssthresh, Reno, RenoParams};
 
 /// Parameters of Dynamic Responding TCP.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
@@ -115,13 +115,8 @@ pub const DYNAMIC_INFO: AlgorithmInfo = AlgorithmInfo {
         ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into ssthresh and BDP" },
         ParamInfo { name: "sloss_before_event", unit: "bool", default: "false", doc: "respond with the smoothed loss rate before this event (SLoss_{k-1}) instead of SLoss_k" },
         ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC },
-        ParamInfo {
-            name: "byte_counting",
-            unit: "bool",
-            default: "false",
-            doc: "RFC 3465 byte counting in Reno growth; off = RFC 5681 per-ACK increase",
-        },
-        ParamInfo { name: "abc_limit", unit: "segments", default: "2", doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)" },
+        reno::BYTE_COUNTING,
+        reno::ABC_LIMIT,
         ParamInfo { name: "cap_growth", unit: "bool", default: "true", doc: "while the smoothed loss rate is positive, cwnd never grows past cwnd_max" },
     ],
     timeout_collapses_window: false,

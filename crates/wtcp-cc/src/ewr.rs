@@ -80,7 +80,7 @@ use crate::api::{
 };
 use crate::filters::Ewma;
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{Reno, RenoParams};
+use crate::reno::{OncePerWindow, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -411,8 +411,8 @@ pub struct Ewr {
     /// Backlog x at the last loss, segments.
     last_x: f64,
     state: EerState,
-    /// SND.MAX at the last ECN response: at most one per window.
-    ecn_recover: u64,
+    /// At most one ECN response per window (RFC 3168 §6.1.2).
+    ecn: OncePerWindow,
 }
 
 impl Ewr {
@@ -425,7 +425,7 @@ impl Ewr {
             mss: 0.0,
             last_x: 0.0,
             state: EerState::None,
-            ecn_recover: 0,
+            ecn: OncePerWindow::default(),
         }
     }
 
@@ -548,7 +548,7 @@ impl CongestionControl for Ewr {
     }
 
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
-        self.ecn_recover = cx.snd_max;
+        self.ecn.reduced(cx);
         self.respond(loss, w, cx)
     }
 
@@ -562,9 +562,9 @@ impl CongestionControl for Ewr {
     }
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
-        if signal == Signal::CongestionMark && cx.snd_una >= self.ecn_recover {
+        if signal == Signal::CongestionMark && self.ecn.allows(cx) {
             self.respond(Loss::FastRetransmit, w, cx);
-            self.ecn_recover = cx.snd_max;
+            self.ecn.reduced(cx);
         }
     }
 

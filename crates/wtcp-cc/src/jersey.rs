@@ -62,7 +62,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Time, Verdict, Window, NS_PER_SEC};
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{Reno, RenoParams};
+use crate::reno::{OncePerWindow, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -393,8 +393,8 @@ struct JerseyState {
     ownd_prev: f64,
     /// cwnd to restore when the current fast recovery ends.
     exit_cwnd: Option<f64>,
-    /// SND.MAX at the last rate control: marks of that window do not cut again.
-    rate_control_recover: u64,
+    /// Rate control at most once per window of data (ns-3 port; RFC 3168 §6.1.2 style).
+    rate_control: OncePerWindow,
     /// SMSS, for traces.
     mss: f64,
 }
@@ -425,7 +425,7 @@ impl Jersey {
                 ownd: 0.0,
                 ownd_prev: 0.0,
                 exit_cwnd: None,
-                rate_control_recover: 0,
+                rate_control: OncePerWindow::default(),
                 mss: 0.0,
             },
         }
@@ -505,14 +505,14 @@ impl Jersey {
             CwndCut::Min => w.cwnd.min(ownd),
             CwndCut::Assign => ownd,
         };
-        self.s.rate_control_recover = cx.snd_max;
+        self.s.rate_control.reduced(cx);
     }
 
     /// Start a loss episode: the cwnd to restore at the end of fast recovery (`None` for a
     /// timeout, which leaves recovery), and marks of the current window will not cut again.
     pub fn begin_loss_episode(&mut self, exit_cwnd: Option<f64>, cx: &Ctx) {
         self.s.exit_cwnd = exit_cwnd;
-        self.s.rate_control_recover = cx.snd_max;
+        self.s.rate_control.reduced(cx);
     }
 }
 
@@ -564,7 +564,7 @@ impl CongestionControl for Jersey {
         if marked {
             // §5.2: a CW-marked ACK means incipient congestion: rate control, no growth.
             let due = match self.params.mark_response {
-                MarkResponse::OncePerWindow => cx.snd_una >= self.s.rate_control_recover,
+                MarkResponse::OncePerWindow => self.s.rate_control.allows(cx),
                 MarkResponse::EveryMark => true,
                 MarkResponse::Ignore => false,
             };

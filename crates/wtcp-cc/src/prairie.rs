@@ -58,7 +58,7 @@ use serde::Deserialize;
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::Ewma;
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{halved_ssthresh, Reno, RenoParams};
+use crate::reno::{self, halved_ssthresh, Reno, RenoParams};
 use crate::westwood::{Accounting, DeliveryCounter};
 
 /// The weight c' of the off period in the bandwidth sample.
@@ -172,13 +172,8 @@ pub const PRAIRIE_INFO: AlgorithmInfo = AlgorithmInfo {
     params: &[
         ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC },
         ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into ssthresh" },
-        ParamInfo {
-            name: "byte_counting",
-            unit: "bool",
-            default: "false",
-            doc: "RFC 3465 byte counting in Reno growth; off = RFC 5681 per-ACK increase",
-        },
-        ParamInfo { name: "abc_limit", unit: "segments", default: "2", doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)" },
+        reno::BYTE_COUNTING,
+        reno::ABC_LIMIT,
     ],
     timeout_collapses_window: true,
 };

@@ -17,19 +17,25 @@ use serde::Deserialize;
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
 use crate::registry::{AlgorithmInfo, ParamInfo};
 
+/// Reno growth's byte-counting switch, shared by every algorithm that grows like Reno.
+pub const BYTE_COUNTING: ParamInfo = ParamInfo {
+    name: "byte_counting",
+    unit: "bool",
+    default: "false",
+    doc: "RFC 3465 appropriate byte counting in Reno growth; off = RFC 5681 per-ACK increase (ns-2, ns-3)",
+};
+
+/// Reno growth's byte-counting limit, shared like [`BYTE_COUNTING`].
+pub const ABC_LIMIT: ParamInfo = ParamInfo {
+    name: "abc_limit",
+    unit: "segments",
+    default: "2",
+    doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)",
+};
+
 const PARAMS: &[ParamInfo] = &[
-    ParamInfo {
-        name: "byte_counting",
-        unit: "bool",
-        default: "false",
-        doc: "RFC 3465 appropriate byte counting; off = RFC 5681 per-ACK increase (ns-3)",
-    },
-    ParamInfo {
-        name: "abc_limit",
-        unit: "segments",
-        default: "2",
-        doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)",
-    },
+    BYTE_COUNTING,
+    ABC_LIMIT,
     ParamInfo {
         name: "halve",
         unit: "flight_size|cwnd|pipe",
@@ -87,6 +93,26 @@ impl Default for RenoParams {
     }
 }
 
+/// RFC 3168 §6.1.2: a window reduction answers at most one ECN echo per window of data.
+/// Any reduction (a loss response too) starts a new window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OncePerWindow {
+    /// SND.MAX at the last reduction.
+    recover: u64,
+}
+
+impl OncePerWindow {
+    /// The window was just reduced: the next response waits until SND.MAX is acknowledged.
+    pub fn reduced(&mut self, cx: &Ctx) {
+        self.recover = cx.snd_max;
+    }
+
+    /// All data outstanding at the last reduction has been acknowledged.
+    pub fn allows(&self, cx: &Ctx) -> bool {
+        cx.snd_una >= self.recover
+    }
+}
+
 /// Slow start (RFC 5681 eq. 2): grow by min(acked, limit) bytes, never past ssthresh by
 /// more than that step. Returns the acked bytes left over for congestion avoidance.
 pub fn slow_start(w: &mut Window, acked: u64, limit: f64) -> u64 {
@@ -121,13 +147,12 @@ pub fn halved_ssthresh(x: f64, mss: f64) -> f64 {
 pub struct Reno {
     params: RenoParams,
     style: RecoveryStyle,
-    /// SND.MAX at the last ECN response: at most one response per window.
-    ecn_recover: u64,
+    ecn: OncePerWindow,
 }
 
 impl Reno {
     pub fn new(params: RenoParams, style: RecoveryStyle) -> Self {
-        Reno { params, style, ecn_recover: 0 }
+        Reno { params, style, ecn: OncePerWindow::default() }
     }
 
     pub fn boxed(params: RenoParams, style: RecoveryStyle) -> Box<dyn CongestionControl> {
@@ -200,17 +225,17 @@ impl CongestionControl for Reno {
     }
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         Self::respond(&self.params, loss, w, cx);
-        self.ecn_recover = cx.snd_max;
+        self.ecn.reduced(cx);
         Verdict::None
     }
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
         // RFC 3168 §6.1.2: an ECN echo halves the window as a loss would, at most once
         // per window of data, without a retransmission.
-        if signal == Signal::CongestionMark && cx.snd_una >= self.ecn_recover {
+        if signal == Signal::CongestionMark && self.ecn.allows(cx) {
             w.ssthresh = halved_ssthresh(cx.flight_size as f64, cx.mss_f());
             w.cwnd = w.ssthresh;
-            self.ecn_recover = cx.snd_max;
+            self.ecn.reduced(cx);
         }
     }
 }

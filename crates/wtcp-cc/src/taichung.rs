@@ -49,7 +49,7 @@ use serde::Deserialize;
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::{Ewma, MinTracker};
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{cong_avoid_per_ack, halved_ssthresh, slow_start};
+use crate::reno::{cong_avoid_per_ack, halved_ssthresh, slow_start, OncePerWindow};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -170,8 +170,8 @@ struct State {
     ssthresh_net: f64,
     /// The last shrink factor RTTmin/RTT (NaN until known).
     shrink: f64,
-    /// SND.MAX at the last reduction: at most one ECN response per window.
-    ecn_recover: u64,
+    /// At most one ECN response per window (RFC 3168 §6.1.2).
+    ecn: OncePerWindow,
 }
 
 /// The TCP-Taichung state machine.
@@ -192,7 +192,7 @@ impl Taichung {
                 ssthresh_ideal: f64::NAN,
                 ssthresh_net: f64::NAN,
                 shrink: f64::NAN,
-                ecn_recover: 0,
+                ecn: OncePerWindow::default(),
             },
         }
     }
@@ -260,7 +260,7 @@ impl Taichung {
         let ssthresh = self.shrunk_ssthresh(w, cx);
         w.ssthresh = ssthresh;
         w.cwnd = ssthresh;
-        self.state.ecn_recover = cx.snd_max;
+        self.state.ecn.reduced(cx);
     }
 }
 
@@ -311,14 +311,14 @@ impl CongestionControl for Taichung {
                 }
                 // Fig. 4: cwnd = 1.
                 w.cwnd = cx.mss_f();
-                self.state.ecn_recover = cx.snd_max;
+                self.state.ecn.reduced(cx);
             }
         }
         Verdict::None
     }
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
-        if signal == Signal::CongestionMark && cx.snd_una >= self.state.ecn_recover {
+        if signal == Signal::CongestionMark && self.state.ecn.allows(cx) {
             self.shrink_window(w, cx);
         }
     }

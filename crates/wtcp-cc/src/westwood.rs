@@ -72,7 +72,7 @@ use serde::Deserialize;
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::MinTracker;
 use crate::registry::{AlgorithmInfo, ParamInfo};
-use crate::reno::{halved_ssthresh, Reno, RenoParams};
+use crate::reno::{halved_ssthresh, Reno, RenoParams, ABC_LIMIT, BYTE_COUNTING};
 
 /// How the bytes delivered are credited from ACKs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -211,19 +211,6 @@ impl Default for WestwoodPlusParams {
         }
     }
 }
-
-const BYTE_COUNTING: ParamInfo = ParamInfo {
-    name: "byte_counting",
-    unit: "bool",
-    default: "false",
-    doc: "RFC 3465 byte counting in Reno growth; off = RFC 5681 per-ACK increase (ns-3)",
-};
-const ABC_LIMIT: ParamInfo = ParamInfo {
-    name: "abc_limit",
-    unit: "segments",
-    default: "2",
-    doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)",
-};
 
 pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
     name: "westwood",

@@ -17,7 +17,7 @@ use crate::result::{DropResult, FlowResult, RunResult, Traces, WifiStationResult
 use crate::rng::{exponential, stream, SimRng};
 use crate::scenario::{FlowApp, OnOffCfg, RandomOutageCfg, Scenario};
 use crate::tcp::{LossEvent, Receiver, Sender, SenderIo, SENDER_TRACE_COLUMNS};
-use crate::time::{to_secs, tx_time, Time};
+use crate::time::{secs, to_secs, tx_time, Time};
 
 /// UDP + IP header bytes.
 const UDP_OVERHEAD: u32 = 28;
@@ -211,7 +211,7 @@ impl<'s> World<'s> {
                     self.ev.schedule(start + len, Event::DelaySpike { dir, extra: 0 });
                 }
                 if let Some(g) = self.outage_gens[dir as usize].as_mut() {
-                    let first = g.cfg.from + crate::time::secs(exponential(&mut g.rng, g.cfg.mean_interval));
+                    let first = g.cfg.from + secs(exponential(&mut g.rng, g.cfg.mean_interval));
                     self.ev.schedule(first, Event::RandomOutage { dir });
                 }
             }
@@ -268,8 +268,8 @@ impl<'s> World<'s> {
             Event::Outage { dir, begin } => self.set_outage(dir, begin),
             Event::RandomOutage { dir } => {
                 let g = self.outage_gens[dir as usize].as_mut().expect("random outage without a generator");
-                let len = if g.cfg.exponential { crate::time::secs(exponential(&mut g.rng, crate::time::to_secs(g.cfg.duration))) } else { g.cfg.duration };
-                let next = crate::time::secs(exponential(&mut g.rng, g.cfg.mean_interval));
+                let len = period(g.cfg.duration, g.cfg.exponential, &mut g.rng);
+                let next = secs(exponential(&mut g.rng, g.cfg.mean_interval));
                 self.set_outage(dir, true);
                 self.ev.schedule(self.now + len, Event::Outage { dir, begin: false });
                 self.ev.schedule(self.now + next.max(1), Event::RandomOutage { dir });
@@ -663,7 +663,7 @@ impl<'s> World<'s> {
 /// Length of one on or off period.
 fn period(mean: Time, exponential_len: bool, rng: &mut SimRng) -> Time {
     if exponential_len {
-        crate::time::secs(exponential(rng, to_secs(mean))).max(1)
+        secs(exponential(rng, to_secs(mean))).max(1)
     } else {
         mean
     }

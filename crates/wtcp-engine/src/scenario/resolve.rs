@@ -212,10 +212,6 @@ impl Scenario {
         })?;
         resolve(file, doc)
     }
-
-    pub fn node_index(&self, name: &str) -> Option<usize> {
-        self.nodes.iter().position(|n| n == name)
-    }
 }
 
 /// serde_path_to_error's path in the `--set` notation (`links.1.ab.loss`).
@@ -330,8 +326,8 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
             .map_err(|_| ScenarioError::new(format!("{p}.delay_ms"), format!("is {}; allowed: milliseconds >= 0", l.delay_ms)))?;
         let queue = resolve_queue(&format!("{p}.queue"), &l.queue)?;
         let dirs = [
-            resolve_impair(&format!("{p}.ab"), &l.ab, duration)?,
-            resolve_impair(&format!("{p}.ba"), &l.ba, duration)?,
+            resolve_impair(&format!("{p}.ab"), &l.ab)?,
+            resolve_impair(&format!("{p}.ba"), &l.ba)?,
         ];
         links.push(LinkCfg { name, a, b, rate_bps: rate_mbps * 1e6, delay, link_header_bytes: l.link_header_bytes, queue, dirs });
     }
@@ -583,7 +579,7 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
     Ok(QueueCfg { limit_packets, limit_bytes, aqm })
 }
 
-fn resolve_impair(p: &str, d: &DirectionSpec, duration: Time) -> R<ImpairCfg> {
+fn resolve_impair(p: &str, d: &DirectionSpec) -> R<ImpairCfg> {
     if let Some(loss) = &d.loss {
         let lp = format!("{p}.loss");
         match loss {
@@ -638,7 +634,6 @@ fn resolve_impair(p: &str, d: &DirectionSpec, duration: Time) -> R<ImpairCfg> {
             .map_err(|_| ScenarioError::new(format!("{sp}.extra_delay_ms"), format!("is {}; allowed: milliseconds >= 0", s.extra_delay_ms)))?;
         delay_spikes.push((start, len, extra));
     }
-    let _ = duration;
     let arq = match &d.arq {
         None => None,
         Some(a) => {

@@ -164,9 +164,4 @@ impl Receiver {
         self.last_ack_sent = self.rcv_nxt;
         out.push(a);
     }
-
-    /// Out-of-order bytes held (for tests and traces).
-    pub fn held_bytes(&self) -> u64 {
-        self.ooo_bytes
-    }
 }

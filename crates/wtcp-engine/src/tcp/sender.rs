@@ -146,11 +146,6 @@ impl Sender {
     pub fn cc(&self) -> &dyn CongestionControl {
         self.cc.as_ref()
     }
-
-    pub fn rto_deadline(&self) -> Option<Time> {
-        self.rto_timer.deadline()
-    }
-
     /// Calls an algorithm hook with a context built from the sender's state, then
     /// applies the hook's requests.
     fn call_cc<R>(&mut self, io: &mut SenderIo, f: impl FnOnce(&mut dyn CongestionControl, &mut Window, &mut Ctx) -> R) -> R {
