@@ -19,6 +19,7 @@ from rich.console import Console
 from wtcp import _core, demo, report
 from wtcp.errors import CliError, ScenarioError, SimulationError
 from wtcp.scenario import Scenario, builtin_scenario_path
+from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
 
 USAGE_ERROR = 2
@@ -126,6 +127,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
 
 
 register_sweep(cli)
+register_reproduce(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

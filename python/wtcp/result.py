@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # Short column prefixes for the per-flow cause counters.
-CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict"}
+CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict", "verdicts_by_cause": "cm"}
 SUMMARY_KEYS = ("scenario", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "peak_packets", "warnings")
 TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
 
@@ -134,12 +134,17 @@ class Traces:
 
 
 def flatten_flow(flow: dict[str, Any]) -> dict[str, Any]:
-    """A flow's metrics with nested counters as prefixed columns (`fr_wireless`, ...)."""
+    """A flow's metrics with nested counters as prefixed columns (`fr_wireless`, ...;
+    the confusion matrix `verdicts_by_cause` as `cm_<true cause>_<verdict>`)."""
     row: dict[str, Any] = {}
-    for key, value in flow.items():
+
+    def put(name: str, value: Any) -> None:
         if isinstance(value, dict):
-            prefix = CAUSE_PREFIXES.get(key, key)
-            row.update({f"{prefix}_{k}": v for k, v in value.items()})
+            for k, v in value.items():
+                put(f"{name}_{k}", v)
         else:
-            row[key] = value
+            row[name] = value
+
+    for key, value in flow.items():
+        put(CAUSE_PREFIXES.get(key, key), value)
     return row

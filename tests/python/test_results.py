@@ -41,6 +41,19 @@ def test_flow_frame_has_flattened_counters_and_mbps(result):
     assert row["fr_congestion"] + row["fr_wireless"] + row["fr_spurious"] == row["fast_retransmits"]
 
 
+def test_confusion_matrix_rows_are_the_causes_and_columns_the_verdicts():
+    # Veno classifies every loss, so the matrix has something in it at 2 % loss.
+    two_hop = wtcp.load(wtcp.builtin_scenario_path("two-hop-wireless")).set("run.duration_s", 30.0)
+    flows = two_hop.set("flows.0.cc", "veno").set("links.1.ab.loss.rate", 0.02).run(seed=2).flows
+    row = flows.iloc[0]
+    causes, verdicts = ("congestion", "wireless", "spurious"), ("congestion", "wireless", "none")
+    for cause in causes:
+        assert sum(row[f"cm_{cause}_{v}"] for v in verdicts) == row[f"fr_{cause}"] + row[f"to_{cause}"]
+    for v in verdicts:
+        assert sum(row[f"cm_{c}_{v}"] for c in causes) == row[f"verdict_{v}"]
+    assert row["cm_wireless_wireless"] > 0
+
+
 def test_drop_frame_has_one_row_per_link_direction(result):
     drops = result.drops
     assert list(drops.columns) == ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops"]

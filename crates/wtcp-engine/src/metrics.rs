@@ -66,6 +66,35 @@ impl VerdictCounts {
     }
 }
 
+/// The algorithm's verdicts split by the ground-truth cause of each loss event: the
+/// confusion matrix of a loss classifier (rows: truth, columns: verdict).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct VerdictsByCause {
+    pub congestion: VerdictCounts,
+    pub wireless: VerdictCounts,
+    pub spurious: VerdictCounts,
+}
+
+impl VerdictsByCause {
+    pub fn add(&mut self, cause: LossCause, verdict: wtcp_cc::Verdict) {
+        match cause {
+            LossCause::Congestion => self.congestion.add(verdict),
+            LossCause::Wireless => self.wireless.add(verdict),
+            LossCause::Spurious => self.spurious.add(verdict),
+        }
+    }
+
+    /// Verdicts whatever the cause.
+    pub fn totals(&self) -> VerdictCounts {
+        let rows = [self.congestion, self.wireless, self.spurious];
+        VerdictCounts {
+            congestion: rows.iter().map(|r| r.congestion).sum(),
+            wireless: rows.iter().map(|r| r.wireless).sum(),
+            none: rows.iter().map(|r| r.none).sum(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Fate {
     /// Number of the latest transmission (1 = original).
@@ -162,7 +191,7 @@ pub struct TcpCounters {
     pub max_backoff: u32,
     pub fast_retransmit_causes: CauseCounts,
     pub timeout_causes: CauseCounts,
-    pub verdicts: VerdictCounts,
+    pub verdicts: VerdictsByCause,
     /// Timeouts F-RTO declared spurious.
     pub frto_spurious: u64,
     /// IP-level bytes sent (payload + headers, retransmissions included).
@@ -196,6 +225,19 @@ mod tests {
         assert_eq!(jain_index(&[]), None);
         let j = jain_index(&[3.0, 1.0]).unwrap();
         assert!((j - 16.0 / 20.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn verdicts_by_cause_is_a_confusion_matrix_whose_columns_sum_to_the_verdicts() {
+        use wtcp_cc::Verdict;
+        let mut m = VerdictsByCause::default();
+        m.add(LossCause::Wireless, Verdict::Wireless);
+        m.add(LossCause::Wireless, Verdict::Congestion);
+        m.add(LossCause::Congestion, Verdict::Congestion);
+        m.add(LossCause::Spurious, Verdict::None);
+        assert_eq!(m.wireless, VerdictCounts { congestion: 1, wireless: 1, none: 0 });
+        assert_eq!(m.congestion, VerdictCounts { congestion: 1, wireless: 0, none: 0 });
+        assert_eq!(m.totals(), VerdictCounts { congestion: 2, wireless: 1, none: 1 });
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::metrics::{CauseCounts, VerdictCounts};
+use crate::metrics::{CauseCounts, VerdictCounts, VerdictsByCause};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
@@ -35,6 +35,8 @@ pub struct FlowResult {
     pub timeout_causes: CauseCounts,
     /// The algorithm's own verdicts on its loss events.
     pub loss_verdicts: VerdictCounts,
+    /// The verdicts by the ground-truth cause of each loss event (a confusion matrix).
+    pub verdicts_by_cause: VerdictsByCause,
     /// Timeouts that F-RTO (RFC 5682) declared spurious and undid.
     pub frto_spurious_timeouts: u64,
     /// Time-averaged smoothed RTT, seconds (TCP; NaN before any sample, null in JSON).

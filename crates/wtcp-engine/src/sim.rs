@@ -569,6 +569,7 @@ impl<'s> World<'s> {
                 fast_retransmit_causes: Default::default(),
                 timeout_causes: Default::default(),
                 loss_verdicts: Default::default(),
+                verdicts_by_cause: Default::default(),
                 frto_spurious_timeouts: 0,
                 mean_srtt_s: None,
                 packets_received: 0,
@@ -586,7 +587,8 @@ impl<'s> World<'s> {
                     r.max_backoff = c.max_backoff;
                     r.fast_retransmit_causes = c.fast_retransmit_causes;
                     r.timeout_causes = c.timeout_causes;
-                    r.loss_verdicts = c.verdicts;
+                    r.loss_verdicts = c.verdicts.totals();
+                    r.verdicts_by_cause = c.verdicts;
                     r.frto_spurious_timeouts = c.frto_spurious;
                     r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
                     if t.receiver.rcv_nxt == 0 {

@@ -96,3 +96,10 @@ fn overrides_that_miss_their_target_are_errors() {
     check(&[("links.7.rate_mbps", "1")], "links", "out of range");
     check(&[("run.duration_s.x", "1")], "run.duration_s", "not a table");
 }
+
+#[test]
+fn flow_copies_are_bounded_and_must_leave_a_flow() {
+    check(&[("flows.0.count", "0")], "flows", "count = 0");
+    check(&[("flows.0.count", "20000")], "flows.0.count", "0..=10000");
+    check(&[("flows.0.count", "3"), ("flows.0.start_stagger_s", "12")], "flows.0.start_s", "copy 3 starts at 24 s");
+}

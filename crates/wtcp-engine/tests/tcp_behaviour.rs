@@ -169,3 +169,13 @@ fn limited_transmit_sends_new_data_on_the_first_two_duplicates() {
     assert_eq!(without.flows[0].fast_retransmits, 1);
     assert!(with.flows[0].delivered_bytes >= without.flows[0].delivered_bytes);
 }
+
+#[test]
+fn a_flow_with_count_runs_that_many_named_copies_with_staggered_starts() {
+    let r = common::two_hop(&[("flows.0.count", "3"), ("flows.0.start_stagger_s", "2"), ("run.duration_s", "20")]);
+    let names: Vec<&str> = r.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["bulk-1", "bulk-2", "bulk-3"]);
+    // Every copy moves data; a later start delivers less by the end.
+    assert!(r.flows.iter().all(|f| f.delivered_bytes > 0));
+    assert!(r.flows[0].delivered_bytes > r.flows[2].delivered_bytes);
+}

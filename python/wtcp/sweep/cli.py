@@ -22,21 +22,44 @@ def register(cli_group: click.Group) -> None:
             cli_group.add_command(command)
 
 
+def executor_options(command):
+    """The options choosing where runs execute (shared by `sweep` and `reproduce`)."""
+    command = click.option("--dask-local", "dask_local", type=click.IntRange(min=1), metavar="N", help="Start a local Dask cluster of N worker processes and run on it.")(command)
+    command = click.option("--dask", "dask_address", metavar="ADDRESS", help="Run on the Dask scheduler at ADDRESS (tcp://host:8786).")(command)
+    return click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: all cores; 1 runs in this process).")(command)
+
+
+def check_executor_options(workers: int | None, dask_address: str | None, dask_local: int | None) -> None:
+    if sum(x is not None for x in (workers, dask_address, dask_local)) > 1:
+        raise click.UsageError("give at most one of --workers, --dask and --dask-local")
+
+
+def make_executor(workers: int | None, dask_address: str | None, dask_local: int | None):
+    """The executor the options ask for: Dask, in-process (`--workers 1`) or a process pool."""
+    from wtcp.sweep.runner import DaskExecutor, InlineExecutor, ProcessPoolExecutor
+
+    if dask_address is not None or dask_local is not None:
+        try:
+            return DaskExecutor(address=dask_address, local_workers=dask_local)
+        except (OSError, TimeoutError) as e:
+            raise _cli_error(f"cannot reach the Dask scheduler {dask_address}: {e}") from None
+    if workers == 1:
+        return InlineExecutor()
+    return ProcessPoolExecutor(workers)
+
+
 @click.command("sweep")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: all cores; 1 runs in this process).")
+@executor_options
 @click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path), help="DuckDB result file (default: <sweep name>.duckdb next to FILE).")
-@click.option("--dask", "dask_address", metavar="ADDRESS", help="Run on the Dask scheduler at ADDRESS (tcp://host:8786).")
-@click.option("--dask-local", "dask_local", type=click.IntRange(min=1), metavar="N", help="Start a local Dask cluster of N worker processes and run on it.")
 @click.option("--quiet", is_flag=True, help="No progress display.")
 def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, quiet: bool) -> None:
     """Run the sweep FILE, storing every result; runs already stored are skipped."""
-    from wtcp.sweep.runner import DaskExecutor, InlineExecutor, ProcessPoolExecutor, default_store_path, run_sweep
+    from wtcp.sweep.runner import default_store_path, run_sweep
     from wtcp.sweep.spec import Sweep, SweepError
     from wtcp.sweep.store import Store
 
-    if sum(x is not None for x in (workers, dask_address, dask_local)) > 1:
-        raise click.UsageError("give at most one of --workers, --dask and --dask-local")
+    check_executor_options(workers, dask_address, dask_local)
     try:
         sweep = Sweep.from_file(file)
     except SweepError as e:
@@ -51,13 +74,7 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
     except Exception as e:  # duckdb.IOException and friends: a locked or corrupt file
         raise _cli_error(f"cannot open the store {store_file}: {e}") from None
 
-    if dask_address is not None or dask_local is not None:
-        executor = DaskExecutor(address=dask_address, local_workers=dask_local)
-    elif workers == 1:
-        executor = InlineExecutor()
-    else:
-        executor = ProcessPoolExecutor(workers)
-
+    executor = make_executor(workers, dask_address, dask_local)
     err = Console(stderr=True)
     try:
         if quiet:

@@ -256,6 +256,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
         for p in params:
             params[p].append(run.params.get(p))
     names = st.ensure_param_columns(params)
+    st.record_definition(sweep.name, sweep.definition(), sweep.base._resolved_toml)
     done = st.done_keys()
     by_key: dict[str, Run] = {}
     todo: list[Run] = []

@@ -188,6 +188,17 @@ class Sweep:
                     key = run_key(identity, self.seed, r, version)
                     yield Run(key, dict(point), algorithm, self.seed, r, stream, toml, error, sim)
 
+    def definition(self) -> str:
+        """The sweep as run, as text: its file if it has one, else its factors as JSON."""
+        if self.source is not None:
+            try:
+                return Path(self.source).read_text(encoding="utf-8")
+            except OSError:
+                pass
+        doc = {"name": self.name, "description": self.description, "set": self.fixed, "grid": self.grid, "zip": self.zips, "points": self.points,
+               "algorithms": self.algorithms, "algorithm_flows": self.algorithm_flows, "replications": self.replications, "seed": self.seed}
+        return json.dumps({k: v for k, v in doc.items() if v not in (None, "", [], {})}, indent=1, default=str)
+
     def algorithm_overrides(self, algorithm: str) -> dict[str, Any]:
         flows = self.algorithm_flows
         if flows is None:

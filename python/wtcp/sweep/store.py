@@ -215,6 +215,19 @@ class Store:
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _new_trace")
                 con.unregister("_new_trace")
 
+    def record_definition(self, sweep: str, definition: str, scenario: str) -> None:
+        """Keep what a sweep was (its factors as text and its base scenario) for reports."""
+        self.con.execute("CREATE TABLE IF NOT EXISTS sweep_defs (sweep VARCHAR PRIMARY KEY, definition VARCHAR, scenario VARCHAR)")
+        self.con.execute("INSERT OR REPLACE INTO sweep_defs VALUES (?, ?, ?)", [sweep, definition, scenario])
+
+    def definitions(self) -> dict[str, dict[str, str]]:
+        """sweep name -> {definition, scenario} as recorded by `record_definition`."""
+        tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "sweep_defs" not in tables:
+            return {}
+        rows = self.con.execute("SELECT sweep, definition, scenario FROM sweep_defs").fetchall()
+        return {name: {"definition": d, "scenario": sc} for name, d, sc in rows}
+
     def traces(self, table: str = "flows", key: str | None = None) -> pd.DataFrame:
         """A stored trace table (`flows`, `cc`, `queues`, `losses`, `drops`) of every traced
         run, or of the run `key`; empty if no run was traced."""

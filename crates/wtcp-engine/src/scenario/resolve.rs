@@ -265,6 +265,9 @@ fn positive(path: &str, v: f64, what: &str) -> R<f64> {
     Ok(v)
 }
 
+/// Most copies one `[[flows]]` entry may ask for (`count`).
+const MAX_FLOW_COPIES: u32 = 10_000;
+
 fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     let duration = time_s("run.duration_s", f.run.duration_s, true)?;
     let measure_from = time_s("run.measure_from_s", f.run.measure_from_s, false)?;
@@ -357,70 +360,81 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     let mut flows: Vec<FlowCfg> = Vec::with_capacity(f.flows.len());
     for (i, fl) in f.flows.iter().enumerate() {
         let p = format!("flows.{i}");
-        let name = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        if flows.iter().any(|o| o.name == name) {
-            return err(format!("{p}.name"), format!("flow name `{name}` is used twice; give the flows distinct names"));
+        if fl.count > MAX_FLOW_COPIES {
+            return err(format!("{p}.count"), format!("is {}; allowed: 0..={MAX_FLOW_COPIES}", fl.count));
         }
-        let src = node(format!("{p}.src"), &fl.src)?;
-        let dst = node(format!("{p}.dst"), &fl.dst)?;
-        if src == dst {
-            return err(format!("{p}.dst"), format!("a flow needs two different end nodes (both are `{}`)", fl.src));
-        }
-        for (from, to) in [(src, dst), (dst, src)] {
-            if routes.next_hop(from, to).is_none() {
-                return err(p.clone(), format!("no route from `{}` to `{}`; connect them with links", nodes[from], nodes[to]));
+        let stagger = time_s(&format!("{p}.start_stagger_s"), fl.start_stagger_s, false)?;
+        let base = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        for copy in 0..fl.count {
+            let name = if fl.count == 1 { base.clone() } else { format!("{base}-{}", copy + 1) };
+            if flows.iter().any(|o| o.name == name) {
+                return err(format!("{p}.name"), format!("flow name `{name}` is used twice; give the flows distinct names"));
             }
-        }
-        let start = time_s(&format!("{p}.start_s"), fl.start_s, false)?;
-        if start >= duration {
-            return err(format!("{p}.start_s"), format!("is {} s; a flow must start before the end of the run ({} s)", fl.start_s, f.run.duration_s));
-        }
-        let stop = match fl.stop_s {
-            None => None,
-            Some(v) => {
-                let t = time_s(&format!("{p}.stop_s"), v, true)?;
-                if t <= start {
-                    return err(format!("{p}.stop_s"), format!("is {v} s; it must be after start_s ({} s)", fl.start_s));
+                let src = node(format!("{p}.src"), &fl.src)?;
+                let dst = node(format!("{p}.dst"), &fl.dst)?;
+                if src == dst {
+                    return err(format!("{p}.dst"), format!("a flow needs two different end nodes (both are `{}`)", fl.src));
                 }
-                Some(t)
-            }
-        };
-        let on_off = match &fl.on_off {
-            None => None,
-            Some(o) => Some(OnOffCfg {
-                on: time_s(&format!("{p}.on_off.on_s"), o.on_s, true)?,
-                off: time_s(&format!("{p}.on_off.off_s"), o.off_s, true)?,
-                exponential: o.exponential,
-            }),
-        };
-        let app = match fl.kind {
-            FlowKind::Tcp => {
-                for (set, field) in [(fl.rate_mbps.is_some(), "rate_mbps"), (fl.packet_bytes.is_some(), "packet_bytes")] {
-                    if set {
-                        return err(format!("{p}.{field}"), "is a CBR option; not allowed on a TCP flow (kind = \"tcp\")");
+                for (from, to) in [(src, dst), (dst, src)] {
+                    if routes.next_hop(from, to).is_none() {
+                        return err(p.clone(), format!("no route from `{}` to `{}`; connect them with links", nodes[from], nodes[to]));
                     }
                 }
-                FlowApp::Tcp(resolve_tcp_flow(&p, fl, &f.tcp)?)
-            }
-            FlowKind::Cbr => {
-                for (set, field) in [(fl.cc.is_some(), "cc"), (fl.cc_params.is_some(), "cc_params"), (fl.bytes.is_some(), "bytes"), (fl.tcp.is_some(), "tcp")] {
-                    if set {
-                        return err(format!("{p}.{field}"), "is a TCP option; not allowed on a CBR flow (kind = \"cbr\")");
+                let start = time_s(&format!("{p}.start_s"), fl.start_s, false)? + u64::from(copy) * stagger;
+                if start >= duration {
+                    let what = if copy == 0 { format!("is {} s", fl.start_s) } else { format!("with start_stagger_s, copy {} starts at {} s", copy + 1, start as f64 / 1e9) };
+                    return err(format!("{p}.start_s"), format!("{what}; a flow must start before the end of the run ({} s)", f.run.duration_s));
+                }
+                let stop = match fl.stop_s {
+                    None => None,
+                    Some(v) => {
+                        let t = time_s(&format!("{p}.stop_s"), v, true)?;
+                        if t <= start {
+                            return err(format!("{p}.stop_s"), format!("is {v} s; it must be after start_s ({} s)", fl.start_s));
+                        }
+                        Some(t)
                     }
-                }
-                let rate = fl.rate_mbps.ok_or_else(|| ScenarioError::new(format!("{p}.rate_mbps"), "is required for a CBR flow"))?;
-                let rate = positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s")?;
-                if rate > 1e5 {
-                    return err(format!("{p}.rate_mbps"), format!("is {rate}; allowed: up to 1e5"));
-                }
-                let packet_bytes = fl.packet_bytes.unwrap_or(1000);
-                if packet_bytes == 0 || packet_bytes > 65_507 {
-                    return err(format!("{p}.packet_bytes"), format!("is {packet_bytes}; allowed: 1..=65507 (UDP payload)"));
-                }
-                FlowApp::Cbr(CbrFlowCfg { rate_bps: rate * 1e6, packet_bytes })
-            }
-        };
-        flows.push(FlowCfg { name, src, dst, start, stop, on_off, app });
+                };
+                let on_off = match &fl.on_off {
+                    None => None,
+                    Some(o) => Some(OnOffCfg {
+                        on: time_s(&format!("{p}.on_off.on_s"), o.on_s, true)?,
+                        off: time_s(&format!("{p}.on_off.off_s"), o.off_s, true)?,
+                        exponential: o.exponential,
+                    }),
+                };
+                let app = match fl.kind {
+                    FlowKind::Tcp => {
+                        for (set, field) in [(fl.rate_mbps.is_some(), "rate_mbps"), (fl.packet_bytes.is_some(), "packet_bytes")] {
+                            if set {
+                                return err(format!("{p}.{field}"), "is a CBR option; not allowed on a TCP flow (kind = \"tcp\")");
+                            }
+                        }
+                        FlowApp::Tcp(resolve_tcp_flow(&p, fl, &f.tcp)?)
+                    }
+                    FlowKind::Cbr => {
+                        for (set, field) in [(fl.cc.is_some(), "cc"), (fl.cc_params.is_some(), "cc_params"), (fl.bytes.is_some(), "bytes"), (fl.tcp.is_some(), "tcp")] {
+                            if set {
+                                return err(format!("{p}.{field}"), "is a TCP option; not allowed on a CBR flow (kind = \"cbr\")");
+                            }
+                        }
+                        let rate = fl.rate_mbps.ok_or_else(|| ScenarioError::new(format!("{p}.rate_mbps"), "is required for a CBR flow"))?;
+                        let rate = positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s")?;
+                        if rate > 1e5 {
+                            return err(format!("{p}.rate_mbps"), format!("is {rate}; allowed: up to 1e5"));
+                        }
+                        let packet_bytes = fl.packet_bytes.unwrap_or(1000);
+                        if packet_bytes == 0 || packet_bytes > 65_507 {
+                            return err(format!("{p}.packet_bytes"), format!("is {packet_bytes}; allowed: 1..=65507 (UDP payload)"));
+                        }
+                        FlowApp::Cbr(CbrFlowCfg { rate_bps: rate * 1e6, packet_bytes })
+                    }
+                };
+            flows.push(FlowCfg { name, src, dst, start, stop, on_off, app });
+        }
+    }
+    if flows.is_empty() {
+        return err("flows", "every flow has count = 0; at least one flow must run");
     }
 
     let fairness_flows = match &f.metrics.fairness_flows {

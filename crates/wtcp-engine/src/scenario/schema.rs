@@ -378,6 +378,12 @@ pub struct FlowSpec {
     pub start_s: f64,
     #[serde(default)]
     pub stop_s: Option<f64>,
+    /// Identical copies of this flow (0 leaves it out); copies are named `name-1` ... `name-N`.
+    #[serde(default = "one_copy")]
+    pub count: u32,
+    /// Copy k (0-based) starts at `start_s + k * start_stagger_s`.
+    #[serde(default)]
+    pub start_stagger_s: f64,
     /// On/off pattern of the application.
     #[serde(default)]
     pub on_off: Option<OnOffSpec>,
@@ -439,4 +445,8 @@ pub struct MetricsSection {
     /// Flows (by name) over which Jain's fairness index is computed (default: all TCP flows).
     #[serde(default)]
     pub fairness_flows: Option<Vec<String>>,
+}
+
+fn one_copy() -> u32 {
+    1
 }

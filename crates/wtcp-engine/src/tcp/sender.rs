@@ -508,7 +508,7 @@ impl Sender {
         io.counters.fast_retransmits += 1;
         io.counters.fast_retransmit_causes.add(cause);
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::FastRetransmit, w, cx));
-        io.counters.verdicts.add(verdict);
+        io.counters.verdicts.add(cause, verdict);
         io.losses.push(LossEvent { timeout: false, seq: self.snd_una, cause, verdict });
         self.in_recovery = true;
         self.recover = Some(self.snd_max);
@@ -544,7 +544,7 @@ impl Sender {
         let consecutive = self.consecutive_rto;
         let prior = self.win;
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
-        io.counters.verdicts.add(verdict);
+        io.counters.verdicts.add(cause, verdict);
         io.losses.push(LossEvent { timeout: true, seq: self.snd_una, cause, verdict });
         // RFC 6582 §3.2 step 1 on timeout: recover = highest sequence sent; leave recovery.
         self.recover = Some(self.snd_max);

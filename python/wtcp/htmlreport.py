@@ -1,0 +1,258 @@
+"""Self-contained HTML reports: one page, figures embedded as data URIs, inline CSS, no
+script and no external resource, so it opens offline and can be mailed as one file.
+
+`reproduction_report(DIR)` is built from the `summary.json` and `claims.csv` files that
+`wtcp reproduce` writes; `store_report(STORE)` summarises every sweep of a result store.
+Every string that comes from a user (names, descriptions, scenario text, table cells) is
+escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import json
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wtcp import _core
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+CSS = """
+body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; } h3 { margin-top: 1.5em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: .85em; }
+th, td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.yes { background: #e3f4e1; } td.no { background: #fbe3e1; } td.na { color: #777; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; } figcaption { font-size: .85em; color: #555; }
+pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }
+details { margin: .4em 0; } summary { cursor: pointer; color: #245; }
+.meta { color: #555; font-size: .9em; }
+"""
+NUMERIC = ("published", "measured", "ci_low", "ci_high", "mean", "n", "std")
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def page(title: str, body: Iterable[str]) -> str:
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n"
+        f"<h1>{esc(title)}</h1>\n<p class=\"meta\">wtcp {esc(_core.__version__)}, generated {esc(generated)}</p>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def image(path: Path, alt: str) -> str:
+    """An image embedded as a data URI (SVG preferred, PNG otherwise)."""
+    kind = "image/svg+xml" if path.suffix == ".svg" else "image/png"
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img alt="{esc(alt)}" src="data:{kind};base64,{data}">'
+
+
+def cell(value: Any) -> tuple[str, bool]:
+    if isinstance(value, float):
+        return ("" if math.isnan(value) else f"{value:.4g}"), True
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value), True
+    return str(value) if value is not None else "", False
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], classes: dict[str, str] | None = None) -> str:
+    """An HTML table; a column named in `classes` gives its cell value as the cell's class
+    (e.g. holds -> yes/no/na)."""
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    out = [f"<table><thead><tr>{head}</tr></thead><tbody>"]
+    for row in rows:
+        tds = []
+        for c, v in zip(columns, row):
+            text, numeric = cell(v)
+            cls = []
+            if numeric or (c in NUMERIC and _is_number(text)):
+                cls.append("num")
+            if classes and c in classes and text in ("yes", "no", "na"):
+                cls.append(text)
+            attr = f' class="{" ".join(cls)}"' if cls else ""
+            tds.append(f"<td{attr}>{esc(text)}</td>")
+        out.append("<tr>" + "".join(tds) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def frame_table(df: pd.DataFrame, max_rows: int = 400) -> str:
+    rows = df.head(max_rows).itertuples(index=False, name=None)
+    note = f"<p class=\"meta\">first {max_rows} of {len(df)} rows</p>" if len(df) > max_rows else ""
+    return table([str(c) for c in df.columns], rows) + note
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def read_claims(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# --- the reproduction report ---
+
+
+def reproduction_report(directory: str | Path, out: str | Path | None = None) -> Path:
+    """Write `DIR/report.html` (or `out`) from the papers' outputs in `DIR`."""
+    root = Path(directory)
+    summaries = []
+    for path in sorted(root.glob("*/summary.json")):
+        summaries.append((path.parent, json.loads(path.read_text(encoding="utf-8"))))
+    if not summaries:
+        raise FileNotFoundError(2, "no paper outputs (*/summary.json) in", str(root))
+    order = {name: i for i, name in enumerate(_target_order())}
+    summaries.sort(key=lambda s: (order.get(s[1]["paper"], 99), s[1]["paper"]))
+    body = ["<p>Each paper's experiments re-run in wtcp, its published numbers and claims beside the measured values "
+            "(mean over replications with the 95 % Student-t interval). <em>holds</em> says whether the claim's "
+            "direction or ordering holds and, for a published number, whether the measured value lies within the "
+            "paper's rough-size band. Mismatches are reported, not tuned away; the notes give the likely reason.</p>"]
+    overview = []
+    for folder, s in summaries:
+        h = s.get("holds", {})
+        overview.append((s["paper"], s["title"], "quick" if s.get("quick") else "full", s["runs"], s["failed"], h.get("yes", 0), h.get("no", 0), h.get("na", 0)))
+    body.append("<h2>Overview</h2>")
+    body.append(table(["paper", "title", "grid", "runs", "failed", "claims hold", "do not hold", "not measurable"], overview))
+    body.append("<ul>" + "".join(f'<li><a href="#{esc(s["paper"])}">{esc(s["title"])}</a> (<a href="{esc(folder.name)}/claims.csv">claims.csv</a>)</li>' for folder, s in summaries) + "</ul>")
+    for folder, s in summaries:
+        body.extend(_paper_section(folder, s))
+    out_path = Path(out) if out is not None else root / "report.html"
+    out_path.write_text(page("wtcp: the papers reproduced", body), encoding="utf-8")
+    return out_path
+
+
+def _target_order() -> list[str]:
+    from wtcp.reproduce.run import all_targets
+
+    return all_targets()
+
+
+def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
+    out = [f'<h2 id="{esc(s["paper"])}">{esc(s["title"])}</h2>']
+    if s.get("citation"):
+        out.append(f"<p class=\"meta\">{esc(s['citation'])}</p>")
+    if s.get("summary"):
+        out.append(f"<p>{esc(s['summary'])}</p>")
+    grid = "reduced (--quick)" if s.get("quick") else "full"
+    out.append(f"<p class=\"meta\">{esc(s['runs'])} runs ({esc(grid)} grid), {esc(s['failed'])} failed, {esc(s.get('wall_seconds'))} s wall; "
+               f"files: <a href=\"{esc(folder.name)}/claims.csv\">claims.csv</a>, <code>{esc(folder.name)}/runs.duckdb</code></p>")
+    claims_path = folder / s.get("claims", "claims.csv")
+    if claims_path.is_file():
+        claims = read_claims(claims_path)
+        if claims:
+            out.append("<h3>Published versus measured</h3>")
+            cols = ["id", "source", "claim", "published", "measured", "ci_low", "ci_high", "unit", "holds", "note"]
+            out.append(table(cols, ([c.get(k, "") for k in cols] for c in claims), classes={"holds": "holds"}))
+    if s.get("figures"):
+        out.append("<h3>Figures</h3>")
+    for f in s.get("figures", []):
+        svg = [i for i in f["images"] if i.endswith(".svg")]
+        png = [i for i in f["images"] if i.endswith(".png")]
+        pick = (svg or png or [None])[0]
+        out.append("<figure>")
+        if pick is not None and (folder / pick).is_file():
+            out.append(image(folder / pick, f["title"]))
+        caption = esc(f["title"]) + (f" {esc(f['caption'])}" if f.get("caption") else "")
+        links = " ".join(f'<a href="{esc(folder.name)}/{esc(i)}">{esc(Path(i).suffix[1:])}</a>' for i in f["images"])
+        if f.get("data"):
+            links += f' <a href="{esc(folder.name)}/{esc(f["data"])}">csv</a>'
+        out.append(f"<figcaption>{caption} [{links}]</figcaption></figure>")
+        if f.get("table") and f.get("data") and (folder / f["data"]).is_file():
+            import pandas as pd
+
+            out.append(frame_table(pd.read_csv(folder / f["data"])))
+    out.append("<h3>Experiments and scenario definitions</h3>")
+    for e in s.get("experiments", []):
+        algos = ", ".join(e.get("algorithms") or []) or "as in the scenario"
+        out.append(f"<h4>{esc(e['title'] or e['id'])}</h4>")
+        out.append(f"<p class=\"meta\">sweep <code>{esc(e['sweep'])}</code> ({esc(e['sweep_file'])}), scenario <code>{esc(e['scenario_name'])}</code>; "
+                   f"algorithms: {esc(algos)}; {esc(e['replications'])} replications, seed {esc(e['seed'])}; {esc(e['runs'])} runs, "
+                   f"{esc(round(e.get('simulated_s', 0)))} simulated s</p>")
+        factors = {"set": e.get("fixed"), "grid": e.get("grid"), "zip": e.get("zips"), "points": e.get("points")}
+        out.append(f"<details><summary>sweep as run</summary><pre>{esc(json.dumps({k: v for k, v in factors.items() if v}, indent=1))}</pre>"
+                   f"<pre>{esc(e['sweep_text'])}</pre></details>")
+        out.append(f"<details><summary>scenario {esc(e['scenario_name'])}</summary><pre>{esc(e['scenario_text'])}</pre></details>")
+    return out
+
+
+# --- the store report ---
+
+
+def store_report(store_path: str | Path, out: str | Path | None = None, metric: str = "goodput_mbps") -> Path:
+    """Write an HTML page summarising every sweep of a result store: runs, the metric's
+    mean and 95 % interval per point and algorithm, a figure per sweep, the sweep's
+    definition and the seeds."""
+    import tempfile
+
+    from wtcp.reproduce.figures import Figure, draw
+    from wtcp.reproduce.measure import with_derived
+    from wtcp.sweep.store import open_store
+
+    store_path = Path(store_path)
+    store = open_store(store_path)
+    try:
+        sweeps = store.sweeps()
+        defs = store.definitions()
+        body = [f"<p>Result store <code>{esc(store_path.name)}</code>: {len(sweeps)} sweep(s).</p>"]
+        body.append(table(["sweep", "runs", "done", "failed", "simulated s", "wall s"], ((r.sweep, r.runs, r.done, r.failed, round(r.sim_seconds or 0), round(r.wall_seconds or 0, 1)) for r in sweeps.itertuples(index=False))))
+        with tempfile.TemporaryDirectory() as tmp:
+            for row in sweeps.itertuples(index=False):
+                name = row.sweep
+                body.append(f"<h2>{esc(name)}</h2>")
+                flows = store.flows(name)
+                runs = store.runs(name)
+                seeds = sorted({int(x) for x in runs["seed"].dropna()})
+                reps = int(runs["replication"].max()) + 1 if len(runs) else 0
+                body.append(f"<p class=\"meta\">seeds {esc(', '.join(map(str, seeds)))}; {reps} replication(s); wtcp {esc(', '.join(sorted(set(runs['wtcp_version'].dropna()))))}</p>")
+                failed = runs[runs["status"] == "failed"]
+                if len(failed):
+                    body.append(f"<details><summary>{len(failed)} failed run(s)</summary>" + frame_table(failed[["key", "params", "algorithm", "replication", "error"]]) + "</details>")
+                if flows.empty:
+                    continue
+                flows = with_derived(flows)
+                params = [c for c in store.param_columns() if c in flows.columns and flows[c].notna().any()]
+                from wtcp.sweep.store import summarize
+
+                by = [*params, "algorithm", "name"]
+                summary = summarize(flows, metric, by)
+                body.append(frame_table(summary))
+                numeric = [p for p in params if flows[p].map(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).all() and flows[p].nunique() > 1]
+                # Swept-path columns name themselves: param_column(column) == column.
+                spec = {"id": "fig", "metric": metric, "flows": "sum", "title": f"{name}: {metric}", **({"x": numeric[0]} if numeric else {})}
+                drawn = draw(Figure(id="fig", kind="lines" if numeric else "bars", spec=spec), flows, Path(tmp) / _safe(name))
+                for img in drawn.images:
+                    if img.suffix == ".svg":
+                        body.append(f"<figure>{image(img, drawn.title)}<figcaption>{esc(drawn.title)} (total of the flows of a run; mean over replications, 95 % interval)</figcaption></figure>")
+                d = defs.get(name)
+                if d:
+                    body.append(f"<details><summary>sweep definition</summary><pre>{esc(d['definition'])}</pre></details>")
+                    body.append(f"<details><summary>base scenario</summary><pre>{esc(d['scenario'])}</pre></details>")
+    finally:
+        store.close()
+    out_path = Path(out) if out is not None else store_path.with_suffix(".html")
+    out_path.write_text(page(f"wtcp results: {store_path.name}", body), encoding="utf-8")
+    return out_path
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name)[:60] or "sweep"

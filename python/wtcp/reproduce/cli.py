@@ -1,0 +1,112 @@
+"""`wtcp reproduce PAPER` and `wtcp report STORE_OR_DIR`; `register(cli)` adds them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from wtcp.errors import CliError
+from wtcp.sweep.cli import check_executor_options, executor_options, make_executor
+
+
+def register(cli_group: click.Group) -> None:
+    for command in (reproduce_command, report_command):
+        if command.name not in cli_group.commands:
+            cli_group.add_command(command)
+
+
+def _targets(paper: str) -> list[str]:
+    from wtcp.reproduce.run import all_targets
+
+    names = all_targets()
+    if paper == "all":
+        return names
+    if paper not in names:
+        raise CliError(f"no paper `{paper}`; allowed: {', '.join(names)}, all")
+    return [paper]
+
+
+@click.command("reproduce")
+@click.argument("paper", metavar="PAPER")
+@click.option("--quick", is_flag=True, help="The reduced grid (short runs, few replications): about a minute for all papers.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("wtcp-reproduce"), show_default=True, metavar="DIR", help="Output directory (one folder per paper, report.html).")
+@executor_options
+@click.option("--quiet", is_flag=True, help="No progress display.")
+def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | None, dask_address: str | None, dask_local: int | None, quiet: bool) -> None:
+    """Re-run a paper's experiments, compare with its published numbers, write figures,
+    claims.csv and report.html. PAPER: dynamic, ewr, taichung, clap, njplus, scorecard or all."""
+    from wtcp import htmlreport, report
+    from wtcp.reproduce.run import reproduce_paper
+    from wtcp.reproduce.spec import PaperError
+
+    targets = _targets(paper)
+    check_executor_options(workers, dask_address, dask_local)
+    executor = make_executor(workers, dask_address, dask_local)
+    console = report.stdout_console()
+    err = Console(stderr=True)
+    outcomes = []
+    try:
+        for name in targets:
+            try:
+                if quiet:
+                    outcome = reproduce_paper(name, out_dir, executor, quick=quick)
+                else:
+                    outcome = _with_progress(name, out_dir, executor, quick, err)
+            except PaperError as e:
+                raise CliError(f"paper `{name}`: {e}") from None
+            outcomes.append(outcome)
+            h = outcome.holds_counts()
+            console.print(f"[bold]{name}[/bold]: {outcome.runs} runs ({outcome.failed} failed) in {outcome.wall_seconds:.1f} s; "
+                          f"claims: {h['yes']} hold, {h['no']} do not, {h['na']} not measurable -> {outcome.folder / 'claims.csv'}")
+    finally:
+        executor.close()
+    path = htmlreport.reproduction_report(out_dir)
+    console.print(f"wrote {path}")
+    if any(o.failed for o in outcomes):
+        raise click.exceptions.Exit(1)
+
+
+def _with_progress(name, out_dir, executor, quick, console):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from wtcp.reproduce.run import reproduce_paper
+
+    with Progress(TextColumn("[bold]{task.description}[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def on_update(experiment: str, p) -> None:
+            if experiment not in tasks:
+                tasks[experiment] = bar.add_task(f"{name}/{experiment}", total=p.total)
+            bar.update(tasks[experiment], total=p.total, completed=p.finished)
+
+        return reproduce_paper(name, out_dir, executor, quick=quick, on_update=on_update)
+
+
+@click.command("report")
+@click.argument("source", metavar="STORE_OR_DIR", type=click.Path(path_type=Path))
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="HTML file (default: DIR/report.html, or STORE with .html).")
+@click.option("--metric", default="goodput_mbps", show_default=True, help="Metric of a store report's tables and figures.")
+def report_command(source: Path, out_file: Path | None, metric: str) -> None:
+    """Write one self-contained HTML page: of a `wtcp reproduce` output directory, or of a
+    sweep result store (.duckdb)."""
+    from wtcp import htmlreport
+
+    if source.is_dir():
+        try:
+            path = htmlreport.reproduction_report(source, out_file)
+        except FileNotFoundError:
+            raise CliError(f"{source}: no `wtcp reproduce` output here (no */summary.json)") from None
+    elif source.is_file():
+        try:
+            path = htmlreport.store_report(source, out_file, metric=metric)
+        except KeyError as e:
+            raise CliError(f"--metric: {e.args[0]}") from None
+        except Exception as e:  # duckdb errors: not a store, locked, corrupt
+            if type(e).__module__.startswith("duckdb"):
+                raise CliError(f"cannot read the result store {source}: {e}") from None
+            raise
+    else:
+        raise CliError(f"no such directory or result store: {source}")
+    click.echo(f"wrote {path}")

@@ -1,0 +1,256 @@
+"""Figures in the papers' forms, each written as PNG and SVG with the plotted numbers as CSV.
+
+Kinds: `lines` (a metric against a swept parameter, one line per scheme, 95 % intervals as
+error bars), `bars` (a metric per scheme, grouped by an optional parameter), `table` (a
+metric pivoted rows x columns, e.g. a fairness or friendliness table), `trace` (cwnd and
+ssthresh against time, one panel per scheme) and `causes` (fast retransmits and timeouts by
+their ground-truth cause).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wtcp.reproduce.measure import estimate, per_replication, select
+from wtcp.reproduce.spec import Figure
+from wtcp.sweep.store import param_column
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h")
+LINESTYLES = ("-", "--", ":", "-.")
+CAUSE_COLUMNS = ("fr_congestion", "fr_wireless", "fr_spurious", "to_congestion", "to_wireless", "to_spurious")
+CAUSE_COLORS = ("#c0392b", "#2e86c1", "#95a5a6", "#e6a19a", "#a9cce3", "#d5dbdb")
+
+
+@dataclass
+class FigureOutput:
+    id: str
+    title: str
+    caption: str
+    images: list[Path] = field(default_factory=list)
+    data: pd.DataFrame | None = None
+    data_file: Path | None = None
+    table: pd.DataFrame | None = None  # a pivot shown as an HTML table (kind "table")
+
+
+def pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    # Reproducible SVG: fixed ids, no date.
+    plt.rcParams["svg.hashsalt"] = "wtcp"
+    plt.rcParams["svg.fonttype"] = "none"
+    return plt
+
+
+def draw(fig_spec: Figure, frame: pd.DataFrame, out_dir: Path, trace_of: Callable[[str], pd.DataFrame] | None = None) -> FigureOutput:
+    """Draw one figure of an experiment's flows frame into `out_dir`."""
+    kind = fig_spec.kind
+    output = FigureOutput(id=fig_spec.id, title=fig_spec.get("title", fig_spec.id), caption=fig_spec.get("caption", ""))
+    where = fig_spec.get("where", {}) or {}
+    frame = select(frame, where) if where else frame
+    plt = pyplot()
+    if kind == "lines":
+        data, fig = _lines(plt, fig_spec, frame)
+    elif kind == "bars":
+        data, fig = _bars(plt, fig_spec, frame)
+    elif kind == "table":
+        data, fig, output.table = _table(plt, fig_spec, frame)
+    elif kind == "trace":
+        data, fig = _trace(plt, fig_spec, frame, trace_of)
+    else:
+        data, fig = _causes(plt, fig_spec, frame)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if fig is not None:
+        fig.suptitle(output.title, fontsize=10)
+        fig.tight_layout()
+        for ext in ("png", "svg"):
+            path = out_dir / f"{fig_spec.id}.{ext}"
+            fig.savefig(path, dpi=110, metadata={"Date": None} if ext == "svg" else None)
+            output.images.append(path)
+        plt.close(fig)
+    output.data = data
+    if data is not None:
+        output.data_file = out_dir / f"{fig_spec.id}.csv"
+        data.to_csv(output.data_file, index=False)
+    return output
+
+
+def _series_column(fig_spec: Figure) -> str:
+    return _column(fig_spec.get("series", "algorithm"))
+
+
+def _points(frame: pd.DataFrame, fig_spec: Figure, keys: list[str]) -> pd.DataFrame:
+    """Mean and interval of the metric for every combination of the `keys` columns."""
+    import pandas as pd
+
+    metric, flows = fig_spec.get("metric"), fig_spec.get("flows", "mean")
+    rows = []
+    combos = frame[keys].drop_duplicates().itertuples(index=False, name=None)
+    for combo in sorted(combos, key=lambda c: tuple(str(x) if not isinstance(x, (int, float)) else f"{x:020.9f}" for x in c)):
+        sel = dict(zip(keys, combo))
+        subset = frame
+        for k, v in sel.items():
+            subset = subset[subset[k] == v]
+        est = estimate(list(per_replication(subset, metric, {}, flows)))
+        rows.append({**sel, "metric": metric, "n": est.n, "mean": est.mean, "ci_low": est.ci_low, "ci_high": est.ci_high})
+    return pd.DataFrame(rows)
+
+
+def _errors(data: pd.DataFrame):
+    import numpy as np
+
+    low = (data["mean"] - data["ci_low"]).to_numpy(dtype=float)
+    high = (data["ci_high"] - data["mean"]).to_numpy(dtype=float)
+    return np.nan_to_num(np.vstack([low, high]), nan=0.0)
+
+
+def _lines(plt, fig_spec: Figure, frame: pd.DataFrame):
+    x_col, s_col = param_column(fig_spec.get("x")), _series_column(fig_spec)
+    data = _points(frame, fig_spec, [s_col, x_col])
+    scale = float(fig_spec.get("x_scale", 1.0))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for i, (name, group) in enumerate(data.groupby(s_col, sort=False)):
+        group = group.sort_values(x_col)
+        ax.errorbar(group[x_col].astype(float) * scale, group["mean"], yerr=_errors(group), label=str(name), marker=MARKERS[i % len(MARKERS)], linestyle=LINESTYLES[i // len(MARKERS) % len(LINESTYLES)], capsize=2, markersize=4)
+    ax.set_xlabel(fig_spec.get("x_label", fig_spec.get("x")))
+    ax.set_ylabel(fig_spec.get("y_label", fig_spec.get("metric")))
+    if fig_spec.get("logy"):
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    return data, fig
+
+
+def _bars(plt, fig_spec: Figure, frame: pd.DataFrame, x_is_column: bool = False):
+    import numpy as np
+
+    s_col = _series_column(fig_spec)
+    x = fig_spec.get("x")
+    keys = [s_col] + ([x if x_is_column else param_column(x)] if x else [])
+    data = _points(frame, fig_spec, keys)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    series = list(dict.fromkeys(data[s_col]))
+    groups = list(dict.fromkeys(data[keys[1]])) if x else [None]
+    width = 0.8 / max(1, len(groups))
+    for j, g in enumerate(groups):
+        part = data if g is None else data[data[keys[1]] == g]
+        part = part.set_index(s_col).reindex(series)
+        pos = np.arange(len(series)) + (j - (len(groups) - 1) / 2) * width
+        scale = float(fig_spec.get("x_scale", 1.0))
+        value = f"{g * scale:g}" if isinstance(g, (int, float)) and not isinstance(g, bool) else str(g)
+        label = None if g is None else f"{fig_spec.get('x_label', x)} = {value}"
+        ax.bar(pos, part["mean"], width, yerr=_errors(part.reset_index()), capsize=2, label=label)
+    ax.set_xticks(np.arange(len(series)), [str(s) for s in series], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(fig_spec.get("y_label", fig_spec.get("metric")))
+    ax.grid(True, axis="y", alpha=0.3)
+    if x:
+        ax.legend(fontsize=7)
+    return data, fig
+
+
+def _table(plt, fig_spec: Figure, frame: pd.DataFrame):
+    """A pivot of the metric's mean (rows x columns), shown as a table and as grouped bars.
+    `columns` may list several paths; their values are joined with " / "."""
+    rows = fig_spec.get("rows", "algorithm")
+    columns = fig_spec.get("columns")
+    r_col = _column(rows)
+    frame = frame.copy()
+    if isinstance(columns, list):
+        label = " / ".join(columns)
+        frame[label] = frame[[_column(c) for c in columns]].astype(str).agg(" / ".join, axis=1)
+        c_col = label
+    else:
+        c_col = _column(columns) if columns else None
+    keys = [r_col] + ([c_col] if c_col else [])
+    data = _points(frame, fig_spec, keys)
+    if c_col:
+        pivot = data.pivot(index=r_col, columns=c_col, values="mean")
+        name = columns if isinstance(columns, str) else c_col
+        pivot.columns = [f"{name} = {c}" for c in pivot.columns]
+    else:
+        pivot = data.set_index(r_col)[["mean", "ci_low", "ci_high"]]
+    pivot = pivot.reset_index().rename(columns={r_col: rows})
+    bars_spec = Figure(id=fig_spec.id, kind="bars", spec={**fig_spec.spec, "series": rows, "x": c_col} if c_col else {**fig_spec.spec, "series": rows})
+    bars_spec.spec.pop("x_scale", None)
+    _, fig = _bars(plt, bars_spec, frame, x_is_column=True)
+    return data, fig, pivot
+
+
+def _column(name: str) -> str:
+    return {"algorithm": "algorithm", "flow": "name", "cc": "cc"}.get(name, param_column(name))
+
+
+def _trace(plt, fig_spec: Figure, frame: pd.DataFrame, trace_of):
+    """cwnd/ssthresh (or `variables`) of the first traced run of each scheme (replication 0)."""
+    import pandas as pd
+
+    if trace_of is None:
+        return None, None
+    s_col = _series_column(fig_spec)
+    variables = fig_spec.get("variables", ["cwnd", "ssthresh"])
+    until = fig_spec.get("until_s")
+    runs = frame.sort_values(["replication", "key"]).drop_duplicates(s_col)
+    panels = []
+    for row in runs.itertuples(index=False):
+        trace = trace_of(row.key)
+        if trace.empty:
+            continue
+        flow_id = int(getattr(row, "flow_id", 0))
+        trace = trace[trace["flow"] == flow_id]
+        if until is not None:
+            trace = trace[trace["time"] <= float(until)]
+        panels.append((getattr(row, s_col), trace))
+    if not panels:
+        return None, None
+    fig, axes = plt.subplots(len(panels), 1, figsize=(6.4, 1.9 * len(panels) + 0.6), sharex=True, squeeze=False)
+    data = []
+    for ax, (name, trace) in zip(axes[:, 0], panels):
+        for var in variables:
+            if var in trace.columns:
+                y = trace[var] / 1000.0 if var in ("cwnd", "ssthresh") else trace[var]
+                ax.plot(trace["time"], y.where(y < 1e6), label=var, linewidth=0.9)
+        ax.set_title(str(name), fontsize=8, loc="left")
+        ax.set_ylabel("kB", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, loc="upper right")
+        part = trace[["time", *[v for v in variables if v in trace.columns]]].copy()
+        part.insert(0, "series", name)
+        data.append(part)
+    axes[-1, 0].set_xlabel("time (s)")
+    return pd.concat(data, ignore_index=True), fig
+
+
+def _causes(plt, fig_spec: Figure, frame: pd.DataFrame):
+    """Mean fast retransmits (FR) and timeouts (RTO) per run, by ground-truth cause."""
+    import numpy as np
+    import pandas as pd
+
+    s_col = _series_column(fig_spec)
+    present = [c for c in CAUSE_COLUMNS if c in frame.columns]
+    per_run = frame.groupby(["key", s_col], sort=False)[present].sum().reset_index()
+    data = per_run.groupby(s_col, sort=False)[present].mean().reset_index()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    pos = np.arange(len(data))
+    bottom = np.zeros(len(data))
+    for col, color in zip(CAUSE_COLUMNS, CAUSE_COLORS):
+        if col not in data.columns:
+            continue
+        label = ("FR " if col.startswith("fr") else "RTO ") + col.split("_", 1)[1]
+        ax.bar(pos, data[col], 0.7, bottom=bottom, label=label, color=color)
+        bottom += data[col].to_numpy(dtype=float)
+    ax.set_xticks(pos, [str(s) for s in data[s_col]], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(fig_spec.get("y_label", "loss events per run"))
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(True, axis="y", alpha=0.3)
+    if math.isfinite(float(bottom.max() if len(bottom) else 0)) and len(bottom):
+        ax.set_ylim(0, max(1.0, float(bottom.max())) * 1.15)
+    return pd.DataFrame(data), fig

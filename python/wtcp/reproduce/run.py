@@ -1,0 +1,213 @@
+"""`wtcp reproduce`: run a paper's experiments as sweeps, draw its figures, measure its
+claims and write `claims.csv`, `summary.json` and the HTML report.
+
+Output of one paper, in `DIR/<paper>/`: `runs.duckdb` (every run; a second call skips the
+runs already there), one PNG + SVG + CSV per figure, `claims.csv` and `summary.json` (what
+the report is built from).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wtcp import _core
+from wtcp.reproduce import scorecard as sc
+from wtcp.reproduce.figures import FigureOutput, draw
+from wtcp.reproduce.measure import ClaimResult, evaluate, with_derived
+from wtcp.reproduce.spec import Paper, load_paper, paper_names
+from wtcp.sweep.runner import Executor, Progress, run_sweep
+from wtcp.sweep.store import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+CLAIM_COLUMNS = ["paper", "source", "claim", "published", "measured", "ci_low", "ci_high", "holds", "id", "unit", "note"]
+SCORECARD = "scorecard"
+STORE_FILE = "runs.duckdb"
+SUMMARY_FILE = "summary.json"
+
+
+def all_targets() -> list[str]:
+    """What `wtcp reproduce all` runs: every paper, then the scorecard."""
+    names = paper_names()
+    return [n for n in names if n != SCORECARD] + ([SCORECARD] if SCORECARD in names else [])
+
+
+@dataclass
+class PaperOutcome:
+    paper: Paper
+    folder: Path
+    runs: int = 0
+    failed: int = 0
+    claims: list[ClaimResult] = field(default_factory=list)
+    figures: list[FigureOutput] = field(default_factory=list)
+    wall_seconds: float = 0.0
+
+    def holds_counts(self) -> dict[str, int]:
+        counts = {"yes": 0, "no": 0, "na": 0}
+        for c in self.claims:
+            counts[c.holds] += 1
+        return counts
+
+
+def reproduce_paper(
+    name: str,
+    out_dir: Path,
+    executor: Executor,
+    quick: bool = False,
+    on_update: Callable[[str, Progress], None] | None = None,
+) -> PaperOutcome:
+    """Run one paper's experiments into `out_dir/<paper>/` and write its outputs."""
+    t0 = time.perf_counter()
+    paper = load_paper(name)
+    folder = out_dir / paper.name
+    folder.mkdir(parents=True, exist_ok=True)
+    outcome = PaperOutcome(paper=paper, folder=folder)
+    frames: dict[str, pd.DataFrame] = {}
+    experiments_info = []
+    store = Store(folder / STORE_FILE)
+    try:
+        for exp in paper.experiments:
+            sweep = exp.sweep(quick, paper.name)
+            update = (lambda p, _id=exp.id: on_update(_id, p)) if on_update else None
+            result = run_sweep(sweep, store, executor, on_update=update)
+            outcome.runs += result.total
+            outcome.failed += result.failed
+            runs = list(sweep.runs())
+            frame = experiment_frame(store, sweep.name, {r.key for r in runs})
+            for label, value in exp.labels.items():
+                frame[label] = value
+            frames[exp.id] = frame
+            fig_dir = folder
+            for fig_spec in exp.figures:
+                out = draw(fig_spec, frame, fig_dir, trace_of=lambda key: store.traces("flows", key))
+                if out.images or out.table is not None:
+                    if out.table is not None:
+                        out.data_file = fig_dir / f"{fig_spec.id}-table.csv"
+                        out.table.to_csv(out.data_file, index=False)
+                    outcome.figures.append(out)
+            experiments_info.append(_experiment_info(exp, sweep, result, runs))
+        if paper.name == SCORECARD:
+            outcome.figures.extend(_scorecard(paper, frames, folder))
+        outcome.claims = [evaluate(paper, claim, frames) for claim in paper.claims]
+    finally:
+        store.close()
+    write_claims(folder / "claims.csv", outcome.claims)
+    outcome.wall_seconds = time.perf_counter() - t0
+    write_summary(folder / SUMMARY_FILE, outcome, experiments_info, quick)
+    return outcome
+
+
+def experiment_frame(store: Store, sweep_name: str, keys: set[str]) -> pd.DataFrame:
+    """The flows of this sweep's runs (not of other variants stored under the same name),
+    with the run-level metrics and the derived columns (goodput_mbps, ...)."""
+    flows = store.flows(sweep_name)
+    flows = flows[flows["key"].isin(keys)]
+    runs = store.runs(sweep_name)[["key", "jain_fairness", "events", "peak_packets"]]
+    return with_derived(flows.merge(runs, on="key", how="left"))
+
+
+def _experiment_info(exp, sweep, result, runs) -> dict[str, Any]:
+    base = sweep.base
+    return {
+        "id": exp.id,
+        "title": exp.title,
+        "sweep": sweep.name,
+        "sweep_file": exp.sweep_file.name,
+        "sweep_text": exp.sweep_file.read_text(encoding="utf-8"),
+        "scenario_name": base.name,
+        "scenario_text": Path(base.source).read_text(encoding="utf-8") if base.source else base._resolved_toml,
+        "fixed": sweep.fixed,
+        "grid": sweep.grid,
+        "zips": sweep.zips,
+        "points": sweep.points,
+        "algorithms": sweep.algorithms,
+        "replications": sweep.replications,
+        "seed": sweep.seed,
+        "runs": result.total,
+        "failed": result.failed,
+        "simulated_s": sum(r.sim_seconds or 0.0 for r in runs),
+    }
+
+
+def _scorecard(paper: Paper, frames: dict[str, pd.DataFrame], folder: Path) -> list[FigureOutput]:
+    import pandas as pd
+
+    parts = [sc.probe_flows(f) for f in frames.values() if not f.empty]
+    if not parts:
+        return []
+    frame = pd.concat(parts, ignore_index=True)
+    loss_path = _loss_path(paper)
+    card = sc.scorecard(frame, loss_path)
+    card.to_csv(folder / "scorecard.csv", index=False)
+    totals = sc.overall(frame)
+    confusion = sc.draw_confusion(totals, folder)
+    confusion.table = totals[["algorithm", *sc.CELLS, "accuracy", "wireless_precision", "wireless_recall", "congestion_precision", "congestion_recall"]]
+    confusion.data_file = folder / "confusion.csv"
+    confusion.table.to_csv(confusion.data_file, index=False)
+    pr = sc.draw_rates(card, folder)
+    pr.data_file = folder / "scorecard.csv"
+    return [confusion, pr]
+
+
+def _loss_path(paper: Paper) -> str:
+    """The swept loss path of the scorecard (the first grid path of its first experiment)."""
+    sweep = paper.experiments[0].sweep(False, paper.name)
+    return next(iter(sweep.grid))
+
+
+def write_claims(path: Path, claims: Sequence[ClaimResult]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=CLAIM_COLUMNS)
+        writer.writeheader()
+        for c in claims:
+            row = c.row()
+            for k in ("measured", "ci_low", "ci_high"):
+                row[k] = _number(row[k])
+            writer.writerow({k: row[k] for k in CLAIM_COLUMNS})
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.6g}"
+    return value
+
+
+def write_summary(path: Path, outcome: PaperOutcome, experiments: list[dict[str, Any]], quick: bool) -> None:
+    p = outcome.paper
+    folder = outcome.folder
+    doc = {
+        "paper": p.name,
+        "title": p.title,
+        "citation": p.citation,
+        "source": p.source,
+        "summary": p.summary,
+        "tolerance": p.tolerance,
+        "quick": quick,
+        "wtcp_version": _core.__version__,
+        "wall_seconds": round(outcome.wall_seconds, 2),
+        "runs": outcome.runs,
+        "failed": outcome.failed,
+        "holds": outcome.holds_counts(),
+        "experiments": experiments,
+        "figures": [
+            {
+                "id": f.id,
+                "title": f.title,
+                "caption": f.caption,
+                "images": [str(i.relative_to(folder)) for i in f.images],
+                "data": str(f.data_file.relative_to(folder)) if f.data_file else None,
+                "table": f.table is not None,
+            }
+            for f in outcome.figures
+        ],
+        "claims": "claims.csv",
+    }
+    path.write_text(json.dumps(doc, indent=1, default=str), encoding="utf-8")
