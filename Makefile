@@ -11,12 +11,12 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test install bench rust-test py-test clean
+.PHONY: demo test install browser bench reproduce rust-test py-test clean
 
 demo: install
 	$(BIN)/wtcp demo
 
-test: install rust-test py-test
+test: install browser rust-test py-test
 
 install: $(BUILT)
 
@@ -33,11 +33,21 @@ $(BUILT): $(DEPS) $(RUST_SRC)
 rust-test:
 	cargo test --workspace --exclude wtcp-py
 
+# Headless Chromium (Debian's package) for the test that opens the HTML report.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
 py-test: install
-	$(BIN)/pytest -q
+	WTCP_REQUIRE_CHROMIUM=1 $(BIN)/pytest -q
 
 bench: install
 	$(BIN)/python -m wtcp.bench
+
+# The five papers (and the scorecard) at full size: wtcp-reproduce/report.html.
+reproduce: install
+	$(BIN)/wtcp reproduce all --out wtcp-reproduce
 
 clean:
 	rm -rf $(VENV) target

@@ -206,7 +206,7 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
 
     from wtcp.reproduce.figures import Figure, draw
     from wtcp.reproduce.measure import with_derived
-    from wtcp.sweep.store import open_store
+    from wtcp.sweep.store import open_store, summarize
 
     store_path = Path(store_path)
     store = open_store(store_path)
@@ -231,8 +231,6 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
                     continue
                 flows = with_derived(flows)
                 params = [c for c in store.param_columns() if c in flows.columns and flows[c].notna().any()]
-                from wtcp.sweep.store import summarize
-
                 by = [*params, "algorithm", "name"]
                 summary = summarize(flows, metric, by)
                 body.append(frame_table(summary))

@@ -34,10 +34,10 @@ def without_wall(metrics_json: str) -> dict:
     return metrics
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """`wtcp ARGS...` in a fresh interpreter, with a terminal width wide enough for the tables."""
     env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "wtcp.cli", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([sys.executable, "-m", "wtcp.cli", *args], capture_output=True, text=True, env=env, timeout=timeout)
 
 
 @pytest.fixture(scope="session")

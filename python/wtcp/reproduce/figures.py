@@ -9,7 +9,7 @@ their ground-truth cause).
 
 from __future__ import annotations
 
-import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +57,8 @@ def draw(fig_spec: Figure, frame: pd.DataFrame, out_dir: Path, trace_of: Callabl
     output = FigureOutput(id=fig_spec.id, title=fig_spec.get("title", fig_spec.id), caption=fig_spec.get("caption", ""))
     where = fig_spec.get("where", {}) or {}
     frame = select(frame, where) if where else frame
+    if frame.empty:
+        return output  # nothing of this figure was run (a --quick grid may leave it out)
     plt = pyplot()
     if kind == "lines":
         data, fig = _lines(plt, fig_spec, frame)
@@ -70,7 +72,7 @@ def draw(fig_spec: Figure, frame: pd.DataFrame, out_dir: Path, trace_of: Callabl
         data, fig = _causes(plt, fig_spec, frame)
     out_dir.mkdir(parents=True, exist_ok=True)
     if fig is not None:
-        fig.suptitle(output.title, fontsize=10)
+        fig.suptitle(textwrap.fill(output.title, 80), fontsize=10)
         fig.tight_layout()
         for ext in ("png", "svg"):
             path = out_dir / f"{fig_spec.id}.{ext}"
@@ -251,6 +253,5 @@ def _causes(plt, fig_spec: Figure, frame: pd.DataFrame):
     ax.set_ylabel(fig_spec.get("y_label", "loss events per run"))
     ax.legend(fontsize=7, ncol=2)
     ax.grid(True, axis="y", alpha=0.3)
-    if math.isfinite(float(bottom.max() if len(bottom) else 0)) and len(bottom):
-        ax.set_ylim(0, max(1.0, float(bottom.max())) * 1.15)
-    return pd.DataFrame(data), fig
+    ax.set_ylim(0, max(1.0, float(bottom.max(initial=0.0))) * 1.15)
+    return data, fig

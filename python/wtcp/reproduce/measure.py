@@ -145,6 +145,9 @@ def evaluate(paper: Paper, claim: Claim, frames: Mapping[str, pd.DataFrame]) -> 
     if frame is None or frame.empty:
         return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join("no completed runs for this experiment", note))
     metric, flows = claim.get("metric"), claim.get("flows", "mean")
+    scale = float(claim.get("scale", 1.0))
+    if claim.get("over") is not None and measure != "order":
+        return _worst_point(paper, claim, frame, base, note, scale)
     try:
         if measure == "order":
             text, ok = _order(frame, metric, flows, claim.get("order"), claim.get("over"))
@@ -152,10 +155,37 @@ def evaluate(paper: Paper, claim: Claim, frames: Mapping[str, pd.DataFrame]) -> 
         values = _values(frame, measure, metric, flows, claim)
     except KeyError as e:
         return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join(f"cannot measure: {e.args[0]}", note))
-    scale = float(claim.get("scale", 1.0))
     est = estimate([v * scale for v in values])
     holds = judge(est.mean, claim.get("published"), claim.get("expect"), claim.get("rough", True), paper.tolerance)
     return ClaimResult(**base, measured=est.mean, ci_low=est.ci_low, ci_high=est.ci_high, holds=holds, note=note)
+
+
+def _worst_point(paper: Paper, claim: Claim, frame: pd.DataFrame, base: dict[str, Any], note: str, scale: float) -> ClaimResult:
+    """A claim stated for every value of `over` ("at every error rate"): judged at each
+    value; it holds if it holds at all of them, and the row shows the worst point (the
+    lowest mean for a lower bound, the highest for an upper bound)."""
+    over = claim.get("over")
+    column = param_column(over)
+    if column not in frame.columns:
+        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join(f"`{over}` is not a swept path of this experiment", note))
+    points = []
+    for x in sorted(frame[column].dropna().unique()):
+        at = Claim(id=claim.id, spec={**claim.spec, **{k: {**claim.get(k), over: x} for k in ("select", "a", "b") if claim.get(k) is not None}})
+        try:
+            values = _values(frame, claim.get("measure"), claim.get("metric"), claim.get("flows", "mean"), at)
+        except KeyError:
+            continue
+        est = estimate([v * scale for v in values])
+        if est.n:
+            points.append((x, est, judge(est.mean, claim.get("published"), claim.get("expect"), claim.get("rough", True), paper.tolerance)))
+    if not points:
+        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join("cannot measure: a selection matches no runs", note))
+    upper = (claim.get("expect") or "").lstrip().startswith("<")
+    x, est, _ = (max if upper else min)(points, key=lambda p: p[1].mean)
+    holds = "yes" if all(h == "yes" for *_, h in points) else ("na" if all(h == "na" for *_, h in points) else "no")
+    failing = [f"{p[0]:g}" for p in points if p[2] == "no"]
+    where = f"worst of {len(points)} values of {over} at {x:g}" + (f"; fails at {', '.join(failing)}" if failing else "")
+    return ClaimResult(**base, measured=est.mean, ci_low=est.ci_low, ci_high=est.ci_high, holds=holds, note=_join(where, note))
 
 
 def _values(frame: pd.DataFrame, measure: str, metric: str, flows: str, claim: Claim) -> list[float]:

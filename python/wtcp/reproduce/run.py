@@ -21,9 +21,9 @@ from wtcp import _core
 from wtcp.reproduce import scorecard as sc
 from wtcp.reproduce.figures import FigureOutput, draw
 from wtcp.reproduce.measure import ClaimResult, evaluate, with_derived
-from wtcp.reproduce.spec import Paper, load_paper, paper_names
+from wtcp.reproduce.spec import Paper, PaperError, load_paper, paper_names
 from wtcp.sweep.runner import Executor, Progress, run_sweep
-from wtcp.sweep.store import Store
+from wtcp.sweep.store import Store, param_column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,16 +82,13 @@ def reproduce_paper(
             outcome.failed += result.failed
             runs = list(sweep.runs())
             frame = experiment_frame(store, sweep.name, {r.key for r in runs})
-            for label, value in exp.labels.items():
-                frame[label] = value
             frames[exp.id] = frame
-            fig_dir = folder
             for fig_spec in exp.figures:
-                out = draw(fig_spec, frame, fig_dir, trace_of=lambda key: store.traces("flows", key))
+                out = draw(fig_spec, frame, folder, trace_of=lambda key: store.traces("flows", key))
+                if out.table is not None:
+                    out.data_file = folder / f"{fig_spec.id}-table.csv"
+                    out.table.to_csv(out.data_file, index=False)
                 if out.images or out.table is not None:
-                    if out.table is not None:
-                        out.data_file = fig_dir / f"{fig_spec.id}-table.csv"
-                        out.table.to_csv(out.data_file, index=False)
                     outcome.figures.append(out)
             experiments_info.append(_experiment_info(exp, sweep, result, runs))
         if paper.name == SCORECARD:
@@ -144,7 +141,9 @@ def _scorecard(paper: Paper, frames: dict[str, pd.DataFrame], folder: Path) -> l
     if not parts:
         return []
     frame = pd.concat(parts, ignore_index=True)
-    loss_path = _loss_path(paper)
+    loss_path, congestion_path = _scorecard_paths(paper)
+    frame = frame.sort_values([param_column(congestion_path), param_column(loss_path)], kind="stable")
+    frame["congestion"] = frame[param_column(congestion_path)].map(lambda n: f"{int(n)} cross flows" if isinstance(n, (int, float)) else str(n))
     card = sc.scorecard(frame, loss_path)
     card.to_csv(folder / "scorecard.csv", index=False)
     totals = sc.overall(frame)
@@ -157,10 +156,13 @@ def _scorecard(paper: Paper, frames: dict[str, pd.DataFrame], folder: Path) -> l
     return [confusion, pr]
 
 
-def _loss_path(paper: Paper) -> str:
-    """The swept loss path of the scorecard (the first grid path of its first experiment)."""
-    sweep = paper.experiments[0].sweep(False, paper.name)
-    return next(iter(sweep.grid))
+def _scorecard_paths(paper: Paper) -> tuple[str, str]:
+    """The scorecard's swept paths: the loss rate (first grid path of its first experiment)
+    and the congestion level (the second)."""
+    paths = list(paper.experiments[0].sweep(False, paper.name).grid)
+    if len(paths) != 2:
+        raise PaperError(f"experiments.0.sweep", "the scorecard sweep's [grid] must have two paths: the loss rate, then the congestion level")
+    return paths[0], paths[1]
 
 
 def write_claims(path: Path, claims: Sequence[ClaimResult]) -> None:

@@ -15,6 +15,7 @@ counts the pairs (`cm_<cause>_<verdict>`). From them:
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,7 +121,7 @@ def draw_rates(card: pd.DataFrame, out_dir: Path, loss_scale: float = 100.0) -> 
 
 def _save(plt, fig, out_dir: Path, fig_id: str, title: str, caption: str) -> FigureOutput:
     out_dir.mkdir(parents=True, exist_ok=True)
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(textwrap.fill(title, 90), fontsize=9)
     fig.tight_layout()
     out = FigureOutput(id=fig_id, title=title, caption=caption)
     for ext in ("png", "svg"):

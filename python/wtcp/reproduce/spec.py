@@ -22,7 +22,7 @@ from wtcp.sweep.spec import Sweep, SweepError
 PAPER_DIR = Path(__file__).resolve().parent.parent / "papers"
 
 PAPER_KEYS = ("paper", "title", "citation", "source", "tolerance", "summary", "experiments", "claims")
-EXPERIMENT_KEYS = ("id", "title", "sweep", "quick", "figures", "labels")
+EXPERIMENT_KEYS = ("id", "title", "sweep", "quick", "figures")
 QUICK_KEYS = ("replications", "set", "grid", "algorithms", "zip")
 FIGURE_KINDS = ("lines", "bars", "table", "trace", "causes")
 FIGURE_KEYS = ("id", "kind", "title", "metric", "x", "x_label", "x_scale", "y_label", "series", "where", "flows", "rows", "columns", "variables", "until_s", "caption", "logy")
@@ -58,7 +58,6 @@ class Experiment:
     sweep_file: Path
     quick: dict[str, Any]
     figures: list[Figure]
-    labels: dict[str, Any]
 
     def sweep(self, quick: bool, paper: str) -> Sweep:
         """The sweep of this experiment (the reduced grid with `quick`), named `paper/id`."""
@@ -207,8 +206,6 @@ def _experiment(e: Any, path: str, folder: Path) -> Experiment:
         raise PaperError(f"{path}.sweep", f"no sweep file {sweep_file}")
     quick = e.get("quick", {})
     _known(quick, QUICK_KEYS, f"{path}.quick")
-    labels = e.get("labels", {})
-    _known(labels, tuple(labels) if isinstance(labels, Mapping) else (), f"{path}.labels")
     figures = []
     for j, f in enumerate(e.get("figures", [])):
         fpath = f"{path}.figures.{j}"
@@ -223,7 +220,7 @@ def _experiment(e: Any, path: str, folder: Path) -> Experiment:
         if f.get("flows", "mean") not in FLOW_AGGREGATES:
             raise PaperError(f"{fpath}.flows", f"must be one of {', '.join(FLOW_AGGREGATES)}")
         figures.append(Figure(id=_str(f, "id", fpath, required=True), kind=kind, spec=dict(f)))
-    return Experiment(id=e_id, title=_str(e, "title", path), sweep_file=sweep_file, quick=dict(quick), figures=figures, labels=dict(labels))
+    return Experiment(id=e_id, title=_str(e, "title", path), sweep_file=sweep_file, quick=dict(quick), figures=figures)
 
 
 def _claim(c: Any, path: str, experiment_ids: list[str], index: int) -> Claim:

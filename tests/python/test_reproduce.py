@@ -1,0 +1,252 @@
+"""`wtcp reproduce` and `wtcp report`: the paper definitions, the measurement of claims,
+the outputs a user opens (claims.csv, figures, report.html), and the report in a browser."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import wtcp
+from wtcp.reproduce import measure
+from wtcp.reproduce.run import all_targets
+from wtcp.reproduce.spec import PaperError, load_paper, paper_from_dict, quick_variant
+
+from chromium import find_browser, render
+from conftest import run_cli
+
+PAPERS = ("dynamic", "ewr", "taichung", "clap", "njplus")
+CLAIM_COLUMNS = ["paper", "source", "claim", "published", "measured", "ci_low", "ci_high", "holds"]
+REQUIRE_BROWSER = os.environ.get("WTCP_REQUIRE_CHROMIUM") == "1"
+
+
+# --- the shipped definitions ---
+
+
+def test_every_paper_of_the_issue_and_the_scorecard_ship():
+    assert set(PAPERS) <= set(all_targets())
+    assert all_targets()[-1] == "scorecard"
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_each_paper_definition_loads_and_cites_its_sources(name):
+    paper = load_paper(name)
+    assert paper.experiments and paper.claims
+    for claim in paper.claims:
+        assert claim.get("source") and claim.get("claim")
+    # Every sweep (full and quick) expands into valid runs.
+    for exp in paper.experiments:
+        for quick in (False, True):
+            sweep = exp.sweep(quick, paper.name)
+            runs = list(sweep.runs())
+            assert runs and all(r.error is None for r in runs), [r.error for r in runs if r.error][:1]
+
+
+# --- definition errors name the field ---
+
+
+def _doc(**claim):
+    return {
+        "paper": "x",
+        "title": "X",
+        "experiments": [{"id": "e", "sweep": "fig7-goodput.toml"}],
+        "claims": [{"source": "Table 1", "claim": "c", **claim}],
+    }
+
+
+NJPLUS = Path(wtcp.__file__).parent / "papers" / "njplus"
+
+
+@pytest.mark.parametrize(
+    "doc, path, fragment",
+    [
+        ({**_doc(measure="value", experiment="e", metric="m", select={}), "colour": 1}, "colour", "unknown key"),
+        (_doc(measure="guess"), "claims.0.measure", "must be one of"),
+        (_doc(measure="value", experiment="nope", metric="m", select={}), "claims.0.experiment", "must name an experiment"),
+        (_doc(measure="ratio", experiment="e", metric="m", a={}), "claims.0.b", "missing"),
+        (_doc(measure="na"), "claims.0.reason", "missing"),
+        (_doc(measure="value", experiment="e", metric="m", select={}, expect="bigger"), "claims.0.expect", "comparison"),
+        ({**_doc(measure="na", reason="r"), "experiments": [{"id": "e", "sweep": "none.toml"}]}, "experiments.0.sweep", "no sweep file"),
+    ],
+)
+def test_definition_mistakes_are_reported_with_their_path(doc, path, fragment):
+    with pytest.raises(PaperError) as err:
+        paper_from_dict(doc, NJPLUS)
+    assert err.value.path == path and fragment in err.value.reason
+
+
+def test_quick_variant_replaces_factors_and_adds_fixed_values():
+    doc = {"replications": 10, "set": {"a": 1}, "grid": {"x": [1, 2, 3], "y": [1]}}
+    quick = quick_variant(doc, {"replications": 2, "set": {"b": 2}, "grid": {"x": [3]}})
+    assert quick == {"replications": 2, "set": {"a": 1, "b": 2}, "grid": {"x": [3], "y": [1]}}
+    assert doc["grid"]["x"] == [1, 2, 3]  # the definition itself is untouched
+
+
+# --- measurement ---
+
+
+def test_judge_tests_the_stated_direction_and_the_rough_size():
+    assert measure.judge(18.0, 19.0, ">0", True, 0.5) == "yes"
+    assert measure.judge(5.0, 19.0, ">0", True, 0.5) == "no"  # right direction, far too small
+    assert measure.judge(-3.0, 19.0, ">0", False, 0.5) == "no"  # wrong direction
+    assert measure.judge(5.0, 19.0, ">0", False, 0.5) == "yes"  # direction only
+    assert measure.judge(0.995, 0.9999, None, 0.01, 0.5) == "yes"
+    assert measure.judge(0.33, 0.9999, None, 0.01, 0.5) == "no"
+    assert measure.judge(math.nan, 19.0, ">0", True, 0.5) == "na"
+    assert measure.judge(1.0, None, None, True, 0.5) == "na"  # nothing to check against
+
+
+@given(st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=2, max_size=30))
+def test_the_interval_contains_the_mean(values):
+    est = measure.estimate(values)
+    assert est.n == len(values)
+    tol = 1e-9 * max(1.0, abs(est.mean))
+    assert est.ci_low <= est.mean + tol and est.mean - tol <= est.ci_high
+
+
+def test_a_constant_has_a_zero_width_interval_and_one_value_none():
+    est = measure.estimate([2.0, 2.0, 2.0])
+    assert est.mean == est.ci_low == est.ci_high == 2.0
+    assert math.isnan(measure.estimate([2.0]).ci_low)
+
+
+def test_gains_are_paired_by_replication():
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "key": ["a0", "a1", "b0", "b1"],
+            "algorithm": ["njplus", "njplus", "reno", "reno"],
+            "replication": [0, 1, 0, 1],
+            "goodput_mbps": [1.2, 2.4, 1.0, 2.0],
+        }
+    )
+    paper = load_paper("njplus")
+    claim = paper.claims[0]
+    claim.spec.update(a={"algorithm": "njplus"}, b={"algorithm": "reno"}, experiment="fig7")
+    result = measure.evaluate(paper, claim, {"fig7": frame})
+    # Both replications gain exactly 20 %: a zero-width interval around 20.
+    assert result.measured == pytest.approx(20.0)
+    assert result.ci_low == pytest.approx(20.0) and result.ci_high == pytest.approx(20.0)
+
+
+# --- the whole command, quick grid ---
+
+
+@pytest.fixture(scope="session")
+def quick_all(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reproduce")
+    proc = run_cli("reproduce", "all", "--quick", "--quiet", "--out", str(out), timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_reproduce_all_quick_writes_claims_figures_and_a_report(quick_all):
+    for name in all_targets():
+        folder = quick_all / name
+        with (folder / "claims.csv").open(encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            assert reader.fieldnames[: len(CLAIM_COLUMNS)] == CLAIM_COLUMNS
+            rows = list(reader)
+        assert all(r["holds"] in ("yes", "no", "na") and r["source"] for r in rows)
+        if name != "scorecard":
+            assert any(r["holds"] != "na" for r in rows), f"{name}: no claim measured"
+        pngs = list(folder.glob("*.png"))
+        assert pngs and all((folder / f"{p.stem}.svg").is_file() for p in pngs)
+    assert (quick_all / "scorecard" / "confusion.csv").is_file()
+    text = (quick_all / "report.html").read_text(encoding="utf-8")
+    assert "<script" not in text and "http://" not in text and "https://" not in text
+    for name in all_targets():
+        assert f'id="{name}"' in text
+
+
+def test_a_second_run_reuses_the_stored_runs(quick_all):
+    proc = run_cli("reproduce", "scorecard", "--quick", "--quiet", "--out", str(quick_all))
+    assert proc.returncode == 0, proc.stderr
+    assert "0 failed" in proc.stdout
+
+
+def test_report_regenerates_the_page_from_the_directory(quick_all, tmp_path):
+    out = tmp_path / "again.html"
+    proc = run_cli("report", str(quick_all), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text(encoding="utf-8").count("<figure>") >= 10
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("reproduce", "nosuchpaper"), "no paper `nosuchpaper`; allowed: "),
+        (("reproduce", "njplus", "--workers", "1", "--dask-local", "2"), "at most one of"),
+        (("report", "/nonexistent/dir"), "no such directory or result store"),
+    ],
+)
+def test_user_mistakes_exit_2_with_a_message(args, fragment):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    assert fragment in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- reports of stores escape what users wrote ---
+
+
+def test_a_store_report_escapes_user_strings(tmp_path):
+    from wtcp.sweep import InlineExecutor, load_sweep, run_sweep
+
+    hostile = '<script>alert("x")</script>'
+    sweep = load_sweep({"name": hostile, "description": hostile, "scenario": "reference-simple2", "algorithms": ["reno", "newreno"], "set": {"run.duration_s": 5.0}, "grid": {"links.1.ab.loss.rate": [0.0, 0.02]}})
+    store = tmp_path / "s.duckdb"
+    run_sweep(sweep, store, InlineExecutor())
+    proc = run_cli("report", str(store))
+    assert proc.returncode == 0, proc.stderr
+    text = store.with_suffix(".html").read_text(encoding="utf-8")
+    assert hostile not in text and "&lt;script&gt;" in text
+    assert "<script" not in text
+
+
+# --- in a browser ---
+
+
+browser = pytest.mark.skipif(find_browser() is None and not REQUIRE_BROWSER, reason="no Chromium (make test installs it)")
+
+
+@browser
+def test_the_reproduction_report_renders_in_chromium_without_errors(quick_all):
+    page = render(quick_all / "report.html", find_browser())
+    assert page.problems == []
+    assert page.title == "wtcp: the papers reproduced"
+    assert page.images >= 10 and page.broken_images == 0
+
+
+@browser
+def test_the_browser_check_sees_errors_when_there_are_some(tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text('<html><body><img src="missing.png"><script>console.error("boom"); throw new Error("bang")</script></body></html>')
+    page = render(bad, find_browser())
+    assert any("boom" in e for e in page.console_errors)
+    assert page.exceptions and page.broken_images == 1
+
+
+def test_a_claim_over_every_point_holds_only_if_it_holds_at_each_and_shows_the_worst():
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "key": ["k0", "k1", "k2", "k3"],
+            "algorithm": ["njplus"] * 4,
+            "replication": [0, 1, 0, 1],
+            "links_1_ab_loss_rate": [0.0, 0.0, 0.1, 0.1],
+            "jain_fairness": [0.40, 0.42, 0.99, 0.99],
+        }
+    )
+    paper = load_paper("njplus")
+    claim = next(c for c in paper.claims if c.get("over") and c.get("measure") == "value")
+    result = measure.evaluate(paper, claim, {claim.get("experiment"): frame})
+    assert result.holds == "no"
+    assert result.measured == pytest.approx(0.41)  # the worst point, 0 % loss
+    assert "fails at 0" in result.note
