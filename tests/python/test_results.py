@@ -43,7 +43,7 @@ def test_flow_frame_has_flattened_counters_and_mbps(result):
 
 def test_confusion_matrix_rows_are_the_causes_and_columns_the_verdicts():
     # Veno classifies every loss, so the matrix has something in it at 2 % loss.
-    two_hop = wtcp.load(wtcp.builtin_scenario_path("two-hop-wireless")).set("run.duration_s", 30.0)
+    two_hop = wtcp.load(wtcp.builtin_scenario_path("two-hop-wireless")).set("run.duration_s", 60.0)
     flows = two_hop.set("flows.0.cc", "veno").set("links.1.ab.loss.rate", 0.02).run(seed=2).flows
     row = flows.iloc[0]
     causes, verdicts = ("congestion", "wireless", "spurious"), ("congestion", "wireless", "none")

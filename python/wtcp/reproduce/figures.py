@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wtcp.reproduce.measure import estimate, per_replication, select
+from wtcp.reproduce.measure import estimate, natural, per_replication, select
 from wtcp.reproduce.spec import Figure
 from wtcp.sweep.store import param_column
 
@@ -97,7 +97,7 @@ def _points(frame: pd.DataFrame, fig_spec: Figure, keys: list[str]) -> pd.DataFr
     metric, flows = fig_spec.get("metric"), fig_spec.get("flows", "mean")
     rows = []
     combos = frame[keys].drop_duplicates().itertuples(index=False, name=None)
-    for combo in sorted(combos, key=lambda c: tuple(str(x) if not isinstance(x, (int, float)) else f"{x:020.9f}" for x in c)):
+    for combo in sorted(combos, key=lambda c: tuple(natural(x) for x in c)):
         sel = dict(zip(keys, combo))
         subset = frame
         for k, v in sel.items():
@@ -240,6 +240,8 @@ def _causes(plt, fig_spec: Figure, frame: pd.DataFrame):
     present = [c for c in CAUSE_COLUMNS if c in frame.columns]
     per_run = frame.groupby(["key", s_col], sort=False)[present].sum().reset_index()
     data = per_run.groupby(s_col, sort=False)[present].mean().reset_index()
+    if all(natural(v)[0] == 0 for v in data[s_col]):  # numeric series (flow counts, ...) by value
+        data = data.sort_values(s_col, key=lambda c: c.astype(float)).reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     pos = np.arange(len(data))
     bottom = np.zeros(len(data))

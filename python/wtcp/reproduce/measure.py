@@ -169,7 +169,7 @@ def _worst_point(paper: Paper, claim: Claim, frame: pd.DataFrame, base: dict[str
     if column not in frame.columns:
         return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join(f"`{over}` is not a swept path of this experiment", note))
     points = []
-    for x in sorted(frame[column].dropna().unique()):
+    for x in sorted(frame[column].dropna().unique(), key=natural):
         at = Claim(id=claim.id, spec={**claim.spec, **{k: {**claim.get(k), over: x} for k in ("select", "a", "b") if claim.get(k) is not None}})
         try:
             values = _values(frame, claim.get("measure"), claim.get("metric"), claim.get("flows", "mean"), at)
@@ -183,8 +183,8 @@ def _worst_point(paper: Paper, claim: Claim, frame: pd.DataFrame, base: dict[str
     upper = (claim.get("expect") or "").lstrip().startswith("<")
     x, est, _ = (max if upper else min)(points, key=lambda p: p[1].mean)
     holds = "yes" if all(h == "yes" for *_, h in points) else ("na" if all(h == "na" for *_, h in points) else "no")
-    failing = [f"{p[0]:g}" for p in points if p[2] == "no"]
-    where = f"worst of {len(points)} values of {over} at {x:g}" + (f"; fails at {', '.join(failing)}" if failing else "")
+    failing = [_fmt(p[0]) for p in points if p[2] == "no"]
+    where = f"worst of {len(points)} values of {over} at {_fmt(x)}" + (f"; fails at {', '.join(failing)}" if failing else "")
     return ClaimResult(**base, measured=est.mean, ci_low=est.ci_low, ci_high=est.ci_high, holds=holds, note=_join(where, note))
 
 
@@ -215,7 +215,7 @@ def _order(frame: pd.DataFrame, metric: str, flows: str, order: list[Mapping[str
     column = param_column(over)
     if column not in frame.columns:
         raise KeyError(f"`{over}` is not a swept path of this experiment")
-    points = sorted(v for v in frame[column].dropna().unique())
+    points = sorted(frame[column].dropna().unique(), key=natural)
     held = []
     for x in points:
         means = [per_replication(frame, metric, {**sel, over: x}, flows).mean() for sel in order]
@@ -224,7 +224,7 @@ def _order(frame: pd.DataFrame, metric: str, flows: str, order: list[Mapping[str
         held.append((x, all(a > b for a, b in zip(means, means[1:]))))
     if not held:
         raise KeyError("a selection matches no runs")
-    failing = [f"{x:g}" for x, ok in held if not ok]
+    failing = [_fmt(x) for x, ok in held if not ok]
     text = f"holds at {sum(ok for _, ok in held)} of {len(held)} values of {over}"
     if failing:
         text += f" (not at {', '.join(failing)})"
@@ -248,6 +248,18 @@ def judge(measured: float, published: Any, expect: str | None, rough: Any, toler
     if not checks:
         return "na"
     return "yes" if all(checks) else "no"
+
+
+def natural(value: Any) -> tuple:
+    """Sort key putting numbers before text, numbers by value."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, str(value))
+
+
+def _fmt(value: Any) -> str:
+    """A swept value for a note: numbers compactly, anything else as written."""
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
 def _label(selection: Mapping[str, Any]) -> str:
