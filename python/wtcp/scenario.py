@@ -127,7 +127,12 @@ class Scenario:
 
 
 def load(path: PathLike) -> Scenario:
-    """Read a scenario file."""
+    """Read a scenario file, or a built-in scenario by name (`"two-hop-wireless"`) when no
+    such file exists."""
+    if not Path(path).exists() and (SCENARIO_DIR / f"{os.fspath(path).removesuffix('.toml')}.toml").is_file():
+        path = builtin_scenario_path(os.fspath(path))
+    elif not Path(path).exists():
+        raise FileNotFoundError(f"no scenario file {os.fspath(path)!r} and no built-in scenario of that name; built-in: {', '.join(builtin_scenario_names())}")
     return Scenario.from_file(path)
 
 

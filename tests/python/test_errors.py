@@ -77,6 +77,10 @@ def test_errors_in_run_arguments_name_the_field(reference):
     assert info.value.path == "trace.interval_ms"
 
 
-def test_unreadable_file_is_an_os_error(tmp_path):
-    with pytest.raises(OSError):
+def test_unreadable_file_is_an_os_error_that_lists_the_built_in_scenarios(tmp_path):
+    with pytest.raises(OSError, match="built-in: .*two-hop-wireless"):
         wtcp.load(tmp_path / "missing.toml")
+
+
+def test_a_built_in_scenario_loads_by_name():
+    assert wtcp.load("two-hop-wireless").document == wtcp.load(wtcp.builtin_scenario_path("two-hop-wireless")).document

@@ -103,3 +103,8 @@ fn flow_copies_are_bounded_and_must_leave_a_flow() {
     check(&[("flows.0.count", "20000")], "flows.0.count", "0..=10000");
     check(&[("flows.0.count", "3"), ("flows.0.start_stagger_s", "12")], "flows.0.start_s", "copy 3 starts at 24 s");
 }
+
+#[test]
+fn fairness_flows_must_name_flows_that_run() {
+    check(&[("metrics.fairness_flows", "[\"bluk\"]")], "metrics.fairness_flows.0", "unknown flow `bluk`; allowed: a flow name (bulk)");
+}

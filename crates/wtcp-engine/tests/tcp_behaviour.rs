@@ -179,3 +179,20 @@ fn a_flow_with_count_runs_that_many_named_copies_with_staggered_starts() {
     assert!(r.flows.iter().all(|f| f.delivered_bytes > 0));
     assert!(r.flows[0].delivered_bytes > r.flows[2].delivered_bytes);
 }
+
+#[test]
+fn fairness_flows_name_a_copy_or_every_copy_of_a_counted_flow() {
+    let copies = [("flows.0.count", "3"), ("flows.0.start_stagger_s", "4"), ("run.duration_s", "20")];
+    let jain = |extra: &str| {
+        let mut ov = copies.to_vec();
+        ov.push(("metrics.fairness_flows", extra));
+        common::two_hop(&ov).jain_fairness.unwrap()
+    };
+    let r = common::two_hop(&copies);
+    let x: Vec<f64> = r.flows.iter().map(|f| f.goodput_bps).collect();
+    let jain_of = |xs: &[f64]| xs.iter().sum::<f64>().powi(2) / (xs.len() as f64 * xs.iter().map(|v| v * v).sum::<f64>());
+    // The entry's name selects all three copies; a copy's own name selects that copy alone.
+    assert!((jain("[\"bulk\"]") - jain_of(&x)).abs() < 1e-12);
+    assert!((jain("[\"bulk-1\", \"bulk-3\"]") - jain_of(&[x[0], x[2]])).abs() < 1e-12);
+    assert!(jain_of(&x) < 1.0, "staggered copies should not share exactly equally");
+}

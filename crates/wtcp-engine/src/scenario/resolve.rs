@@ -358,6 +358,8 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         return err("flows", "needs at least one flow");
     }
     let mut flows: Vec<FlowCfg> = Vec::with_capacity(f.flows.len());
+    // The `[[flows]]` name each resolved flow came from (its copies share it).
+    let mut group_names: Vec<String> = Vec::with_capacity(f.flows.len());
     for (i, fl) in f.flows.iter().enumerate() {
         let p = format!("flows.{i}");
         if fl.count > MAX_FLOW_COPIES {
@@ -431,22 +433,36 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
                     }
                 };
             flows.push(FlowCfg { name, src, dst, start, stop, on_off, app });
+            group_names.push(base.clone());
         }
     }
     if flows.is_empty() {
         return err("flows", "every flow has count = 0; at least one flow must run");
     }
 
+    // A name selects the flow of that name, or every copy of a `[[flows]]` entry with `count`.
     let fairness_flows = match &f.metrics.fairness_flows {
         None => flows.iter().enumerate().filter(|(_, fl)| matches!(fl.app, FlowApp::Tcp(_))).map(|(i, _)| i).collect(),
         Some(names) => {
-            let mut out = Vec::new();
+            let mut out: Vec<usize> = Vec::new();
             for (i, n) in names.iter().enumerate() {
-                let idx = flows.iter().position(|fl| &fl.name == n).ok_or_else(|| {
+                let exact = flows.iter().position(|fl| &fl.name == n);
+                let selected: Vec<usize> = match exact {
+                    Some(idx) => vec![idx],
+                    None => (0..flows.len()).filter(|&k| &group_names[k] == n).collect(),
+                };
+                if selected.is_empty() {
                     let known: Vec<&str> = flows.iter().map(|fl| fl.name.as_str()).collect();
-                    ScenarioError::new(format!("metrics.fairness_flows.{i}"), format!("unknown flow `{n}`; flows: {}", known.join(", ")))
-                })?;
-                out.push(idx);
+                    return err(
+                        format!("metrics.fairness_flows.{i}"),
+                        format!("unknown flow `{n}`; allowed: a flow name ({}) or the name of a [[flows]] entry, which selects all its copies", known.join(", ")),
+                    );
+                }
+                for idx in selected {
+                    if !out.contains(&idx) {
+                        out.push(idx);
+                    }
+                }
             }
             out
         }
