@@ -165,6 +165,14 @@ def test_reproduce_all_quick_writes_claims_figures_and_a_report(quick_all):
         assert f'id="{name}"' in text
 
 
+def test_a_trace_figure_keeps_only_its_time_window(quick_all):
+    # clap's Fig. 4 for ftp2 is drawn over from_s = 34 .. until_s = 66 (paper.toml).
+    with (quick_all / "clap" / "fig4-trace-ftp2.csv").open(encoding="utf-8") as f:
+        times = [float(r["time"]) for r in csv.DictReader(f)]
+    assert times and min(times) >= 34.0 and max(times) <= 66.0
+    assert min(times) < 35.0 < max(times)
+
+
 def test_a_second_run_reuses_the_stored_runs(quick_all):
     proc = run_cli("reproduce", "scorecard", "--quick", "--quiet", "--out", str(quick_all))
     assert proc.returncode == 0, proc.stderr

@@ -199,7 +199,7 @@ def _trace(plt, fig_spec: Figure, frame: pd.DataFrame, trace_of):
         return None, None
     s_col = _series_column(fig_spec)
     variables = fig_spec.get("variables", ["cwnd", "ssthresh"])
-    until = fig_spec.get("until_s")
+    since, until = fig_spec.get("from_s"), fig_spec.get("until_s")
     runs = frame.sort_values(["replication", "key"]).drop_duplicates(s_col)
     panels = []
     for row in runs.itertuples(index=False):
@@ -208,6 +208,8 @@ def _trace(plt, fig_spec: Figure, frame: pd.DataFrame, trace_of):
             continue
         flow_id = int(getattr(row, "flow_id", 0))
         trace = trace[trace["flow"] == flow_id]
+        if since is not None:
+            trace = trace[trace["time"] >= float(since)]
         if until is not None:
             trace = trace[trace["time"] <= float(until)]
         panels.append((getattr(row, s_col), trace))
