@@ -23,6 +23,7 @@ fn unknown_keys_are_rejected_with_the_allowed_ones() {
     check(&[("links.1.rate_mpbs", "2")], "links.1.rate_mpbs", "unknown field `rate_mpbs`, expected one of `name`, `a`, `b`, `rate_mbps`");
     check(&[("run.durations", "2")], "run.durations", "unknown field `durations`");
     check(&[("tcp.msss_bytes", "2")], "tcp.msss_bytes", "expected one of");
+    check(&[("tcp.partial_ack_timer", "\"sometimes\"")], "tcp.partial_ack_timer", "unknown variant `sometimes`, expected `impatient` or `slow_but_steady`");
 }
 
 #[test]

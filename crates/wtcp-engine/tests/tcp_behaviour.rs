@@ -196,3 +196,21 @@ fn fairness_flows_name_a_copy_or_every_copy_of_a_counted_flow() {
     assert!((jain("[\"bulk-1\", \"bulk-3\"]") - jain_of(&[x[0], x[2]])).abs() < 1e-12);
     assert!(jain_of(&x) < 1.0, "staggered copies should not share exactly equally");
 }
+
+#[test]
+fn partial_acks_restart_the_timer_once_when_impatient_and_every_time_when_slow_but_steady() {
+    // RFC 6582 §4: eight losses in one window need eight partial-ACK round trips, longer
+    // than the RTO (minimum 0.2 s). The Impatient variant's timer, restarted on the first
+    // partial ACK only, expires during the recovery; Slow-but-Steady's, restarted on each,
+    // never does.
+    let losses = ("links.1.ab.loss", "{ model = \"list\", packets = [30, 32, 34, 36, 38, 40, 42, 44] }");
+    let rto_min = ("tcp.rto_min_s", "0.2");
+    let impatient = two_hop(&[losses, rto_min]);
+    let steady = two_hop(&[losses, rto_min, ("tcp.partial_ack_timer", "\"slow_but_steady\"")]);
+    let (i, s) = (&impatient.flows[0], &steady.flows[0]);
+    assert_eq!((s.fast_retransmits, s.timeouts, s.retransmitted_segments), (1, 0, 8));
+    // The timeout comes while the last retransmission is still on its way (the segment at
+    // SND.UNA was not dropped again): go-back-N then resends data the receiver holds.
+    assert_eq!((i.timeouts, i.timeout_causes.spurious), (1, 1), "{i:?}");
+    assert!(i.unnecessary_retransmissions > 0 && i.retransmitted_segments > 8, "{i:?}");
+}

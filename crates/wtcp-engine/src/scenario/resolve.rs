@@ -12,7 +12,7 @@ use crate::net::routing::{Hop, RouteTable};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, EcnEcho, LossSpec, RttSampling};
+pub use super::schema::{AppliesTo, EcnEcho, LossSpec, PartialAckTimer, RttSampling};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +41,8 @@ pub struct TcpConfig {
     pub ecn_echo: EcnEcho,
     /// RFC 5682 F-RTO detection of spurious timeouts (basic, without SACK).
     pub frto: bool,
+    /// RFC 6582 §4: which partial ACKs restart the retransmission timer.
+    pub partial_ack_timer: PartialAckTimer,
 }
 
 impl Default for TcpConfig {
@@ -63,6 +65,7 @@ impl Default for TcpConfig {
             ecn: false,
             ecn_echo: EcnEcho::PerPacket,
             frto: false,
+            partial_ack_timer: PartialAckTimer::Impatient,
         }
     }
 }
@@ -781,6 +784,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         ecn: pick!(ecn).unwrap_or(d.ecn),
         ecn_echo: pick!(ecn_echo).unwrap_or(d.ecn_echo),
         frto: pick!(frto).unwrap_or(d.frto),
+        partial_ack_timer: pick!(partial_ack_timer).unwrap_or(d.partial_ack_timer),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

@@ -80,6 +80,7 @@ pub struct TcpSection {
     pub ecn: Option<bool>,
     pub ecn_echo: Option<EcnEcho>,
     pub frto: Option<bool>,
+    pub partial_ack_timer: Option<PartialAckTimer>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -91,6 +92,19 @@ pub enum EcnEcho {
     /// RFC 3168 §6.1.3: the receiver sets ECE on every ACK from a marked segment until a
     /// segment with CWR arrives.
     Latched,
+}
+
+/// RFC 6582 §4: when a partial ACK in NewReno fast recovery restarts the retransmission
+/// timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// On the first partial ACK only: a recovery that needs more than about an RTO of
+    /// partial ACKs ends in a timeout (ns-2's `newreno_changes1_ = 1`).
+    Impatient,
+    /// On every partial ACK: recovery continues one hole per RTT however long it takes
+    /// (as Linux and ns-3 restart the timer on every ACK of new data).
+    SlowButSteady,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

@@ -14,7 +14,7 @@ use wtcp_cc::{AckSample, CongestionControl, Ctx, HostShared, Loss, RecoveryStyle
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{RttSampling, TcpConfig};
+use crate::scenario::{PartialAckTimer, RttSampling, TcpConfig};
 use crate::time::Time;
 
 /// Per-segment transmit record, from SND.UNA up (Karn's rule needs it).
@@ -458,8 +458,9 @@ impl Sender {
                     self.inflation += self.mss as f64;
                 }
                 self.partial_acks += 1;
-                // "Impatient" variant: reset the timer on the first partial ACK only.
-                if self.partial_acks == 1 {
+                // RFC 6582 §4: Impatient restarts the timer on the first partial ACK only,
+                // Slow-but-Steady on every one.
+                if self.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady {
                     self.restart_rto(io);
                 }
             }
