@@ -72,6 +72,11 @@ NJPLUS = Path(wtcp.__file__).parent / "papers" / "njplus"
         (_doc(measure="na"), "claims.0.reason", "missing"),
         (_doc(measure="value", experiment="e", metric="m", select={}, expect="bigger"), "claims.0.expect", "comparison"),
         ({**_doc(measure="na", reason="r"), "experiments": [{"id": "e", "sweep": "none.toml"}]}, "experiments.0.sweep", "no sweep file"),
+        (
+            {**_doc(measure="na", reason="r"), "experiments": [{"id": "e", "sweep": "fig7-goodput.toml", "figures": [{"id": "f", "kind": "trace", "from_s": "34"}]}]},
+            "experiments.0.figures.0.from_s",
+            "must be a number",
+        ),
     ],
 )
 def test_definition_mistakes_are_reported_with_their_path(doc, path, fragment):

@@ -219,6 +219,10 @@ def _experiment(e: Any, path: str, folder: Path) -> Experiment:
             raise PaperError(f"{fpath}.metric", "missing; a flows or runs column (goodput_mbps, jain_fairness, ...)")
         if f.get("flows", "mean") not in FLOW_AGGREGATES:
             raise PaperError(f"{fpath}.flows", f"must be one of {', '.join(FLOW_AGGREGATES)}")
+        for key in ("x_scale", "from_s", "until_s"):
+            value = f.get(key, 0.0)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise PaperError(f"{fpath}.{key}", f"must be a number, not {value!r}")
         figures.append(Figure(id=_str(f, "id", fpath, required=True), kind=kind, spec=dict(f)))
     return Experiment(id=e_id, title=_str(e, "title", path), sweep_file=sweep_file, quick=dict(quick), figures=figures)
 
