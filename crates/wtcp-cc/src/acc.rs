@@ -13,19 +13,28 @@
 //!   segments and `int()` truncates segments (`integer_segments`, default true). The host
 //!   keeps nvar0 in bytes (`HostShared::initial_cwnd` = nvar0 * MSS), floored at 1 segment
 //!   ("for poor link conditions nvar0 is set to its minimum value 1").
-//! - nvar0's value before the host's first loss is not given (a C global would be 0; the
-//!   text names 1 as its minimum): `nvar0_initial_segments`, default 1. It only enters the
-//!   first update; until then a new connection keeps the configured initial window.
-//! - "Whenever any ongoing connection detects a packet loss, its ssthresh value is used": the
-//!   ssthresh just set by the NewReno response to this loss (FlightSize/2 by default, `halve`
-//!   selects cwnd/2 as ns-2 does). A repeated timeout of the same data (consecutive > 1)
-//!   leaves ssthresh and nvar0 alone (RFC 5681 §3.1). ECN echoes are not losses: they get
-//!   NewReno's RFC 3168 response and do not update nvar0.
+//! - Fig. 1's SETWNDINIT gives every new connection cwnd = nvar0 ("if (new TCP connection
+//!   establishes and modification = 1) then cwnd = nvar0 else cwnd = 1", l. 72-75), so the
+//!   value nvar0 holds before the host's first loss seeds the first connection's window. The
+//!   paper does not state it (a C global would be 0; the text names 1 as its minimum, l. 61).
+//!   `nvar0_initial_segments` sets it; by default it is the configured initial window, so the
+//!   host's first connection starts as the NewReno it modifies ("instead of starting from
+//!   cwnd = 1, we start using cwnd = nvar0", l. 61, where ns-2's NewReno starts at 1). The
+//!   seed is floored at 1 segment and not truncated (int() belongs to the update).
+//! - "Whenever any ongoing connection detects a packet loss, its ssthresh value is used" and
+//!   Fig. 1 updates nvar0 "IN SLOWDOWN()" (l. 66), ns-2's loss response, which halves the
+//!   window min(cwnd_, window_) (the paper's runs are ns-2, l. 104). So ssthresh here is the
+//!   one NewReno sets with `halve = "cwnd"` (default): half the congestion window without the
+//!   sender's fast-recovery inflation. `halve = "flight_size"` (RFC 5681, the earlier
+//!   default) feeds nvar0 from FlightSize, which after a long inflated recovery can hold
+//!   hundreds of segments. A repeated timeout of the same data (consecutive > 1) leaves
+//!   ssthresh and nvar0 alone (RFC 5681 §3.1). ECN echoes are not losses: they get NewReno's
+//!   RFC 3168 response and do not update nvar0.
 //! - Timeout (Fig. 2): cwnd = int(nvar0/2) segments with the nvar0 that includes this loss,
 //!   on every expiry; at least 1 segment. ssthresh follows NewReno. So a timeout need not
 //!   collapse the window (`timeout_collapses_window = false`).
-//! - A new connection (Fig. 1) starts with cwnd = nvar0 in `init` when the host has one;
-//!   ssthresh stays as configured.
+//! - A new connection (Fig. 1) starts with cwnd = nvar0 in `init`; ssthresh stays as
+//!   configured.
 //! - CLAP (Figs. 5-7): "a segment of the current window hit the retry limit" = a
 //!   `Signal::MacRetryLimit { seq }` received since the last loss episode with
 //!   SND.UNA <= seq < SND.MAX at the third duplicate ACK. Then "cwnd is not reduced" and the
@@ -52,8 +61,8 @@ const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "nvar0_initial_segments",
         unit: "segments",
-        default: "1.0",
-        doc: "nvar0 before the host's first loss, used only by the first update (paper: unstated; 1 is its stated minimum)",
+        default: "initial_window",
+        doc: "nvar0 before the host's first loss, in segments or \"initial_window\": the first connection's cwnd (Fig. 1) and the first update's previous value (paper: unstated)",
     },
     ParamInfo {
         name: "integer_segments",
@@ -66,8 +75,8 @@ const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "halve",
         unit: "flight_size|cwnd|pipe",
-        default: "flight_size",
-        doc: "quantity NewReno halves on loss: FlightSize (RFC 5681), cwnd (ns-2, as in the paper's runs) or pipe (ns-3)",
+        default: "cwnd",
+        doc: "quantity a loss halves into the ssthresh that feeds nvar0: cwnd without recovery inflation (ns-2's slowdown(), the paper's Fig. 1), flight_size (RFC 5681) or pipe (ns-3)",
     },
 ];
 
@@ -93,16 +102,17 @@ pub const CLAP_INFO: AlgorithmInfo = AlgorithmInfo {
 pub struct AccParams {
     /// Weight of the new ssthresh in the nvar0 average, in [0, 1] (paper: 0.4).
     pub ssthresh_weight: f64,
-    /// nvar0 in segments before the host's first loss (paper: unstated; default 1, the
-    /// minimum the paper names).
-    pub nvar0_initial_segments: f64,
+    /// nvar0 in segments before the host's first loss, the first connection's window
+    /// (paper: unstated; default `"initial_window"`, the configured initial window).
+    pub nvar0_initial_segments: Nvar0Seed,
     /// Truncate nvar0 and nvar0/2 to whole segments (the paper's `int()`; default true).
     pub integer_segments: bool,
     /// NewReno: RFC 3465 byte counting (default off, as ns-2 and ns-3).
     pub byte_counting: bool,
     /// NewReno: byte-counting limit L in segments (RFC 3465 §2.2: 2).
     pub abc_limit: u32,
-    /// NewReno: what a loss halves: `flight_size` (RFC 5681), `cwnd` (ns-2) or `pipe` (ns-3).
+    /// NewReno: what a loss halves: `cwnd` (ns-2's slowdown(), default), `flight_size`
+    /// (RFC 5681) or `pipe` (ns-3).
     pub halve: HalveOf,
 }
 
@@ -110,12 +120,49 @@ impl Default for AccParams {
     fn default() -> Self {
         AccParams {
             ssthresh_weight: 0.4,
-            nvar0_initial_segments: 1.0,
+            nvar0_initial_segments: Nvar0Seed::InitialWindow,
             integer_segments: true,
             byte_counting: false,
             abc_limit: 2,
-            halve: HalveOf::FlightSize,
+            halve: HalveOf::Cwnd,
         }
+    }
+}
+
+/// nvar0 before the host's first loss.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Nvar0Seed {
+    /// The configured initial window (`"initial_window"`).
+    InitialWindow,
+    /// A number of segments.
+    Segments(f64),
+}
+
+impl<'de> Deserialize<'de> for Nvar0Seed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Seed;
+        impl serde::de::Visitor<'_> for Seed {
+            type Value = Nvar0Seed;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number of segments or \"initial_window\"")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Nvar0Seed, E> {
+                Ok(Nvar0Seed::Segments(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Nvar0Seed, E> {
+                Ok(Nvar0Seed::Segments(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Nvar0Seed, E> {
+                Ok(Nvar0Seed::Segments(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Nvar0Seed, E> {
+                match v {
+                    "initial_window" => Ok(Nvar0Seed::InitialWindow),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(Seed)
     }
 }
 
@@ -174,7 +221,7 @@ impl Acc {
     /// Fig. 1: nvar0 = int(0.4*ssthresh + 0.6*nvar0), in segments; stored host-wide in bytes.
     fn update_nvar0(&mut self, ssthresh: f64, cx: &mut Ctx) -> f64 {
         let mss = cx.mss_f();
-        let prev = cx.host.initial_cwnd.map_or(self.params.nvar0_initial_segments, |b| b / mss);
+        let prev = cx.host.initial_cwnd.map_or(1.0, |b| b / mss);
         let wt = self.params.ssthresh_weight;
         let nvar0 = self.truncate(wt * (ssthresh / mss) + (1.0 - wt) * prev).max(1.0);
         cx.host.initial_cwnd = Some(nvar0 * mss);
@@ -202,11 +249,17 @@ impl CongestionControl for Acc {
     }
 
     fn init(&mut self, w: &mut Window, cx: &mut Ctx) {
-        // Fig. 1 (SETWNDINIT): a new connection starts with cwnd = nvar0.
-        if let Some(nvar0) = cx.host.initial_cwnd {
-            w.cwnd = nvar0.max(cx.mss_f());
-            self.state.nvar0 = nvar0 / cx.mss_f();
+        let mss = cx.mss_f();
+        // The host's nvar0 before its first loss: the seed, or this initial window.
+        let seed = match self.params.nvar0_initial_segments {
+            Nvar0Seed::InitialWindow => w.cwnd,
+            Nvar0Seed::Segments(s) => s * mss,
         }
+        .max(mss);
+        let nvar0 = *cx.host.initial_cwnd.get_or_insert(seed);
+        // Fig. 1 (SETWNDINIT): a new connection starts with cwnd = nvar0.
+        w.cwnd = nvar0.max(mss);
+        self.state.nvar0 = nvar0 / mss;
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
@@ -241,7 +294,7 @@ impl CongestionControl for Acc {
                     self.update_nvar0(w.ssthresh, cx)
                 } else {
                     let mss = cx.mss_f();
-                    cx.host.initial_cwnd.map_or(self.params.nvar0_initial_segments, |b| b / mss)
+                    cx.host.initial_cwnd.map_or(1.0, |b| b / mss)
                 };
                 // Fig. 2: wnd_restart_ = nvar0/2; cwnd = int(wnd_restart_).
                 w.cwnd = self.truncate(nvar0 / 2.0).max(1.0) * cx.mss_f();
@@ -307,27 +360,29 @@ mod tests {
         let p = AccParams::default();
         let mut a = with_flight(build(&p), 20);
         let mut b = with_flight(build(&p), 14);
+        // Before any loss nvar0 is the initial window (10 segments).
+        assert_eq!(a.host.initial_cwnd, Some(10.0 * SEG));
 
-        // Connection A: fast retransmit, ssthresh = 20/2 = 10 segments.
+        // Connection A: fast retransmit, ssthresh = cwnd/2 = 10 segments.
         a.loss(Loss::FastRetransmit);
-        let n1 = nvar0(10.0, 1.0);
-        assert_eq!(n1, 4.0);
+        let n1 = nvar0(10.0, 10.0);
+        assert_eq!(n1, 10.0);
         assert_eq!(a.host.initial_cwnd, Some(n1 * SEG));
 
         // Connection B on the same host: ssthresh = 14/2 = 7 segments.
         b.host = a.host.clone();
         b.loss(Loss::FastRetransmit);
         let n2 = nvar0(7.0, n1);
-        assert_eq!(n2, 5.0);
+        assert_eq!(n2, 8.0);
         assert_eq!(b.host.initial_cwnd, Some(n2 * SEG));
 
-        // Connection A times out with 30 segments outstanding: ssthresh = 15, then
-        // cwnd = int(nvar0/2) with the nvar0 that includes this loss.
+        // Connection A times out with cwnd = 30 segments: ssthresh = 15, then cwnd =
+        // int(nvar0/2) with the nvar0 that includes this loss.
         a.host = b.host.clone();
-        a.snd_max = a.snd_una + 30 * u64::from(MSS);
+        a.w.cwnd = 30.0 * SEG;
         a.loss(Loss::Timeout { consecutive: 1 });
         let n3 = nvar0(15.0, n2);
-        assert_eq!(n3, 9.0);
+        assert_eq!(n3, 10.0);
         assert_eq!(a.host.initial_cwnd, Some(n3 * SEG));
         assert_eq!(a.w.ssthresh, 15.0 * SEG);
         assert_eq!(a.w.cwnd, (n3 / 2.0).floor() * SEG);
@@ -336,7 +391,7 @@ mod tests {
         a.loss(Loss::Timeout { consecutive: 2 });
         assert_eq!(a.host.initial_cwnd, Some(n3 * SEG));
         assert_eq!(a.w.ssthresh, 15.0 * SEG);
-        assert_eq!(a.w.cwnd, 4.0 * SEG);
+        assert_eq!(a.w.cwnd, 5.0 * SEG);
 
         // A new connection of the host starts with cwnd = nvar0.
         let mut c = Harness::new(build(&p));
@@ -346,18 +401,67 @@ mod tests {
     }
 
     #[test]
-    fn without_a_host_value_a_connection_keeps_its_initial_window() {
+    fn a_timeout_inside_an_inflated_recovery_feeds_nvar0_half_the_uninflated_window() {
+        // A fast retransmit at cwnd = 20 segments: ssthresh = cwnd = 10. The recovery then
+        // runs long: 470 segments outstanding (the sender's inflation is not in w.cwnd).
+        let mut h = with_flight(build(&AccParams::default()), 20);
+        h.loss(Loss::FastRetransmit);
+        let n1 = nvar0(10.0, 10.0);
+        h.snd_max = h.snd_una + 470 * u64::from(MSS);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        // ns-2 slowdown(): ssthresh = cwnd/2 = 5 segments; nvar0 = int(0.4*5 + 0.6*10) = 8.
+        assert_eq!(h.w.ssthresh, 5.0 * SEG);
+        assert_eq!(h.host.initial_cwnd, Some(nvar0(5.0, n1) * SEG));
+        assert_eq!(h.w.cwnd, 4.0 * SEG);
+        // With halve = "flight_size": ssthresh = 235 segments and nvar0 jumps to 100.
+        let p = AccParams { halve: HalveOf::FlightSize, ..AccParams::default() };
+        let mut h = with_flight(build(&p), 20);
+        h.loss(Loss::FastRetransmit);
+        h.snd_max = h.snd_una + 470 * u64::from(MSS);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!(h.w.ssthresh, 235.0 * SEG);
+        assert_eq!(h.host.initial_cwnd, Some(nvar0(235.0, n1) * SEG));
+        assert_eq!(nvar0(235.0, n1), 100.0);
+    }
+
+    #[test]
+    fn the_initial_nvar0_seeds_the_first_connections_window() {
+        // Default: the configured initial window (the harness's 10 segments).
         let h = Harness::new(build(&AccParams::default()));
         assert_eq!(h.w.cwnd, 10.0 * SEG);
-        assert_eq!(h.host.initial_cwnd, None);
+        assert_eq!(h.host.initial_cwnd, Some(10.0 * SEG));
+        // A given seed is the first connection's cwnd and the first update's nvar0.
+        let p = AccParams { nvar0_initial_segments: Nvar0Seed::Segments(3.0), ..AccParams::default() };
+        let mut h = Harness::new(build(&p));
+        assert_eq!(h.w.cwnd, 3.0 * SEG);
+        h.w.cwnd = 20.0 * SEG;
+        h.fill_window();
+        h.loss(Loss::FastRetransmit);
+        assert_eq!(h.host.initial_cwnd, Some(nvar0(10.0, 3.0) * SEG));
+        // A second connection of a host that has a value does not re-seed it.
+        let mut c = Harness::new(build(&AccParams { nvar0_initial_segments: Nvar0Seed::Segments(40.0), ..AccParams::default() }));
+        c.host = h.host.clone();
+        c.call(|cc, w, cx| cc.init(w, cx));
+        assert_eq!(c.w.cwnd, nvar0(10.0, 3.0) * SEG);
+    }
+
+    #[test]
+    fn the_seed_is_a_number_of_segments_or_initial_window() {
+        let p: AccParams = serde_json::from_value(serde_json::json!({"nvar0_initial_segments": 4})).unwrap();
+        assert_eq!(p.nvar0_initial_segments, Nvar0Seed::Segments(4.0));
+        let p: AccParams = serde_json::from_value(serde_json::json!({"nvar0_initial_segments": "initial_window"})).unwrap();
+        assert_eq!(p.nvar0_initial_segments, Nvar0Seed::InitialWindow);
+        let err = serde_json::from_value::<AccParams>(serde_json::json!({"nvar0_initial_segments": "ten"})).unwrap_err();
+        assert!(err.to_string().contains("a number of segments or \"initial_window\""), "{err}");
     }
 
     #[test]
     fn nvar0_never_falls_below_one_segment() {
-        let p = AccParams { nvar0_initial_segments: 0.0, ..AccParams::default() };
+        let p = AccParams { nvar0_initial_segments: Nvar0Seed::Segments(0.0), ..AccParams::default() };
         let mut h = with_flight(build(&p), 2);
+        assert_eq!(h.host.initial_cwnd, Some(SEG));
         h.loss(Loss::FastRetransmit);
-        // int(0.4*2 + 0.6*0) = 0, floored at 1 segment.
+        // int(0.4*1 + 0.6*1) = 1: at least 1 segment.
         assert_eq!(h.host.initial_cwnd, Some(SEG));
     }
 
@@ -375,7 +479,7 @@ mod tests {
         let v = h.loss(Loss::FastRetransmit);
         assert_eq!(v, Verdict::Wireless);
         assert_eq!((h.w.cwnd, h.w.ssthresh), (cwnd, 20.0 * SEG));
-        assert_eq!(h.host.initial_cwnd, None, "no congestion response, no nvar0 update");
+        assert_eq!(h.host.initial_cwnd, Some(10.0 * SEG), "no congestion response, no nvar0 update");
         h.in_recovery = true;
         h.ack(1, 50 * MS);
         h.exit_recovery();
@@ -387,7 +491,7 @@ mod tests {
         let v = h.loss(Loss::FastRetransmit);
         assert_eq!(v, Verdict::Congestion);
         assert_eq!(h.w.cwnd, (flight / 2.0).max(2.0 * SEG));
-        assert_eq!(h.host.initial_cwnd, Some(nvar0(flight / 2.0 / SEG, 1.0) * SEG));
+        assert_eq!(h.host.initial_cwnd, Some(nvar0(flight / 2.0 / SEG, 10.0) * SEG));
     }
 
     #[test]

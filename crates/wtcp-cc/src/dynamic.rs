@@ -14,11 +14,24 @@
 //! Deviations and ambiguities resolved:
 //! - ABW is TCP Prairie's estimate ([`PrairieAbw`], itself a reading of an only partly
 //!   available paper; its parameters are the nested `abw` table).
-//! - "ssthresh = ABW" needs a window: ssthresh = ABW * RTTmin (bytes/s * s; `window_rtt =
-//!   "srtt"` uses SRTT instead), floored at 2 MSS (the paper states no floor). Before any
-//!   estimate exists, Reno's max(FlightSize/2, 2 MSS) stands in.
-//! - BDP = ABW * the same RTT, i.e. the new ssthresh before its floor; without an estimate
-//!   the backoff is never reset.
+//! - "ssthresh = ABW" (algorithm box line 1, l. 137; l. 155 "ssthresh is updated to the
+//!   estimated available bandwidth (ABW) at line 1 instead of being halved") is taken
+//!   literally by default (`ssthresh_from = "abw"`): ssthresh in bytes is ABW in bytes per
+//!   second, i.e. ABW * 1 s. The paper's own worked numbers fix this reading: after an RTO on
+//!   the 2 Mb/s simple topology at 5 % loss "our algorithm's ssthresh becomes 132811 at
+//!   54.70 s by reflecting the available bandwidth. And, its cwnd becomes about 11024"
+//!   (l. 243), and after an FRR cwnd stays "similar with the previous cwnd (12631)" (l. 263).
+//!   132811 is ABW in bytes/s of a flow getting about 1.06 Mb/s, while ABW * RTT on that path
+//!   (RTT ~ 25-60 ms) is 3-8 kB, and then cwnd = ssthresh/2 < beta would hide Eq. 5 in almost
+//!   every event; l. 157 ("Since cwnd is smaller than ssthresh, cwnd will increase
+//!   exponentially until it reaches ssthresh") also needs ssthresh far above cwnd. The
+//!   reading that ssthresh is a window, ABW * RTTmin as in Westwood, is `ssthresh_from =
+//!   "bdp"` (`window_rtt = "srtt"` uses SRTT). Either way ssthresh is floored at 2 MSS (the
+//!   paper states no floor). Before any estimate exists, Reno's max(FlightSize/2, 2 MSS)
+//!   stands in.
+//! - BDP of the back-off box = ABW * RTT (l. 171: "calculated by the product of the
+//!   available bandwidth and the round trip time"), RTT per `window_rtt` (RTTmin by
+//!   default); without an estimate the backoff is never reset.
 //! - Eq. 2: partial_total_data_sent = the difference of `Ctx::segments_sent` (data segments
 //!   sent, retransmissions included) between this event and the previous one, at least 1.
 //!   The retransmission that the event itself triggers is sent after the hook, so it counts
@@ -46,11 +59,14 @@
 //!   repeated expiries still update the loss rate and cwnd).
 //! - Backoff: checked on every RTO expiry, the first included. The sender has already
 //!   doubled the timer for this expiry; the request re-arms it with the un-backed-off RTO.
-//! - Growth between losses: the algorithm box sets cwnd only at FRR/RTO, but the text
-//!   says "if the loss rate is higher than zero, cwnd cannot be higher than 25000 [cwnd_max]"
-//!   and the paper's Section 3 motivates the scheme by bounding the maximum cwnd under
-//!   wireless loss. So while SLoss > 0 Reno growth stops at cwnd_max (`cap_growth = true`);
-//!   `cap_growth = false` applies Eq. 5 only at the losses.
+//! - Growth between losses is Reno's: the algorithm box sets cwnd only "when a fast
+//!   recovery or a RTO is triggered" (l. 133), and l. 157 says "cwnd will increase
+//!   exponentially until it reaches ssthresh". The sentence "if the loss rate is higher than
+//!   zero, cwnd cannot be higher than 25000" (l. 237) explains what the chosen alpha, beta and
+//!   cwnd_max mean for Eq. 5 ("while cwnd decreases linearly as the loss rate increases based
+//!   on the equation, these parameters indicate that ..."), i.e. the range of reduced_cwnd,
+//!   so growth is not capped by default. `cap_growth = true` (the earlier default) stops Reno
+//!   growth at cwnd_max while SLoss > 0.
 //! - Verdict: none (the scheme does not classify losses).
 
 use serde::Deserialize;
@@ -71,8 +87,11 @@ pub struct DynamicParams {
     pub beta_bytes: f64,
     /// cwnd_max of Eq. 5: reduced_cwnd just above zero loss, bytes (paper: 25000).
     pub cwnd_max_bytes: f64,
-    /// RTT turning ABW into ssthresh and BDP: `min_rtt` (default) or `srtt`; the paper
-    /// writes "ssthresh = ABW" and "BDP = available bandwidth * round trip time".
+    /// What line 1 sets ssthresh to: `abw` (ABW in bytes/s as bytes, the paper's literal
+    /// "ssthresh = ABW", default) or `bdp` (ABW * `window_rtt`).
+    pub ssthresh_from: SsthreshFrom,
+    /// RTT turning ABW into the BDP of the back-off box (and into ssthresh with
+    /// `ssthresh_from = "bdp"`): `min_rtt` (default) or `srtt`.
     pub window_rtt: WindowRtt,
     /// Respond with SLoss_{k-1} (before this event) instead of SLoss_k (not stated in the
     /// paper; default false).
@@ -83,9 +102,19 @@ pub struct DynamicParams {
     pub byte_counting: bool,
     /// Byte-counting limit L in segments (RFC 3465 §2.2: 2).
     pub abc_limit: u32,
-    /// While the smoothed loss rate is positive, cwnd does not grow past cwnd_max (the
-    /// paper's text; default true) instead of only being reduced at losses.
+    /// While the smoothed loss rate is positive, cwnd does not grow past cwnd_max (default
+    /// false: Eq. 5 applies only at FRR/RTO, as in the algorithm box).
     pub cap_growth: bool,
+}
+
+/// What "ssthresh = ABW" (algorithm box line 1) sets ssthresh to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshFrom {
+    /// ssthresh (bytes) = ABW (bytes per second): the paper's line 1 and Fig. 7 values.
+    Abw,
+    /// ssthresh = ABW * RTT, a window as in Westwood.
+    Bdp,
 }
 
 impl Default for DynamicParams {
@@ -94,30 +123,32 @@ impl Default for DynamicParams {
             alpha_pct: 0.5,
             beta_bytes: 10_000.0,
             cwnd_max_bytes: 25_000.0,
+            ssthresh_from: SsthreshFrom::Abw,
             window_rtt: WindowRtt::MinRtt,
             sloss_before_event: false,
             abw: PrairieAbwParams::default(),
             byte_counting: false,
             abc_limit: 2,
-            cap_growth: true,
+            cap_growth: false,
         }
     }
 }
 
 pub const DYNAMIC_INFO: AlgorithmInfo = AlgorithmInfo {
     name: "dynamic",
-    summary: "Reno whose FRR/RTO response sets ssthresh to Prairie's ABW and cwnd to min(ssthresh/2, a window falling linearly with the smoothed loss rate); resets the RTO backoff when BDP is large.",
+    summary: "Reno whose FRR/RTO response sets ssthresh to Prairie's ABW (bytes/s taken as bytes, as the paper's Fig. 7) and cwnd to min(ssthresh/2, a window falling linearly with the smoothed loss rate); resets the RTO backoff when BDP is large.",
     reference: "Park, Chung, Ahn, EURASIP J. Wireless Commun. Netw. 2012:304",
     params: &[
         ParamInfo { name: "alpha_pct", unit: "%", default: "0.5", doc: "Eq. 5 alpha: smoothed loss rate at which reduced_cwnd reaches beta (paper 0.5 %)" },
         ParamInfo { name: "beta_bytes", unit: "bytes", default: "10000.0", doc: "Eq. 5 beta: smallest reduced_cwnd (paper 10000)" },
         ParamInfo { name: "cwnd_max_bytes", unit: "bytes", default: "25000.0", doc: "Eq. 5 cwnd_max: reduced_cwnd just above zero loss (paper 25000)" },
-        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into ssthresh and BDP" },
+        ParamInfo { name: "ssthresh_from", unit: "abw|bdp", default: "abw", doc: "line 1 \"ssthresh = ABW\": abw sets ssthresh (bytes) to ABW in bytes/s (the paper's Fig. 7 values), bdp to ABW * window_rtt" },
+        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into the back-off box's BDP (and into ssthresh with ssthresh_from = bdp)" },
         ParamInfo { name: "sloss_before_event", unit: "bool", default: "false", doc: "respond with the smoothed loss rate before this event (SLoss_{k-1}) instead of SLoss_k" },
         ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC },
         reno::BYTE_COUNTING,
         reno::ABC_LIMIT,
-        ParamInfo { name: "cap_growth", unit: "bool", default: "true", doc: "while the smoothed loss rate is positive, cwnd never grows past cwnd_max" },
+        ParamInfo { name: "cap_growth", unit: "bool", default: "false", doc: "while the smoothed loss rate is positive, Reno growth stops at cwnd_max (not in the algorithm box)" },
     ],
     timeout_collapses_window: false,
 };
@@ -236,9 +267,13 @@ impl CongestionControl for Dynamic {
         self.bdp = self.abw.window_bytes(self.p.window_rtt, cx);
         let first = !matches!(loss, Loss::Timeout { consecutive } if consecutive > 1);
         if first {
-            // Line 1: ssthresh = ABW (as a window).
-            w.ssthresh = match self.bdp {
-                Some(bdp) => bdp.max(2.0 * mss),
+            // Line 1: ssthresh = ABW.
+            let abw = match self.p.ssthresh_from {
+                SsthreshFrom::Abw => self.abw.estimate_bytes_per_s(),
+                SsthreshFrom::Bdp => self.bdp,
+            };
+            w.ssthresh = match abw {
+                Some(a) => a.max(2.0 * mss),
                 None => halved_ssthresh(cx.flight_size as f64, mss),
             };
         }
@@ -304,8 +339,8 @@ mod tests {
         }
     }
 
-    /// A sender whose ABW is 1 MB/s (2 segments every 2 ms, constant RTT 100 ms), i.e.
-    /// ABW * RTTmin = 100 kB.
+    /// A sender whose ABW is 1 MB/s (2 segments every 2 ms, constant RTT 100 ms): ssthresh
+    /// "= ABW" is 1 MB, and ABW * RTTmin = 100 kB.
     fn with_abw(p: DynamicParams) -> Harness {
         let mut h = Harness::new(build(&p));
         for _ in 0..10 {
@@ -317,12 +352,12 @@ mod tests {
 
     #[test]
     fn reduced_cwnd_follows_eq5_at_zero_quarter_and_one_percent_loss() {
-        let abw_window = 1e6 * 0.1;
+        let abw = 1e6;
         // SLoss = 0: the first response with SLoss_{k-1}; no cap, cwnd = ssthresh/2.
         let mut h = with_abw(DynamicParams { sloss_before_event: true, ..params() });
         h.snd_max = 400_000;
         h.loss(Loss::FastRetransmit);
-        assert!(approx(h.w.ssthresh, abw_window));
+        assert!(approx(h.w.ssthresh, abw));
         assert_eq!(h.w.cwnd, h.w.ssthresh / 2.0);
         assert_eq!(var(&h, "reduced_cwnd"), h.w.ssthresh / 2.0);
         // SLoss = 0.25 % (400 segments sent since the start) and 1 % (100 segments).
@@ -331,19 +366,47 @@ mod tests {
             h.snd_max = segments * u64::from(MSS);
             h.loss(Loss::FastRetransmit);
             assert!(approx(var(&h, "sloss_rate_pct"), sloss));
-            assert!(approx(h.w.ssthresh, abw_window));
+            assert!(approx(h.w.ssthresh, abw));
             let reduced = eq5(sloss);
             assert!(approx(var(&h, "reduced_cwnd"), reduced), "{} vs {reduced}", var(&h, "reduced_cwnd"));
-            assert!(approx(h.w.cwnd, (abw_window / 2.0).min(reduced)));
+            assert!(approx(h.w.cwnd, (abw / 2.0).min(reduced)));
         }
         assert_eq!(eq5(0.25), 17_500.0);
         assert_eq!(eq5(1.0), 10_000.0);
     }
 
     #[test]
-    fn half_ssthresh_wins_when_it_is_below_reduced_cwnd() {
-        // ABW 200 kB/s, RTT 50 ms: ssthresh = 10 kB, half = 5 kB < eq5(0.25 %) = 17.5 kB.
+    fn the_papers_fig7_rto_values_ssthresh_is_abw_and_eq5_sets_cwnd() {
+        // Fig. 7a (l. 243): "ssthresh becomes 132811 ... its cwnd becomes about 11024". An
+        // ABW of 132811 bytes/s (one 1000-byte segment every 7.529497 ms) and 215 segments
+        // sent before the first RTO (SLoss = 100/215 = 0.465 %): ssthresh = 132811 and
+        // cwnd = reduced_cwnd = 25000 - 30000 * 0.465 = 11047 ~ 11024; ssthresh/2 = 66405
+        // does not bind, so Eq. 5 decides.
         let mut h = Harness::new(build(&params()));
+        for _ in 0..10 {
+            ack_at(&mut h, 1, 7_529_497, 30 * MS);
+        }
+        h.snd_max = 215_000;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!((h.w.ssthresh - 132_811.0).abs() < 1.0, "{}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, eq5(100.0 / 215.0)));
+        assert!((h.w.cwnd - 11_024.0).abs() / 11_024.0 < 0.01, "{}", h.w.cwnd);
+        // The window reading (ABW * RTTmin = 3984 bytes) would give cwnd = 1992 bytes.
+        let mut h = Harness::new(build(&DynamicParams { ssthresh_from: SsthreshFrom::Bdp, ..params() }));
+        for _ in 0..10 {
+            ack_at(&mut h, 1, 7_529_497, 30 * MS);
+        }
+        h.snd_max = 215_000;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!((h.w.ssthresh - 132_811.0 * 0.03).abs() < 1.0, "{}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, h.w.ssthresh / 2.0));
+    }
+
+    #[test]
+    fn half_ssthresh_wins_when_it_is_below_reduced_cwnd() {
+        // ssthresh_from = "bdp", ABW 200 kB/s, RTT 50 ms: ssthresh = 10 kB, half = 5 kB <
+        // eq5(0.25 %) = 17.5 kB.
+        let mut h = Harness::new(build(&DynamicParams { ssthresh_from: SsthreshFrom::Bdp, ..params() }));
         for _ in 0..10 {
             ack_at(&mut h, 1, 5 * MS, 50 * MS);
         }
@@ -428,13 +491,13 @@ mod tests {
         let mut h = with_abw(params());
         h.snd_max = 400_000;
         h.loss(Loss::Timeout { consecutive: 1 });
-        assert!(approx(h.w.ssthresh, 100_000.0));
+        assert!(approx(h.w.ssthresh, 1e6));
         assert!(approx(h.w.cwnd, eq5(0.25)));
         // The repeated expiry: one segment sent since, loss rate 100 %, theta = 1 s / 1 s.
         h.now += 1000 * MS;
         h.snd_max += 1000;
         h.loss(Loss::Timeout { consecutive: 2 });
-        assert!(approx(h.w.ssthresh, 100_000.0));
+        assert!(approx(h.w.ssthresh, 1e6));
         assert!(approx(h.w.cwnd, 10_000.0));
     }
 
@@ -466,7 +529,7 @@ mod tests {
         h.dup_ack();
         h.exit_recovery();
         assert!(approx(h.w.cwnd, 17_500.0));
-        assert!(approx(h.w.ssthresh, 100_000.0));
+        assert!(approx(h.w.ssthresh, 1e6));
         assert_eq!(h.cc.recovery_style(), RecoveryStyle::Reno);
     }
 

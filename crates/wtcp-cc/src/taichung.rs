@@ -7,16 +7,21 @@
 //! response multiplies cwnd by the shrink factor RTTmin/RTT instead of halving it (Fig. 4).
 //!
 //! Deviations and ambiguities resolved:
-//! - InterACK smoothing: Eq. 5 puts alpha on the running average, Fig. 2 on the fresh sample;
-//!   the paper gives no value. `interack_gain` is the weight of the fresh sample (Fig. 2's
-//!   alpha), default 1/8 (the RFC 6298 SRTT gain).
-//! - Fig. 2's filter, read with InterACK_org = the fresh sample, InterACK = the smoothed
-//!   value and InterACK_min = the smallest sample: a sample enters the EWMA if
-//!   sample/InterACK_min < cwnd (segments) or sample > InterACK. As printed this rejects only
-//!   samples that are both >= cwnd*InterACK_min and <= the average, i.e. almost never.
-//!   `interack_filter = "fig2"` (default) is that literal test; `"ratio"` keeps only the first
-//!   clause (drops gaps longer than a window's worth of ACK spacings: idle time between
-//!   flights); `"none"` takes every sample. The first sample always initialises the EWMA.
+//! - Fig. 2's filter and EWMA (l. 116-118) are read with InterACK = the fresh gap between
+//!   two ACKs and InterACK_org = the stored (original) average, because that makes Fig. 2's
+//!   update "InterACK = (alpha) * InterACK_org + (1 - alpha)InterACK" the same formula as
+//!   Eq. 5 (l. 74-76: "InterACK_new = alpha * InterACK_avg + (1 - alpha) * InterACK_old, where
+//!   InterACK_avg denotes the average inter-ACK time of the connection, InterACK_old is the
+//!   inter-ACK time between current and previous ACKs"): alpha weights the average, 1 - alpha
+//!   the fresh gap. The filter "InterACK/InterACK_min < cwnd || InterACK_org > InterACK" then
+//!   takes a gap shorter than a window's worth of the smallest gaps, or one shorter than the
+//!   average, and drops a gap that is both (idle time between flights, or a recovery pause):
+//!   `interack_filter = "fig2"` (default). The earlier reading (InterACK_org = the fresh gap,
+//!   InterACK = the average; as printed it rejects only gaps that are both long and below the
+//!   average, i.e. almost never) is `"fig2_sample_as_org"`; `"ratio"` keeps only the first
+//!   clause; `"none"` takes every sample. The first sample always initialises the EWMA.
+//! - The paper gives no alpha. `interack_gain` is 1 - alpha, the weight of the fresh gap,
+//!   default 1/8 (the RFC 6298 SRTT gain, i.e. alpha = 7/8).
 //! - Inter-ACK samples are the gaps between consecutive ACKs that advance SND.UNA (duplicate
 //!   ACKs are not "continuous ACKs" of new data); a loss forgets the last ACK time, so the
 //!   recovery period is not a sample; ACKs in the same nanosecond give no sample. With
@@ -56,13 +61,13 @@ const PARAMS: &[ParamInfo] = &[
         name: "interack_gain",
         unit: "ratio",
         default: "0.125",
-        doc: "weight of a new inter-ACK sample in the EWMA (Fig. 2's alpha; the paper gives no value)",
+        doc: "weight of a fresh inter-ACK gap in the EWMA (1 - alpha of Eq. 5 / Fig. 2; the paper gives no value)",
     },
     ParamInfo {
         name: "interack_filter",
-        unit: "fig2|ratio|none",
+        unit: "fig2|fig2_sample_as_org|ratio|none",
         default: "fig2",
-        doc: "which inter-ACK samples enter the EWMA: Fig. 2's test as printed, only its sample/min < cwnd clause, or all",
+        doc: "which inter-ACK gaps enter the EWMA: Fig. 2's test read as Eq. 5 (gap/min < cwnd or gap < average), the earlier reading (gap/min < cwnd or gap > average), only the gap/min < cwnd clause, or all",
     },
     ParamInfo {
         name: "ssthresh_net",
@@ -91,9 +96,13 @@ pub const TAICHUNG_INFO: AlgorithmInfo = AlgorithmInfo {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InterAckFilter {
-    /// Fig. 2 as printed: sample/InterACK_min < cwnd, or sample > InterACK.
+    /// Fig. 2 with InterACK = the fresh gap and InterACK_org = the average (Eq. 5):
+    /// gap/InterACK_min < cwnd, or gap < average.
     #[default]
     Fig2,
+    /// Fig. 2 with InterACK_org = the fresh gap and InterACK = the average:
+    /// gap/InterACK_min < cwnd, or gap > average (rejects almost nothing).
+    Fig2SampleAsOrg,
     /// Only sample/InterACK_min < cwnd.
     Ratio,
     /// Every sample.
@@ -126,10 +135,11 @@ pub enum RttChoice {
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TaichungParams {
-    /// Weight of a fresh inter-ACK sample in the EWMA, in (0, 1] (Fig. 2's alpha; the paper
-    /// gives no value; default 1/8 as the RFC 6298 SRTT gain).
+    /// Weight of a fresh inter-ACK gap in the EWMA, in (0, 1]: 1 - alpha of Eq. 5 and
+    /// Fig. 2 (the paper gives no value; default 1/8 as the RFC 6298 SRTT gain).
     pub interack_gain: f64,
-    /// Inter-ACK sample filter: `fig2` (Fig. 2 as printed), `ratio`, `none`.
+    /// Inter-ACK sample filter: `fig2` (Fig. 2 read as Eq. 5), `fig2_sample_as_org`,
+    /// `ratio`, `none`.
     pub interack_filter: InterAckFilter,
     /// `product` (Eq. 10) or `sum` (Fig. 2 as printed).
     pub ssthresh_net: Combine,
@@ -214,12 +224,15 @@ impl Taichung {
         let x = sample as f64;
         let accept = match (s.interack.value(), self.params.interack_filter) {
             (None, _) | (_, InterAckFilter::None) => true,
-            // Fig. 2: InterACK_org/InterACK_min < cwnd || InterACK_org > InterACK.
-            (Some(avg), InterAckFilter::Fig2) => x / min < cwnd_segments || x > avg,
+            // Fig. 2: InterACK/InterACK_min < cwnd || InterACK_org > InterACK, with
+            // InterACK the fresh gap and InterACK_org the average.
+            (Some(avg), InterAckFilter::Fig2) => x / min < cwnd_segments || avg > x,
+            (Some(avg), InterAckFilter::Fig2SampleAsOrg) => x / min < cwnd_segments || x > avg,
             (Some(_), InterAckFilter::Ratio) => x / min < cwnd_segments,
         };
         if accept {
-            // Fig. 2: InterACK = alpha*InterACK_org + (1 - alpha)*InterACK.
+            // Fig. 2 / Eq. 5: InterACK = alpha*InterACK_org + (1 - alpha)*InterACK, alpha on
+            // the average.
             s.interack.update(x);
         }
     }
@@ -390,7 +403,7 @@ mod tests {
         ack_at(&mut h, 100 * MS, 40 * MS);
         ack_at(&mut h, 102 * MS, 40 * MS);
         ack_at(&mut h, 106 * MS, 40 * MS);
-        // First sample 2 ms initialises; 4 ms > average passes Fig. 2's filter.
+        // First sample 2 ms initialises; 4 ms / 2 ms < cwnd passes Fig. 2's filter (Eq. 5).
         let expect = 0.875 * 0.002 + 0.125 * 0.004;
         assert!((var(&h, "interack_s") - expect).abs() < 1e-15);
         assert_eq!(var(&h, "interack_min_s"), 0.002);
@@ -400,27 +413,37 @@ mod tests {
         assert!((var(&h, "interack_s") - expect).abs() < 1e-15);
     }
 
-    #[test]
-    fn fig_2_filter_drops_a_long_gap_that_is_below_the_average() {
-        // Samples 20 ms then 1 ms: average 0.875*20 + 0.125*1 = 17.625 ms, minimum 1 ms.
-        // A 15 ms gap is >= cwnd (about 10) * 1 ms and below the average: rejected.
-        let mut h = Harness::new(build(&TaichungParams::default()));
-        h.w = Window::new(10.0 * SEG, 10.0 * SEG);
-        ack_at(&mut h, 100 * MS, 40 * MS);
-        ack_at(&mut h, 120 * MS, 40 * MS);
-        ack_at(&mut h, 121 * MS, 40 * MS);
-        let avg = 0.875 * 0.020 + 0.125 * 0.001;
-        assert!((var(&h, "interack_s") - avg).abs() < 1e-15);
-        ack_at(&mut h, 136 * MS, 40 * MS);
-        assert!((var(&h, "interack_s") - avg).abs() < 1e-15);
-        // With no filter it is taken.
-        let p = TaichungParams { interack_filter: InterAckFilter::None, ..TaichungParams::default() };
-        let mut h = Harness::new(build(&p));
-        h.w = Window::new(10.0 * SEG, 10.0 * SEG);
-        for at in [100, 120, 121, 136] {
+    /// The smoothed InterACK after ACKs at `times` (ms), cwnd held at 10 segments.
+    fn interack_after(filter: InterAckFilter, times: &[u64]) -> f64 {
+        let mut h = Harness::new(build(&TaichungParams { interack_filter: filter, ..TaichungParams::default() }));
+        for &at in times {
+            h.w = Window::new(10.0 * SEG, 10.0 * SEG);
             ack_at(&mut h, at * MS, 40 * MS);
         }
-        assert!((var(&h, "interack_s") - (0.875 * avg + 0.125 * 0.015)).abs() < 1e-15);
+        var(&h, "interack_s")
+    }
+
+    #[test]
+    fn fig_2_filter_drops_a_gap_longer_than_both_cwnd_minimum_gaps_and_the_average() {
+        // Eq. 5 recomputed: new = alpha*avg + (1 - alpha)*gap, alpha = 7/8.
+        let eq5 = |avg: f64, gap: f64| 0.875 * avg + 0.125 * gap;
+        // Gaps 2, 1 ms: average eq5(2, 1) = 1.875 ms, minimum 1 ms.
+        let avg = eq5(0.002, 0.001);
+        assert!((interack_after(InterAckFilter::Fig2, &[100, 102, 103]) - avg).abs() < 1e-15);
+        // A 30 ms gap (idle between flights): 30/1 >= cwnd = 10 and 30 > 1.875: dropped.
+        assert!((interack_after(InterAckFilter::Fig2, &[100, 102, 103, 133]) - avg).abs() < 1e-15);
+        // ... and taken by the earlier reading (gap > average) and with no filter.
+        for f in [InterAckFilter::Fig2SampleAsOrg, InterAckFilter::None] {
+            assert!((interack_after(f, &[100, 102, 103, 133]) - eq5(avg, 0.030)).abs() < 1e-15, "{f:?}");
+        }
+        // Gaps 20, 1 ms: average eq5(20, 1) = 17.625 ms. A 15 ms gap is >= cwnd * 1 ms but
+        // below the average: taken ("InterACK_org > InterACK"); the earlier reading drops it.
+        let avg = eq5(0.020, 0.001);
+        let times = [100, 120, 121, 136];
+        assert!((interack_after(InterAckFilter::Fig2, &times) - eq5(avg, 0.015)).abs() < 1e-15);
+        assert!((interack_after(InterAckFilter::Fig2SampleAsOrg, &times) - avg).abs() < 1e-15);
+        // "ratio" keeps only the first clause: the 15 ms gap is dropped.
+        assert!((interack_after(InterAckFilter::Ratio, &times) - avg).abs() < 1e-15);
     }
 
     #[test]

@@ -199,8 +199,9 @@ fn bandwidth_estimating_schemes_beat_newreno_under_random_loss() {
 }
 
 #[test]
-fn dynamic_caps_its_window_at_cwnd_max_while_its_loss_estimate_is_positive() {
-    let r = run_cc("dynamic", &[("links.1.ab.loss", "{ model = \"uniform\", rate = 0.01 }"), ("trace.enabled", "true")]);
+fn dynamic_with_cap_growth_caps_its_window_at_cwnd_max_while_its_loss_estimate_is_positive() {
+    let ov = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.01 }"), ("flows.0.cc_params", "{ cap_growth = true }"), ("trace.enabled", "true")];
+    let r = run_cc("dynamic", &ov);
     let t = r.traces.as_ref().unwrap();
     let cwnd = &t.flow_columns.iter().find(|(n, _)| *n == "cwnd_base").unwrap().1;
     let sloss: Vec<f64> = (0..t.cc_name.len()).filter(|&i| t.cc_name[i] == "sloss_rate_pct").map(|i| t.cc_value[i]).collect();
