@@ -22,3 +22,26 @@ def test_every_algorithm_documents_its_deviations():
     for a in _core.algorithms():
         section = text.split(f"\n## {a['name']}\n", 1)[1].split("\n## ", 1)[0]
         assert "eviation" in section, f"{a['name']}: no deviations list in its module header"
+
+
+def test_every_earlier_reading_in_the_faithfulness_table_is_still_a_valid_option():
+    """docs/faithfulness.md's "before" columns are earlier readings kept as named options:
+    each variant of tools/faithful_numbers.py must still resolve (unknown keys are errors)."""
+    import sys
+
+    import wtcp
+
+    spec = importlib.util.spec_from_file_location("faithful_numbers", ROOT / "tools" / "faithful_numbers.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+
+    for case in module.CASES:
+        for _, overrides in case.points[:1]:
+            for _, cc, params in case.variants:
+                sc = wtcp.load(wtcp.builtin_scenario_path(case.scenario)).with_overrides({**case.base, **overrides})
+                for i in case.flows:
+                    sc = sc.set(f"flows.{i}.cc", cc)
+                    if params:
+                        sc = sc.set(f"flows.{i}.cc_params", params)
+                assert sc.document["flows"][case.flows[0]]["cc"] == cc

@@ -172,7 +172,7 @@ impl Default for PrairieParams {
 
 pub const PRAIRIE_INFO: AlgorithmInfo = AlgorithmInfo {
     name: "prairie",
-    summary: "Bandwidth estimate that spreads each ACK burst over part of the following off period by the degree of congestion; after a loss ssthresh = ABW * RTTmin (paper only partly specified).",
+    summary: "Bandwidth estimate from ACK bursts, each spread over its following off period (weighted by the degree of congestion when configured); after a loss ssthresh = ABW * RTTmin (paper only partly specified).",
     reference: "Parvez, Hossain, Computer Communications 28(2):246-256, 2005 (reading of algorithms.md §6)",
     params: &[
         ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC },

@@ -1,0 +1,129 @@
+"""Before -> after numbers for the paper readings settled in docs/faithfulness.md.
+
+Every settled reading keeps the earlier one as a named option, so "before" is the earlier
+option set and "after" the current defaults, run side by side over the same seeds:
+
+    python tools/faithful_numbers.py            # every scheme
+    python tools/faithful_numbers.py dynamic    # one case (see CASES)
+
+Prints one line per (case, point, algorithm variant): mean over the seeds of the flows'
+summed goodput (Mb/s), retransmitted segments, timeouts, and the case's extra metric.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from dataclasses import dataclass, field
+
+import wtcp
+
+
+@dataclass
+class Case:
+    """One scheme's headline comparison."""
+
+    name: str
+    scenario: str
+    # (label, overrides) per point of the comparison
+    points: list[tuple[str, dict]]
+    # (label, cc, cc_params or None for the defaults) per variant
+    variants: list[tuple[str, str, dict | None]]
+    # flows whose cc is set (indices)
+    flows: tuple[int, ...] = (0,)
+    base: dict = field(default_factory=dict)
+    seeds: int = 5
+    # an algorithm variable reported as its median after `trace_from_s`, in units of `scale`
+    trace_var: str | None = None
+    trace_from_s: float = 35.0
+    scale: float = 1e6
+
+
+def loss(rate: float, link: int = 1) -> dict:
+    return {f"links.{link}.ab.loss.rate": rate}
+
+
+DYNAMIC_BEFORE = {"ssthresh_from": "bdp", "cap_growth": True, "abw": {"off_weight": "congestion"}}
+
+CASES = [
+    Case(
+        "dynamic",
+        "two-hop-wireless",
+        [(f"{r:.0%} loss", loss(r)) for r in (0.0, 0.01, 0.02, 0.05)],
+        [("reno", "reno", None), ("before", "dynamic", DYNAMIC_BEFORE), ("after", "dynamic", {})],
+        trace_var="abw_bps",
+    ),
+    Case(
+        "prairie",
+        "two-hop-wireless",
+        [(f"{r:.0%} loss", loss(r)) for r in (0.0, 0.01, 0.02, 0.05)],
+        [("before", "prairie", {"abw": {"off_weight": "congestion"}}), ("after", "prairie", {})],
+        trace_var="abw_bps",
+    ),
+    Case(
+        "taichung",
+        "taichung-dumbbell",
+        [(f"{n} flows, {r:.0%} loss", {"flows.0.count": n, "links.3.ab.loss": {"model": "uniform", "rate": r}})
+         for n in (1, 20) for r in (0.0, 0.01, 0.05, 0.1)],
+        [("newreno", "newreno", None), ("before", "taichung", {"interack_filter": "fig2_sample_as_org"}), ("after", "taichung", {})],
+        base={"flows.0.start_stagger_s": 0.5, "flows.1.count": 0},
+        seeds=3,
+    ),
+    Case(
+        "acc",
+        "clap-interference",
+        [(f"MAC BER {p} % per byte", {"wifi.0.ber": b}) for p, b in (("0", 0.0), ("0.07", 8.75268e-5), ("0.1", 1.25055e-4))],
+        [("newreno", "newreno", None), ("acc before", "acc", {"halve": "flight_size"}), ("acc after", "acc", {}),
+         ("clap before", "clap", {"halve": "flight_size"}), ("clap after", "clap", {})],
+        flows=(0, 1, 2),
+        base={"flows.3.count": 0},
+    ),
+]
+
+
+def run_point(case: Case, overrides: dict, cc: str, params: dict | None) -> dict:
+    sc = wtcp.load(wtcp.builtin_scenario_path(case.scenario)).with_overrides({**case.base, **overrides})
+    for i in case.flows:
+        sc = sc.set(f"flows.{i}.cc", cc)
+        if params:
+            sc = sc.set(f"flows.{i}.cc_params", params)
+    rows = []
+    for seed in range(1, case.seeds + 1):
+        traced = case.trace_var is not None
+        r = sc.run(seed=seed, trace=traced)
+        f = r.flows[r.flows.kind == "tcp"] if "kind" in r.flows else r.flows
+        row = {
+            "goodput_mbps": f.goodput_mbps.sum(),
+            "retransmissions": f.retransmitted_segments.sum(),
+            "timeouts": f.timeouts.sum(),
+        }
+        if traced:
+            c = r.traces.cc
+            v = c[(c.time >= case.trace_from_s) & (c.name == case.trace_var)].value
+            row[case.trace_var] = v.median() / case.scale if len(v) else float("nan")
+        rows.append(row)
+    return {k: statistics.mean(r[k] for r in rows) for k in rows[0]}
+
+
+def main(argv: list[str]) -> int:
+    wanted = set(argv) or {c.name for c in CASES}
+    unknown = wanted - {c.name for c in CASES}
+    if unknown:
+        print(f"unknown case(s) {sorted(unknown)}; allowed: {[c.name for c in CASES]}", file=sys.stderr)
+        return 2
+    for case in CASES:
+        if case.name not in wanted:
+            continue
+        print(f"## {case.name} ({case.scenario}, {case.seeds} seeds, means)")
+        for label, ov in case.points:
+            for vlabel, cc, params in case.variants:
+                m = run_point(case, ov, cc, params)
+                extra = f"  {case.trace_var} median {m[case.trace_var]:.2f} M" if case.trace_var in m else ""
+                print(f"{label:>24}  {vlabel:<12} goodput {m['goodput_mbps']:7.3f} Mb/s  "
+                      f"retx {m['retransmissions']:8.0f}  timeouts {m['timeouts']:6.1f}{extra}")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
