@@ -43,6 +43,7 @@ def loss(rate: float, link: int = 1) -> dict:
     return {f"links.{link}.ab.loss.rate": rate}
 
 
+ACC_BEFORE = {"halve": "flight_size", "repeated_timeouts": "rfc5681"}
 DYNAMIC_BEFORE = {"ssthresh_from": "bdp", "cap_growth": True, "abw": {"off_weight": "congestion"}}
 
 CASES = [
@@ -65,7 +66,7 @@ CASES = [
         "taichung-dumbbell",
         [(f"{n} flows, {r:.0%} loss", {"flows.0.count": n, "links.3.ab.loss": {"model": "uniform", "rate": r}})
          for n in (1, 20) for r in (0.0, 0.01, 0.05, 0.1)],
-        [("newreno", "newreno", None), ("before", "taichung", {"interack_filter": "fig2_sample_as_org"}), ("after", "taichung", {})],
+        [("newreno", "newreno", None), ("before", "taichung", {"interack_filter": "ratio_or_above_average"}), ("after", "taichung", {})],
         base={"flows.0.start_stagger_s": 0.5, "flows.1.count": 0},
         seeds=3,
     ),
@@ -73,8 +74,8 @@ CASES = [
         "acc",
         "clap-interference",
         [(f"MAC BER {p} % per byte", {"wifi.0.ber": b}) for p, b in (("0", 0.0), ("0.07", 8.75268e-5), ("0.1", 1.25055e-4))],
-        [("newreno", "newreno", None), ("acc before", "acc", {"halve": "flight_size"}), ("acc after", "acc", {}),
-         ("clap before", "clap", {"halve": "flight_size"}), ("clap after", "clap", {})],
+        [("newreno", "newreno", None), ("acc before", "acc", ACC_BEFORE), ("acc after", "acc", {}),
+         ("clap before", "clap", ACC_BEFORE), ("clap after", "clap", {})],
         flows=(0, 1, 2),
         base={"flows.3.count": 0},
     ),

@@ -21,15 +21,23 @@
 //!   host's first connection starts as the NewReno it modifies ("instead of starting from
 //!   cwnd = 1, we start using cwnd = nvar0", l. 61, where ns-2's NewReno starts at 1). The
 //!   seed is floored at 1 segment and not truncated (int() belongs to the update).
-//! - "Whenever any ongoing connection detects a packet loss, its ssthresh value is used" and
+//! - "Whenever any ongoing connection detects a packet loss on the network, its ssthresh
+//!   value is used to recalculate nvar0" (l. 61) and
 //!   Fig. 1 updates nvar0 "IN SLOWDOWN()" (l. 66), ns-2's loss response, which halves the
 //!   window min(cwnd_, window_) (the paper's runs are ns-2, l. 104). So ssthresh here is the
 //!   one NewReno sets with `halve = "cwnd"` (default): half the congestion window without the
 //!   sender's fast-recovery inflation. `halve = "flight_size"` (RFC 5681, the earlier
 //!   default) feeds nvar0 from FlightSize, which after a long inflated recovery can hold
-//!   hundreds of segments. A repeated timeout of the same data (consecutive > 1) leaves
-//!   ssthresh and nvar0 alone (RFC 5681 §3.1). ECN echoes are not losses: they get NewReno's
-//!   RFC 3168 response and do not update nvar0.
+//!   hundreds of segments. "its ssthresh value" is the value after this loss's cut (before
+//!   the first cut ssthresh can be unlimited). ns-2 also truncates that ssthresh to whole
+//!   packets; here only nvar0 is truncated (`integer_segments`).
+//! - Repeated timeouts of the same data: ns-2's timeout() calls slowdown() on every expiry,
+//!   so ssthresh = max(cwnd/2, 2 segments) of the restart window and nvar0 is updated again
+//!   each time; that is how "for poor link conditions nvar0 is set to its minimum value 1"
+//!   (l. 61) comes about. `repeated_timeouts = "ns2"` (default) does so;
+//!   `"rfc5681"` (the earlier default) leaves ssthresh and nvar0 alone after the first
+//!   expiry (RFC 5681 §3.1). ECN echoes are not losses: they get NewReno's RFC 3168 response
+//!   and do not update nvar0.
 //! - Timeout (Fig. 2): cwnd = int(nvar0/2) segments with the nvar0 that includes this loss,
 //!   on every expiry; at least 1 segment. ssthresh follows NewReno. So a timeout need not
 //!   collapse the window (`timeout_collapses_window = false`).
@@ -73,6 +81,12 @@ const PARAMS: &[ParamInfo] = &[
     reno::BYTE_COUNTING,
     reno::ABC_LIMIT,
     ParamInfo {
+        name: "repeated_timeouts",
+        unit: "ns2|rfc5681",
+        default: "ns2",
+        doc: "a repeated timeout of the same data: ns2 halves the restart window into ssthresh and updates nvar0 again (ns-2's slowdown() on every expiry); rfc5681 leaves both alone",
+    },
+    ParamInfo {
         name: "halve",
         unit: "flight_size|cwnd|pipe",
         default: "cwnd",
@@ -111,6 +125,9 @@ pub struct AccParams {
     pub byte_counting: bool,
     /// NewReno: byte-counting limit L in segments (RFC 3465 §2.2: 2).
     pub abc_limit: u32,
+    /// Repeated timeouts: `ns2` (ssthresh and nvar0 updated on every expiry, default) or
+    /// `rfc5681` (first expiry only).
+    pub repeated_timeouts: RepeatedTimeouts,
     /// NewReno: what a loss halves: `cwnd` (ns-2's slowdown(), default), `flight_size`
     /// (RFC 5681) or `pipe` (ns-3).
     pub halve: HalveOf,
@@ -124,9 +141,20 @@ impl Default for AccParams {
             integer_segments: true,
             byte_counting: false,
             abc_limit: 2,
+            repeated_timeouts: RepeatedTimeouts::Ns2,
             halve: HalveOf::Cwnd,
         }
     }
+}
+
+/// What a repeated timeout of the same data does to ssthresh and nvar0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepeatedTimeouts {
+    /// ns-2's slowdown() on every expiry: ssthresh = max(cwnd/2, 2 segments), nvar0 updated.
+    Ns2,
+    /// RFC 5681 §3.1: ssthresh and nvar0 are left as the first expiry set them.
+    Rfc5681,
 }
 
 /// nvar0 before the host's first loss.
@@ -288,12 +316,18 @@ impl CongestionControl for Acc {
                 }
             }
             Loss::Timeout { consecutive } => {
-                // NewReno: ssthresh cut on the first expiry only.
-                self.state.base.on_loss(loss, w, cx);
+                let mss = cx.mss_f();
                 let nvar0 = if consecutive <= 1 {
+                    // NewReno's cut (of cwnd by default, as ns-2's slowdown()).
+                    self.state.base.on_loss(loss, w, cx);
+                    self.update_nvar0(w.ssthresh, cx)
+                } else if self.params.repeated_timeouts == RepeatedTimeouts::Ns2 {
+                    // ns-2 slowdown() again: ssthresh = max(window/2, 2) of the restart window.
+                    w.ssthresh = (w.cwnd / 2.0).max(2.0 * mss);
+                    w.cwnd = mss;
                     self.update_nvar0(w.ssthresh, cx)
                 } else {
-                    let mss = cx.mss_f();
+                    self.state.base.on_loss(loss, w, cx);
                     cx.host.initial_cwnd.map_or(1.0, |b| b / mss)
                 };
                 // Fig. 2: wnd_restart_ = nvar0/2; cwnd = int(wnd_restart_).
@@ -387,17 +421,34 @@ mod tests {
         assert_eq!(a.w.ssthresh, 15.0 * SEG);
         assert_eq!(a.w.cwnd, (n3 / 2.0).floor() * SEG);
 
-        // A repeated timeout keeps ssthresh and nvar0, and restarts at nvar0/2 again.
+        // A repeated timeout (ns-2): ssthresh = max(5/2, 2) = 2.5 segments of the restart
+        // window, nvar0 = int(0.4*2.5 + 0.6*10) = 7, restart at int(7/2) = 3.
+        let mut rfc = Harness::new(build(&AccParams { repeated_timeouts: RepeatedTimeouts::Rfc5681, ..p }));
+        rfc.host = a.host.clone();
+        rfc.w = a.w;
         a.loss(Loss::Timeout { consecutive: 2 });
-        assert_eq!(a.host.initial_cwnd, Some(n3 * SEG));
-        assert_eq!(a.w.ssthresh, 15.0 * SEG);
-        assert_eq!(a.w.cwnd, 5.0 * SEG);
+        let n4 = nvar0(2.5, n3);
+        assert_eq!(n4, 7.0);
+        assert_eq!(a.w.ssthresh, 2.5 * SEG);
+        assert_eq!(a.host.initial_cwnd, Some(n4 * SEG));
+        assert_eq!(a.w.cwnd, 3.0 * SEG);
+        // ... decaying towards 1 as the expiries repeat.
+        for k in 3..12 {
+            a.loss(Loss::Timeout { consecutive: k });
+        }
+        assert_eq!(a.host.initial_cwnd, Some(2.0 * SEG));
+        assert_eq!(a.w.cwnd, SEG);
+        // RFC 5681: ssthresh and nvar0 stay; restart at nvar0/2 again.
+        rfc.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!(rfc.host.initial_cwnd, Some(n3 * SEG));
+        assert_eq!(rfc.w.ssthresh, 15.0 * SEG);
+        assert_eq!(rfc.w.cwnd, 5.0 * SEG);
 
         // A new connection of the host starts with cwnd = nvar0.
         let mut c = Harness::new(build(&p));
         c.host = a.host.clone();
         c.call(|cc, w, cx| cc.init(w, cx));
-        assert_eq!(c.w.cwnd, n3 * SEG);
+        assert_eq!(c.w.cwnd, 2.0 * SEG);
     }
 
     #[test]

@@ -28,10 +28,21 @@
 //!   reading that ssthresh is a window, ABW * RTTmin as in Westwood, is `ssthresh_from =
 //!   "bdp"` (`window_rtt = "srtt"` uses SRTT). Either way ssthresh is floored at 2 MSS (the
 //!   paper states no floor). Before any estimate exists, Reno's max(FlightSize/2, 2 MSS)
-//!   stands in.
+//!   stands in (on the first expiry of a timeout only, RFC 5681 §3.1).
+//!   The Fig. 7 values do not fix the loss rate: cwnd "about 11024" at 54.75 s, 0.05 s after
+//!   the RTO, fits Eq. 5 at SLoss = 0.466 %, and equally cwnd = beta = 10000 (SLoss >= alpha)
+//!   plus one 1024-byte segment of slow start; l. 251 ("When the retransmissions end, cwnd of
+//!   our scheme is set to 10000 at 54.82 s") suggests the second, with a further event at
+//!   54.82 s. Both readings give ssthresh = ABW far above cwnd, which is what they decide.
+//! - ssthresh = ABW is set at every FRR and every RTO expiry, repeated ones included (the
+//!   algorithm box runs "when a fast recovery or a RTO is triggered", l. 133, 155); RFC 5681
+//!   §3.1's rule for repeated expiries protects a halved FlightSize, not an estimate.
 //! - BDP of the back-off box = ABW * RTT (l. 171: "calculated by the product of the
-//!   available bandwidth and the round trip time"), RTT per `window_rtt` (RTTmin by
-//!   default); without an estimate the backoff is never reset.
+//!   available bandwidth and the round trip time (it is well known that TCP's performance is
+//!   maximized when cwnd is equal to BDP)"). The window that maximises performance is the
+//!   pipe size, bandwidth times the round trip without queueing, so RTT = RTTmin by default
+//!   (as Westwood's ABW * RTTmin); `window_rtt = "srtt"` uses SRTT. Without an estimate the
+//!   backoff is never reset.
 //! - Eq. 2: partial_total_data_sent = the difference of `Ctx::segments_sent` (data segments
 //!   sent, retransmissions included) between this event and the previous one, at least 1.
 //!   The retransmission that the event itself triggers is sent after the hook, so it counts
@@ -46,7 +57,9 @@
 //! - Eq. 5 is applied as the algorithm box writes it (lines 4-7): reduced_cwnd =
 //!   max((beta - cwnd_max)/alpha * SLoss + cwnd_max, beta) when SLoss > 0, else
 //!   reduced_cwnd = ssthresh/2 (no cap at exactly zero loss). With alpha <= 0,
-//!   reduced_cwnd = beta. SLoss and alpha are in percent (Eq. 2 multiplies by 100).
+//!   reduced_cwnd = beta. SLoss and alpha are in percent (Eq. 2 multiplies by 100; l. 120 and
+//!   l. 177 say x "ranges from 0 to 1", which holds for loss rates up to 1 %; alpha = 0.5 %
+//!   (l. 237) is on the same percent scale, so the line is the same either way).
 //! - beta and cwnd_max are bytes as in the paper (whose packets were 1024 bytes); they do
 //!   not scale with the MSS.
 //! - Fast retransmit: the window is set when the FRR is triggered (algorithm box); the
@@ -55,8 +68,7 @@
 //!   trigger, not to ssthresh (the paper: at the new ACK cwnd follows ABW and loss rate).
 //! - Timeout: cwnd = min(ssthresh/2, reduced_cwnd), not one segment (the paper's Fig. 7a
 //!   shows cwnd about 11 kB just after an RTO), hence `timeout_collapses_window = false`;
-//!   the sender still goes back N. ssthresh is set on the first expiry only (RFC 5681 §3.1;
-//!   repeated expiries still update the loss rate and cwnd).
+//!   the sender still goes back N.
 //! - Backoff: checked on every RTO expiry, the first included. The sender has already
 //!   doubled the timer for this expiry; the request re-arms it with the un-backed-off RTO.
 //! - Growth between losses is Reno's: the algorithm box sets cwnd only "when a fast
@@ -265,17 +277,17 @@ impl CongestionControl for Dynamic {
         let sloss = if self.p.sloss_before_event { before } else { self.sloss_pct };
         // BDP = ABW * RTT (bytes/s * s).
         self.bdp = self.abw.window_bytes(self.p.window_rtt, cx);
+        // Line 1: ssthresh = ABW, at every FRR/RTO.
+        let abw = match self.p.ssthresh_from {
+            SsthreshFrom::Abw => self.abw.estimate_bytes_per_s(),
+            SsthreshFrom::Bdp => self.bdp,
+        };
         let first = !matches!(loss, Loss::Timeout { consecutive } if consecutive > 1);
-        if first {
-            // Line 1: ssthresh = ABW.
-            let abw = match self.p.ssthresh_from {
-                SsthreshFrom::Abw => self.abw.estimate_bytes_per_s(),
-                SsthreshFrom::Bdp => self.bdp,
-            };
-            w.ssthresh = match abw {
-                Some(a) => a.max(2.0 * mss),
-                None => halved_ssthresh(cx.flight_size as f64, mss),
-            };
+        match abw {
+            Some(a) => w.ssthresh = a.max(2.0 * mss),
+            // No estimate yet: Reno's halving, once per timeout sequence (RFC 5681 §3.1).
+            None if first => w.ssthresh = halved_ssthresh(cx.flight_size as f64, mss),
+            None => {}
         }
         let cwnd = self.respond(w.ssthresh, sloss);
         w.cwnd = cwnd;
@@ -377,29 +389,50 @@ mod tests {
 
     #[test]
     fn the_papers_fig7_rto_values_ssthresh_is_abw_and_eq5_sets_cwnd() {
-        // Fig. 7a (l. 243): "ssthresh becomes 132811 ... its cwnd becomes about 11024". An
-        // ABW of 132811 bytes/s (one 1000-byte segment every 7.529497 ms) and 215 segments
-        // sent before the first RTO (SLoss = 100/215 = 0.465 %): ssthresh = 132811 and
-        // cwnd = reduced_cwnd = 25000 - 30000 * 0.465 = 11047 ~ 11024; ssthresh/2 = 66405
-        // does not bind, so Eq. 5 decides.
+        // Fig. 7a (l. 243, 251): "ssthresh becomes 132811 ... its cwnd becomes about 11024"
+        // 0.05 s later, and 10000 when the retransmissions end. An ABW of 132811 bytes/s (one
+        // 1000-byte segment every 7.529497 ms) and SLoss >= alpha (100 segments sent before
+        // the RTO, 1 %): ssthresh = 132811, cwnd = beta = 10000 (ssthresh/2 = 66405 does not
+        // bind), and cwnd < ssthresh, so each ACK adds a segment (with the paper's 1024-byte
+        // segments, 11024 after the first).
         let mut h = Harness::new(build(&params()));
         for _ in 0..10 {
             ack_at(&mut h, 1, 7_529_497, 30 * MS);
         }
-        h.snd_max = 215_000;
+        h.snd_max = 100_000;
         h.loss(Loss::Timeout { consecutive: 1 });
         assert!((h.w.ssthresh - 132_811.0).abs() < 1.0, "{}", h.w.ssthresh);
-        assert!(approx(h.w.cwnd, eq5(100.0 / 215.0)));
-        assert!((h.w.cwnd - 11_024.0).abs() / 11_024.0 < 0.01, "{}", h.w.cwnd);
+        assert_eq!(h.w.cwnd, 10_000.0);
+        ack_at(&mut h, 1, 7_529_497, 30 * MS);
+        assert_eq!(h.w.cwnd, 10_000.0 + M);
         // The window reading (ABW * RTTmin = 3984 bytes) would give cwnd = 1992 bytes.
         let mut h = Harness::new(build(&DynamicParams { ssthresh_from: SsthreshFrom::Bdp, ..params() }));
         for _ in 0..10 {
             ack_at(&mut h, 1, 7_529_497, 30 * MS);
         }
-        h.snd_max = 215_000;
+        h.snd_max = 100_000;
         h.loss(Loss::Timeout { consecutive: 1 });
         assert!((h.w.ssthresh - 132_811.0 * 0.03).abs() < 1.0, "{}", h.w.ssthresh);
         assert!(approx(h.w.cwnd, h.w.ssthresh / 2.0));
+    }
+
+    #[test]
+    fn ssthresh_is_floored_at_two_segments_and_halves_flight_size_without_an_estimate() {
+        // ABW 1000 bytes/s (one segment a second): ssthresh = max(1000, 2 MSS) = 2 MSS.
+        let mut h = Harness::new(build(&params()));
+        for _ in 0..5 {
+            ack_at(&mut h, 1, 1000 * MS, 30 * MS);
+        }
+        h.loss(Loss::FastRetransmit);
+        assert_eq!(h.w.ssthresh, 2.0 * M);
+        // No estimate: RFC 5681 max(FlightSize/2, 2 MSS), kept on a repeated expiry.
+        let mut h = Harness::new(build(&params()));
+        h.snd_max = 30_000;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!(h.w.ssthresh, 15_000.0);
+        h.snd_max = 60_000;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!(h.w.ssthresh, 15_000.0);
     }
 
     #[test]
@@ -487,7 +520,7 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_keeps_min_half_ssthresh_reduced_and_holds_ssthresh_when_repeated() {
+    fn every_timeout_sets_ssthresh_to_abw_and_cwnd_to_min_half_ssthresh_reduced() {
         let mut h = with_abw(params());
         h.snd_max = 400_000;
         h.loss(Loss::Timeout { consecutive: 1 });
@@ -499,6 +532,14 @@ mod tests {
         h.loss(Loss::Timeout { consecutive: 2 });
         assert!(approx(h.w.ssthresh, 1e6));
         assert!(approx(h.w.cwnd, 10_000.0));
+        // A repeated expiry after the estimate moved takes the new ABW (every RTO, l. 133).
+        for _ in 0..60 {
+            ack_at(&mut h, 1, 2 * MS, 100 * MS);
+        }
+        let abw = var(&h, "abw_bps") / 8.0;
+        assert!((abw - 1e6).abs() > 1e5, "{abw}");
+        h.loss(Loss::Timeout { consecutive: 3 });
+        assert!(approx(h.w.ssthresh, abw));
     }
 
     #[test]

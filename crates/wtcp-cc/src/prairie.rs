@@ -32,7 +32,13 @@
 //!   of rate / c' — above the bottleneck's rate on a path with no other traffic. Measured on
 //!   `two-hop-wireless` (2 Mb/s bottleneck, 5 seeds, median of `abw_bps` after 35 s):
 //!   c' = c reads 2.25 / 3.51 / 4.04 Mb/s at 0 / 1 / 5 % loss, c' = 1 reads 1.90 / 1.87 /
-//!   1.30 Mb/s. The earlier default c' = c (an estimate of spare capacity) stays available:
+//!   1.30 Mb/s. Plainly: with c' = 1 the degree of congestion no longer enters the sample
+//!   (it is computed for traces only), so the default drops the feature the abstract names
+//!   ("based on degree of congestion and burstiness"); the estimator is then a per-burst
+//!   average delivery rate, close to Westwood's. The abstract's formula is not known, and no
+//!   known weight c' < 1 keeps the sample at or below the rate the flow obtains, which the
+//!   abstract says it measures. The earlier default c' = c (an estimate of spare capacity)
+//!   stays available:
 //!   with it a burst on a path without a queue counts at nearly its own rate, and on a
 //!   congested path it is spread over the whole off period. With c' = 1 - c a standing queue
 //!   (c near 1) gives samples up to 1/(1 - c) times the delivery rate (in the ns-3 "simple2"
@@ -53,7 +59,7 @@
 //! - Loss response (reference reading): on 3 dupacks ssthresh = max(ABW * RTT, 2 MSS) and
 //!   cwnd = min(cwnd, ssthresh), NewReno recovery, cwnd = ssthresh at exit; on the first
 //!   RTO the same ssthresh and cwnd = 1 MSS; repeated RTOs leave ssthresh alone
-//!   (RFC 5681 §3.1). RTT = RTTmin by default (`window_rtt = "srtt"` uses SRTT). Without an
+//!   (RFC 5681 §3.1; a departure from the reference reading, which sets it on every RTO). RTT = RTTmin by default (`window_rtt = "srtt"` uses SRTT). Without an
 //!   estimate yet, Reno's max(FlightSize/2, 2 MSS) is used.
 //! - Verdict: none (Prairie does not classify losses).
 

@@ -16,15 +16,18 @@
 //!   the fresh gap. The filter "InterACK/InterACK_min < cwnd || InterACK_org > InterACK" then
 //!   takes a gap shorter than a window's worth of the smallest gaps, or one shorter than the
 //!   average, and drops a gap that is both (idle time between flights, or a recovery pause):
-//!   `interack_filter = "fig2"` (default). The earlier reading (InterACK_org = the fresh gap,
-//!   InterACK = the average; as printed it rejects only gaps that are both long and below the
-//!   average, i.e. almost never) is `"fig2_sample_as_org"`; `"ratio"` keeps only the first
-//!   clause; `"none"` takes every sample. The first sample always initialises the EWMA.
+//!   `interack_filter = "fig2"` (default). The earlier implementation (accept a gap if
+//!   gap/InterACK_min < cwnd or gap > average; it rejects only gaps that are both long and
+//!   below the average, i.e. almost never) is `"ratio_or_above_average"`; `"ratio"` keeps
+//!   only the first clause; `"none"` takes every sample. The first sample always initialises
+//!   the EWMA.
+//! - InterACK_min (not defined in the paper) is the smallest gap seen, rejected gaps
+//!   included.
 //! - The paper gives no alpha. `interack_gain` is 1 - alpha, the weight of the fresh gap,
 //!   default 1/8 (the RFC 6298 SRTT gain, i.e. alpha = 7/8).
 //! - Inter-ACK samples are the gaps between consecutive ACKs that advance SND.UNA (duplicate
 //!   ACKs are not "continuous ACKs" of new data); a loss forgets the last ACK time, so the
-//!   recovery period is not a sample; ACKs in the same nanosecond give no sample. With
+//!   gap across the loss is not a sample (gaps between partial ACKs during recovery are); ACKs in the same nanosecond give no sample. With
 //!   `per_segment_interack = true` a gap is divided by the segments the ACK covers (delayed
 //!   ACKs); default false, the paper's raw gap.
 //! - Eq. 10 vs Fig. 2: Eq. 10 multiplies ssthresh_ideal by the shrink factor (derived from
@@ -39,10 +42,16 @@
 //!   sender's ssthresh, Fig. 2's estimate is recomputed per ACK, and the exponential phase
 //!   (cwnd++ per ACK) needs cwnd below ssthresh, ssthresh_net and ssthresh_ideal; otherwise
 //!   cwnd += 1/cwnd. Until both an inter-ACK estimate and an RTT exist, Fig. 2's thresholds
-//!   are unknown and only the sender's ssthresh bounds slow start.
+//!   are unknown and only the sender's ssthresh bounds slow start. l. 110 ("When cwnd
+//!   exceeds ssthresh_net and ssthresh_ideal, sender enters into the Congestion Avoidance
+//!   phase") would need both exceeded; Fig. 2's `&&` (and l. 104, "when cwnd >= ssthresh_net,
+//!   sender will enter into the Congestion Avoidance phase") leave slow start when either
+//!   is reached, which is what is implemented.
 //! - Fig. 4 on three duplicate ACKs: ssthresh = cwnd*RTTmin/RTT and cwnd = cwnd_opt = that
 //!   (Eq. 12); on the first timeout ssthresh = cwnd*RTTmin/RTT and cwnd = 1 segment; repeated
-//!   timeouts keep ssthresh (RFC 5681 §3.1). ssthresh is floored at 2 segments (RFC 5681
+//!   timeouts keep ssthresh (RFC 5681 §3.1; a departure from Fig. 4, whose timeout branch
+//!   applies on every expiry and would take ssthresh to 2 segments from cwnd = 1; effect on
+//!   results untested). ssthresh is floored at 2 segments (RFC 5681
 //!   eq. 4; the paper gives no floor). With no RTT sample yet the shrink factor is unknown
 //!   and the NewReno halving of FlightSize is used.
 //! - ECN (not in the paper): an echo applies the three-duplicate-ACK response, once per
@@ -65,7 +74,7 @@ const PARAMS: &[ParamInfo] = &[
     },
     ParamInfo {
         name: "interack_filter",
-        unit: "fig2|fig2_sample_as_org|ratio|none",
+        unit: "fig2|ratio_or_above_average|ratio|none",
         default: "fig2",
         doc: "which inter-ACK gaps enter the EWMA: Fig. 2's test read as Eq. 5 (gap/min < cwnd or gap < average), the earlier reading (gap/min < cwnd or gap > average), only the gap/min < cwnd clause, or all",
     },
@@ -100,9 +109,9 @@ pub enum InterAckFilter {
     /// gap/InterACK_min < cwnd, or gap < average.
     #[default]
     Fig2,
-    /// Fig. 2 with InterACK_org = the fresh gap and InterACK = the average:
-    /// gap/InterACK_min < cwnd, or gap > average (rejects almost nothing).
-    Fig2SampleAsOrg,
+    /// The earlier implementation: gap/InterACK_min < cwnd, or gap > average (rejects
+    /// almost nothing).
+    RatioOrAboveAverage,
     /// Only sample/InterACK_min < cwnd.
     Ratio,
     /// Every sample.
@@ -138,7 +147,7 @@ pub struct TaichungParams {
     /// Weight of a fresh inter-ACK gap in the EWMA, in (0, 1]: 1 - alpha of Eq. 5 and
     /// Fig. 2 (the paper gives no value; default 1/8 as the RFC 6298 SRTT gain).
     pub interack_gain: f64,
-    /// Inter-ACK sample filter: `fig2` (Fig. 2 read as Eq. 5), `fig2_sample_as_org`,
+    /// Inter-ACK sample filter: `fig2` (Fig. 2 read as Eq. 5), `ratio_or_above_average`,
     /// `ratio`, `none`.
     pub interack_filter: InterAckFilter,
     /// `product` (Eq. 10) or `sum` (Fig. 2 as printed).
@@ -227,7 +236,7 @@ impl Taichung {
             // Fig. 2: InterACK/InterACK_min < cwnd || InterACK_org > InterACK, with
             // InterACK the fresh gap and InterACK_org the average.
             (Some(avg), InterAckFilter::Fig2) => x / min < cwnd_segments || avg > x,
-            (Some(avg), InterAckFilter::Fig2SampleAsOrg) => x / min < cwnd_segments || x > avg,
+            (Some(avg), InterAckFilter::RatioOrAboveAverage) => x / min < cwnd_segments || x > avg,
             (Some(_), InterAckFilter::Ratio) => x / min < cwnd_segments,
         };
         if accept {
@@ -433,7 +442,7 @@ mod tests {
         // A 30 ms gap (idle between flights): 30/1 >= cwnd = 10 and 30 > 1.875: dropped.
         assert!((interack_after(InterAckFilter::Fig2, &[100, 102, 103, 133]) - avg).abs() < 1e-15);
         // ... and taken by the earlier reading (gap > average) and with no filter.
-        for f in [InterAckFilter::Fig2SampleAsOrg, InterAckFilter::None] {
+        for f in [InterAckFilter::RatioOrAboveAverage, InterAckFilter::None] {
             assert!((interack_after(f, &[100, 102, 103, 133]) - eq5(avg, 0.030)).abs() < 1e-15, "{f:?}");
         }
         // Gaps 20, 1 ms: average eq5(20, 1) = 17.625 ms. A 15 ms gap is >= cwnd * 1 ms but
@@ -441,7 +450,7 @@ mod tests {
         let avg = eq5(0.020, 0.001);
         let times = [100, 120, 121, 136];
         assert!((interack_after(InterAckFilter::Fig2, &times) - eq5(avg, 0.015)).abs() < 1e-15);
-        assert!((interack_after(InterAckFilter::Fig2SampleAsOrg, &times) - avg).abs() < 1e-15);
+        assert!((interack_after(InterAckFilter::RatioOrAboveAverage, &times) - avg).abs() < 1e-15);
         // "ratio" keeps only the first clause: the 15 ms gap is dropped.
         assert!((interack_after(InterAckFilter::Ratio, &times) - avg).abs() < 1e-15);
     }
