@@ -194,6 +194,8 @@ pub struct TcpCounters {
     pub verdicts: VerdictsByCause,
     /// Timeouts F-RTO declared spurious.
     pub frto_spurious: u64,
+    /// MAC retry-limit hints delivered to the sender.
+    pub mac_hints: u64,
     /// IP-level bytes sent (payload + headers, retransmissions included).
     pub bytes_sent: u64,
     /// Integral of SRTT over time (ns * ns) and the time it covers, for the mean SRTT.

@@ -39,6 +39,9 @@ pub struct FlowResult {
     pub verdicts_by_cause: VerdictsByCause,
     /// Timeouts that F-RTO (RFC 5682) declared spurious and undid.
     pub frto_spurious_timeouts: u64,
+    /// MAC retry-limit hints (`Signal::MacRetryLimit`) delivered to the sender, from an
+    /// ARQ link or an 802.11 channel (see `mac_hint`).
+    pub mac_hints: u64,
     /// Time-averaged smoothed RTT, seconds (TCP; NaN before any sample, null in JSON).
     pub mean_srtt_s: Option<f64>,
     /// UDP: datagrams received.

@@ -15,7 +15,7 @@ use crate::net::DropCause;
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::result::{DropResult, FlowResult, RunResult, Traces, WifiStationResult};
 use crate::rng::{exponential, stream, SimRng};
-use crate::scenario::{FlowApp, OnOffCfg, RandomOutageCfg, Scenario};
+use crate::scenario::{FlowApp, MacHint, OnOffCfg, RandomOutageCfg, Scenario};
 use crate::tcp::{LossEvent, Receiver, Sender, SenderIo, SENDER_TRACE_COLUMNS};
 use crate::time::{secs, to_secs, tx_time, Time};
 
@@ -275,7 +275,10 @@ impl<'s> World<'s> {
                 self.ev.schedule(self.now + next.max(1), Event::RandomOutage { dir });
             }
             Event::DelaySpike { dir, extra } => self.dirs[dir as usize].extra_delay = extra,
-            Event::MacHint { flow, seq } => self.with_sender(flow, |s, io| s.on_mac_hint(seq, io)),
+            Event::MacHint { flow, seq } => self.with_sender(flow, |s, io| {
+                io.counters.mac_hints += 1;
+                s.on_mac_hint(seq, io)
+            }),
             Event::MeasureStart => {
                 for f in &mut self.flows {
                     f.at_measure_start = f.progress();
@@ -445,7 +448,7 @@ impl<'s> World<'s> {
     }
 
     /// An 802.11 event: deliver what arrived, drop what the MAC gave up (with the
-    /// retry-limit hint to the TCP sender, as the ARQ link does).
+    /// retry-limit hint to the TCP sender, see [`World::wifi_hint_delay`]).
     fn on_wifi_event(&mut self, channel: u32, station: u32, kind: u8) {
         let mut out = std::mem::take(&mut self.wifi_out);
         self.wifi[channel as usize].on_event(station, kind, self.now, &mut self.ev, &mut out);
@@ -453,17 +456,31 @@ impl<'s> World<'s> {
         for o in out.drain(..) {
             match o {
                 WifiOutcome::Delivered { station, packet, .. } => self.forward(stations[station as usize].0 as u32, packet),
-                WifiOutcome::Dropped { packet, cause, retry_limit, .. } => {
+                WifiOutcome::Dropped { station, packet, cause, retry_limit } => {
                     let p = *self.pool.get(packet);
                     if retry_limit && p.kind == PacketKind::Data {
-                        let delay = self.sc.wifi[channel as usize].hint_delay;
-                        self.ev.schedule(self.now + delay, Event::MacHint { flow: p.flow, seq: p.seq });
+                        if let Some(delay) = self.wifi_hint_delay(channel, station, p.flow) {
+                            self.ev.schedule(self.now + delay, Event::MacHint { flow: p.flow, seq: p.seq });
+                        }
                     }
                     self.drop_packet(packet, self.wifi_trace_dir(channel), cause);
                 }
             }
         }
         self.wifi_out = out;
+    }
+
+    /// Whether (and after what delay) the sender of `flow` hears that `station` of
+    /// `channel` gave up on a frame of the flow. TCP-CLAP's hint is the sender's own MAC's
+    /// retry count (paper Figs. 6-7): by default only the station on the sender's node
+    /// reports; `mac_hint = "relay"` lets any other station notify the sender as well.
+    fn wifi_hint_delay(&self, channel: u32, station: u32, flow: u32) -> Option<Time> {
+        let w = &self.sc.wifi[channel as usize];
+        if w.stations[station as usize].0 as u32 == self.flows[flow as usize].src {
+            Some(w.hint_delay)
+        } else {
+            (w.mac_hint == MacHint::Relay).then_some(w.relay_delay)
+        }
     }
 
     fn deliver_local(&mut self, id: PacketId) {
@@ -571,6 +588,7 @@ impl<'s> World<'s> {
                 loss_verdicts: Default::default(),
                 verdicts_by_cause: Default::default(),
                 frto_spurious_timeouts: 0,
+                mac_hints: 0,
                 mean_srtt_s: None,
                 packets_received: 0,
             };
@@ -590,6 +608,7 @@ impl<'s> World<'s> {
                     r.loss_verdicts = c.verdicts.totals();
                     r.verdicts_by_cause = c.verdicts;
                     r.frto_spurious_timeouts = c.frto_spurious;
+                    r.mac_hints = c.mac_hints;
                     r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
                     if t.receiver.rcv_nxt == 0 {
                         warnings.push(format!("flow `{}` delivered no data: the path may be unusable (loss rate 1, or an outage covering the run)", cfg.name));

@@ -177,9 +177,11 @@ fn the_strict_idle_slot_rule_is_also_close_to_bianchi() {
 
 #[test]
 fn retry_limit_drops_follow_the_frame_error_rate() {
-    // One station, no contention: every attempt fails independently. An MSDU is dropped
-    // (no copy ever arrived) with FER_data^(L+1); the MAC gives up (also counting lost
-    // ACKs) with p^(L+1), p = 1 - (1 - FER_data)(1 - FER_ack).
+    // One station, no contention: every attempt fails independently. The retry limit L
+    // counts transmission attempts (802.11-2012 9.3.4.4: retries continue "until the SRC
+    // ... is equal to dot11ShortRetryLimit"; this test first assumed L + 1 attempts). An
+    // MSDU is dropped (no copy ever arrived) with FER_data^L; the MAC gives up (also
+    // counting lost ACKs) with p^L, p = 1 - (1 - FER_data)(1 - FER_ack).
     let ber = 5e-5;
     let limit = 3;
     let cfg = WifiConfig { ber, short_retry_limit: limit, queue_limit: 1, ..WifiConfig::b11() };
@@ -194,14 +196,14 @@ fn retry_limit_drops_follow_the_frame_error_rate() {
         println!("{what}: {got:.5} vs {want:.5} (sigma {sigma:.5}, {frames} frames)");
         assert!((got - want).abs() < 4.0 * sigma, "{what}: {got} vs {want} over {frames} frames");
     };
-    check(st.retry_limit_drops as f64 / frames, fer_data.powi(limit as i32 + 1), "drop rate");
-    check((st.retry_limit_drops + st.gave_up_after_delivery) as f64 / frames, p.powi(limit as i32 + 1), "give-up rate");
+    check(st.retry_limit_drops as f64 / frames, fer_data.powi(limit as i32), "drop rate");
+    check((st.retry_limit_drops + st.gave_up_after_delivery) as f64 / frames, p.powi(limit as i32), "give-up rate");
     assert_eq!(st.collisions, 0);
     // Every MSDU the MAC did not drop arrived exactly once.
     assert!((r.delivered as f64 - (frames - st.retry_limit_drops as f64)).abs() <= 1.0);
-    // Mean attempts per MSDU: sum_{i=0..L} p^i.
+    // Mean attempts per MSDU: sum_{i=0..L-1} p^i (attempt i + 1 happens if i failed).
     let attempts = st.attempts as f64 / frames;
-    let want: f64 = (0..=limit as i32).map(|i| p.powi(i)).sum();
+    let want: f64 = (0..limit as i32).map(|i| p.powi(i)).sum();
     assert!((attempts - want).abs() < 0.02 * want, "{attempts} vs {want}");
 }
 

@@ -33,11 +33,15 @@ fn bit_errors_cost_retries_and_then_retry_limit_drops() {
 
 #[test]
 fn clap_reads_the_mac_hint_as_a_wireless_loss() {
-    let r = wtcp_engine::run(&load("scenarios/wifi-one-hop.toml", &[("flows.0.cc", "clap"), ("wifi.0.ber", "6e-5")]));
+    // The sender S is wired, behind the AP. TCP-CLAP's hint is the retry count of the
+    // sender's own MAC (tcp-clap.txt line 141, Figs. 6-7), so by default S hears nothing
+    // of the AP's give-ups; `mac_hint = "relay"` has the AP notify S, which this test reads.
+    let relay = ("wifi.0.mac_hint", "\"relay\"");
+    let r = wtcp_engine::run(&load("scenarios/wifi-one-hop.toml", &[("flows.0.cc", "clap"), ("wifi.0.ber", "6e-5"), relay]));
     let v = r.flows[0].loss_verdicts;
     assert!(r.wifi[0].retry_limit_drops > 0);
     assert!(v.wireless > v.congestion, "{v:?}");
-    let acc = wtcp_engine::run(&load("scenarios/wifi-one-hop.toml", &[("flows.0.cc", "acc"), ("wifi.0.ber", "6e-5")]));
+    let acc = wtcp_engine::run(&load("scenarios/wifi-one-hop.toml", &[("flows.0.cc", "acc"), ("wifi.0.ber", "6e-5"), relay]));
     assert_eq!(acc.flows[0].loss_verdicts.wireless, 0);
 }
 

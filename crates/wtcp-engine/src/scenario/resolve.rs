@@ -12,7 +12,7 @@ use crate::net::routing::{Hop, RouteTable};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, EcnEcho, LossSpec, PartialAckTimer, RttSampling};
+pub use super::schema::{AppliesTo, EcnEcho, LossSpec, MacHint, PartialAckTimer, RttSampling};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -161,7 +161,11 @@ pub struct WifiCfg {
     pub name: String,
     pub config: WifiConfig,
     pub stations: Vec<(usize, f64, f64)>,
+    /// Delay of the hint from the sender's own station's MAC to the sender.
     pub hint_delay: Time,
+    pub mac_hint: MacHint,
+    /// Delay of a relayed hint (`MacHint::Relay`, from a station not hosting the sender).
+    pub relay_delay: Time,
 }
 
 /// A checked scenario, ready to run.
@@ -513,12 +517,14 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     let mut config = WifiConfig { phy, ..WifiConfig::b11() };
     config.data_kbps = rate("data_rate_mbps", w.data_rate_mbps, data_default)?;
     config.basic_kbps = rate("basic_rate_mbps", w.basic_rate_mbps, basic_default)?;
+    config.eifs = w.eifs.unwrap_or_default();
     config.rts_threshold = w.rts_threshold_bytes;
     config.short_retry_limit = w.short_retry_limit.unwrap_or(config.short_retry_limit);
     config.long_retry_limit = w.long_retry_limit.unwrap_or(config.long_retry_limit);
     for (field, v) in [("short_retry_limit", config.short_retry_limit), ("long_retry_limit", config.long_retry_limit)] {
-        if v > 1000 {
-            return err(format!("{p}.{field}"), format!("is {v}; allowed: 0..=1000"));
+        // Transmission attempts per MSDU (802.11-2012 9.3.4.4; the MIB allows 1..=255).
+        if !(1..=1000).contains(&v) {
+            return err(format!("{p}.{field}"), format!("is {v}; allowed: 1..=1000 (transmission attempts per frame)"));
         }
     }
     let queue = w.queue_packets.unwrap_or(50);
@@ -534,6 +540,17 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     }
     let hint_delay = time_s(&format!("{p}.hint_delay_ms"), w.hint_delay_ms / 1e3, false)
         .map_err(|_| ScenarioError::new(format!("{p}.hint_delay_ms"), format!("is {}; allowed: milliseconds >= 0", w.hint_delay_ms)))?;
+    let mac_hint = w.mac_hint.unwrap_or_default();
+    let relay_delay = match (mac_hint, w.mac_hint_relay_delay_ms) {
+        (MacHint::Own, Some(_)) => {
+            return err(format!("{p}.mac_hint_relay_delay_ms"), "applies only with mac_hint = \"relay\" (the default \"own\" relays nothing)");
+        }
+        (_, ms) => {
+            let ms = ms.unwrap_or(0.0);
+            time_s(&format!("{p}.mac_hint_relay_delay_ms"), ms / 1e3, false)
+                .map_err(|_| ScenarioError::new(format!("{p}.mac_hint_relay_delay_ms"), format!("is {ms}; allowed: milliseconds >= 0")))?
+        }
+    };
     if w.stations.len() < 2 {
         return err(format!("{p}.stations"), "needs at least two stations");
     }
@@ -548,7 +565,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         }
         stations.push((n, s.x, s.y));
     }
-    Ok(WifiCfg { name, config, stations, hint_delay })
+    Ok(WifiCfg { name, config, stations, hint_delay, mac_hint, relay_delay })
 }
 
 fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::wifi::EifsRule;
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
@@ -161,6 +163,10 @@ pub struct WifiSpec {
     /// Rate of control frames (RTS, CTS, ACK). Default: 1 (b), 24 (g).
     #[serde(default)]
     pub basic_rate_mbps: Option<f64>,
+    /// The ACK in the EIFS: `"lowest_mandatory"` (default, the standard: 1 Mb/s for b, 6
+    /// Mb/s for g) or `"basic_rate"` (at `basic_rate_mbps`).
+    #[serde(default)]
+    pub eifs: Option<EifsRule>,
     /// MPDUs longer than this use RTS/CTS (default: never).
     #[serde(default)]
     pub rts_threshold_bytes: Option<u32>,
@@ -180,10 +186,32 @@ pub struct WifiSpec {
     pub tx_range_m: Option<f64>,
     #[serde(default)]
     pub cs_range_m: Option<f64>,
-    /// Delay of the retry-limit hint to a TCP sender (default 0: an idealised cross-layer path).
+    /// Delay of the retry-limit hint from a station's MAC to a TCP sender on the same node
+    /// (default 0: an idealised cross-layer path inside the host).
     #[serde(default)]
     pub hint_delay_ms: f64,
+    /// Whose retry-limit give-ups reach a TCP sender as the MAC hint (default `"own"`).
+    #[serde(default)]
+    pub mac_hint: Option<MacHint>,
+    /// With `mac_hint = "relay"`: delay of the notification from a station that does not
+    /// host the sender (an access point, a relay) to the sender (default 0).
+    #[serde(default)]
+    pub mac_hint_relay_delay_ms: Option<f64>,
     pub stations: Vec<StationSpec>,
+}
+
+/// Which MAC's retry-limit give-ups reach a TCP sender as `Signal::MacRetryLimit`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MacHint {
+    /// TCP-CLAP's mechanism (Figs. 6-7): only the MAC of the station that hosts the
+    /// sender, giving up on a frame that carries the flow's segment.
+    #[default]
+    Own,
+    /// Also any other station of the channel that gives up on a frame of the flow (an
+    /// access point in front of a wired sender, a relay of a chain): it notifies the
+    /// sender after `mac_hint_relay_delay_ms`. Not in the paper; a what-if.
+    Relay,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

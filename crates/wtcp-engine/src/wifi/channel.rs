@@ -6,7 +6,7 @@
 //! ACK/CTS timeout (both lazy) and one pending response.
 
 use super::dcf::{Air, Frame, Head, Phase, Station, StationStats};
-use super::{kind, CollisionTiming, WifiConfig, WifiOutcome};
+use super::{kind, CollisionTiming, EifsRule, WifiConfig, WifiOutcome};
 use crate::events::{Event, EventQueue};
 use crate::net::DropCause;
 use crate::packet::{PacketId, PacketPool};
@@ -24,6 +24,7 @@ pub struct WifiChannel {
     reach: Vec<bool>,
     ack_time: Time,
     cts_time: Time,
+    eifs: Time,
 }
 
 impl WifiChannel {
@@ -45,7 +46,11 @@ impl WifiChannel {
         }
         let st = positions.iter().enumerate().map(|(i, &p)| Station::new(p, cfg.phy.cw_min, stream(seed, replication, &format!("{label}:sta{i}")))).collect();
         let phy = cfg.phy;
-        WifiChannel { id, ack_time: phy.airtime(phy.ack_bytes, cfg.basic_kbps), cts_time: phy.airtime(phy.cts_bytes, cfg.basic_kbps), cfg, st, hears, reach }
+        let eifs = match cfg.eifs {
+            EifsRule::LowestMandatory => phy.eifs(),
+            EifsRule::BasicRate => phy.eifs_with_ack_at(cfg.basic_kbps),
+        };
+        WifiChannel { id, ack_time: phy.airtime(phy.ack_bytes, cfg.basic_kbps), cts_time: phy.airtime(phy.cts_bytes, cfg.basic_kbps), eifs, cfg, st, hears, reach }
     }
 
     pub fn config(&self) -> &WifiConfig {
@@ -146,7 +151,7 @@ impl WifiChannel {
     fn ifs(&self, s: usize) -> Time {
         let phy = &self.cfg.phy;
         if self.st[s].busy_error && self.cfg.timing == CollisionTiming::Standard {
-            phy.eifs(self.cfg.basic_kbps)
+            self.eifs
         } else {
             phy.difs()
         }
@@ -426,12 +431,19 @@ impl WifiChannel {
         let long_frame = self.st[s].phase == Phase::WaitAck && self.uses_rts(&h);
         let sta = &mut self.st[s];
         debug_assert!(matches!(sta.phase, Phase::WaitAck | Phase::WaitCts));
+        // 802.11-2012 9.3.4.4 (1999/2007: 9.2.5.3): the SRC/SSRC (LRC/SLRC for a data frame
+        // above dot11RTSThreshold) is incremented on every failed transmission, and
+        // "retries for failed transmission attempts shall continue until the SRC ... is
+        // equal to dot11ShortRetryLimit": the count reaching the limit ends the MSDU, so
+        // a frame that always fails is sent `limit` times (ns-2 RetransmitDATA:
+        // `if (*rcount >= thresh)` after `(*rcount)++`; ns-3 NeedRetransmission:
+        // `retryCount < maxRetryCount`).
         let give_up = if long_frame {
             sta.slrc += 1;
-            sta.slrc > long
+            sta.slrc >= long
         } else {
             sta.ssrc += 1;
-            sta.ssrc > short
+            sta.ssrc >= short
         };
         if give_up {
             self.finish(s, false, out);
@@ -459,5 +471,40 @@ impl WifiChannel {
         sta.phase = Phase::Contend;
         sta.head = sta.queue.pop_front();
         sta.draw_backoff();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Packet, PacketKind};
+
+    /// Station 0 holds one 1500-byte MSDU for station 1; every exchange of it fails in
+    /// `phase` (no CTS: `WaitCts`; no ACK: `WaitAck`). Returns the failures counted until
+    /// the MAC discards the MSDU.
+    fn failures_until_discard(rts: bool, phase: Phase) -> u32 {
+        let cfg = WifiConfig { rts_threshold: rts.then_some(0), ..WifiConfig::b11() };
+        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+        let id = pool.alloc(Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
+        ch.enqueue(0, id, 1, 0, &mut ev, &pool).unwrap();
+        for n in 1..=100 {
+            ch.st[0].phase = phase;
+            ch.attempt_failed(0, 0, &mut ev, &mut out);
+            if let Some(WifiOutcome::Dropped { retry_limit, .. }) = out.pop() {
+                assert!(retry_limit);
+                return n;
+            }
+        }
+        panic!("never discarded");
+    }
+
+    #[test]
+    fn the_retry_counts_reaching_the_limits_end_the_msdu() {
+        // 802.11-2012 9.3.4.4: retries continue until the SRC equals dot11ShortRetryLimit
+        // (7) or the LRC dot11LongRetryLimit (4).
+        assert_eq!(failures_until_discard(false, Phase::WaitAck), 7, "short data frame, no ACK");
+        assert_eq!(failures_until_discard(true, Phase::WaitCts), 7, "RTS, no CTS");
+        assert_eq!(failures_until_discard(true, Phase::WaitAck), 4, "long data frame after a CTS, no ACK");
     }
 }

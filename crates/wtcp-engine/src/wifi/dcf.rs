@@ -81,8 +81,9 @@ pub struct StationStats {
     pub gave_up_after_delivery: u64,
     /// MSDUs refused by the full interface queue.
     pub queue_drops: u64,
-    /// Retries per acknowledged MSDU: entry i counts MSDUs that needed i retries (last
-    /// entry: 7 or more).
+    /// Retries per acknowledged MSDU: entry i counts MSDUs acknowledged after i retries,
+    /// i.e. at attempt i + 1 (last entry: 7 or more; with the default short retry limit of
+    /// 7 attempts, entries 0..=6 are used).
     pub retry_hist: [u64; 8],
 }
 

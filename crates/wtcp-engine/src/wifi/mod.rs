@@ -28,7 +28,42 @@
 //! - Duplicate detection uses the sender's ground truth (has a copy arrived?) instead of
 //!   sequence numbers; an MSDU given up after a copy arrived (lost ACKs) is counted in
 //!   `gave_up_after_delivery` and not reported as a drop.
-//! - The retry limits count retransmissions: an MSDU gets `limit + 1` attempts.
+//!
+//! Retry limits (IEEE 802.11-2012 9.3.4.4, as quoted by the WARP 802.11 reference design;
+//! 9.2.5.3 of the 1999/2007 editions, "Recovery procedures and retransmit limits"): every
+//! failed transmission increments the short retry count (SRC/SSRC: RTS frames and data
+//! frames up to dot11RTSThreshold) or the long one (LRC/SLRC: data frames above it), and
+//! "retries for failed transmission attempts shall continue until the SRC for the MPDU ...
+//! is equal to dot11ShortRetryLimit or until the LRC ... is equal to dot11LongRetryLimit.
+//! When either of these limits is reached, retry attempts shall cease, and the MSDU ...
+//! shall be discarded". So the limits count transmission attempts: with the defaults 7 /
+//! 4, a frame that always fails is sent 7 times (under RTS/CTS an RTS never answered is
+//! sent 7 times, and a data frame sent after a CTS and never acknowledged 4 times; a CTS
+//! resets the short count). ns-2 (`Mac802_11::RetransmitDATA`: `(*rcount)++; if (*rcount
+//! >= thresh)` discard, "IEEE Spec section 9.2.3.5 says this should be greater than or
+//! equal") and ns-3 (`WifiRemoteStationManager::NeedRetransmission`: retransmit while
+//! `retryCount < maxRetryCount`, the count incremented by `ReportDataFailed`) read it the
+//! same way. `retry_hist` bins acknowledged MSDUs by retries (at most `limit - 1`).
+//!
+//! EIFS: "the length of time it takes to transmit an ACK Control frame at the PHY's lowest
+//! mandatory rate" plus SIFS and DIFS (IEEE 802.11 9.2.10 as quoted in the 802.11e "EIFS
+//! Correction" submission; 9.2.3.4: used after a frame not received correctly): a
+//! property of the PHY, not of the BSS basic rate set. See [`PhyParams::eifs`];
+//! [`EifsRule::BasicRate`] keeps the older reading.
+//!
+//! MAC hint (the engine's routing, `sim.rs`): a station that gives up on a frame carrying
+//! a TCP segment raises `Signal::MacRetryLimit` at that flow's sender only when the
+//! station is the sender's own node: TCP-CLAP (`shared/papers/tcp-clap.txt`) counts "the
+//! number of MAC retransmissions for each of the n segments composing the current TCP
+//! window" (line 141), in the transmitter's MAC ("when the 802.11 acknowledgement is not
+//! received by the transmitter", line 141; Fig. 6, lines 161-172, sets `LDA_Estimator`
+//! "at MAC layer" and Fig. 7, lines 178-190, reads it "at Transport Layer", "/* Calculated
+//! at MAC Layer */"), with "NewReno at a Transport Layer and 802.11g at MAC layer" in one
+//! host (line 200), and sets itself apart from schemes that "require TCP-specific actions
+//! on the part of intermediate nodes on the path" (line 35). A wired sender behind an
+//! access point therefore gets no hint by default; the scenario option `mac_hint =
+//! "relay"` (with `mac_hint_relay_delay_ms`) lets any other station of the channel notify
+//! the sender, as an explicit what-if.
 
 mod channel;
 mod dcf;
@@ -65,20 +100,38 @@ pub enum BackoffRule {
     BusySlotCounts,
 }
 
+/// Which ACK airtime the EIFS contains.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EifsRule {
+    /// The standard: an ACK at the PHY's lowest mandatory rate (802.11-2007 9.2.3.4), see
+    /// [`PhyParams::eifs`].
+    #[default]
+    LowestMandatory,
+    /// An ACK at the channel's basic (control-frame) rate: wtcp's reading before the
+    /// standard's was adopted, kept for comparison.
+    BasicRate,
+}
+
 /// Parameters of one channel and its stations.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WifiConfig {
     pub phy: PhyParams,
     /// Rate of data frames, kb/s.
     pub data_kbps: u32,
-    /// Basic rate of control frames (RTS, CTS, ACK) and of the EIFS computation, kb/s.
+    /// Basic rate of control frames (RTS, CTS, ACK), kb/s.
     pub basic_kbps: u32,
+    /// The ACK airtime in the EIFS (default: at the PHY's lowest mandatory rate).
+    pub eifs: EifsRule,
     /// MPDUs longer than this (bytes, MAC header and FCS included) use RTS/CTS; `None`:
     /// never (dot11RTSThreshold, 2347 by default, is above any MPDU we send).
     pub rts_threshold: Option<u32>,
-    /// Retransmissions allowed for frames at most the RTS threshold (and for RTS).
+    /// dot11ShortRetryLimit: transmission attempts of a frame at most the RTS threshold
+    /// (and of the RTS of a longer one) before the MSDU is discarded (7 by default: one
+    /// first transmission and 6 retransmissions). 0 acts as 1.
     pub short_retry_limit: u32,
-    /// Retransmissions allowed for data frames above the RTS threshold.
+    /// dot11LongRetryLimit: transmission attempts of a data frame above the RTS threshold
+    /// (each after a CTS) before the MSDU is discarded (4 by default). 0 acts as 1.
     pub long_retry_limit: u32,
     /// Interface queue limit in packets, not counting the frame in service.
     pub queue_limit: usize,
@@ -99,6 +152,7 @@ impl WifiConfig {
             phy: PhyParams::B,
             data_kbps: 11_000,
             basic_kbps: 1_000,
+            eifs: EifsRule::LowestMandatory,
             rts_threshold: None,
             short_retry_limit: 7,
             long_retry_limit: 4,

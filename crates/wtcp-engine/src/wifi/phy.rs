@@ -8,6 +8,17 @@
 //! - 802.11b uses the long PLCP preamble only (144 + 48 bits at 1 Mb/s = 192 us).
 //! - 802.11g is ERP-OFDM only (no DSSS/CCK rates, no protection mechanisms), with the
 //!   short slot (9 us) of an ERP-only BSS.
+//! - EIFS = aSIFSTime + DIFS + ACKTxTime, "ACKTxTime ... at the lowest PHY mandatory rate"
+//!   (IEEE 802.11-2007 9.2.3.4, 9.2.10; 802.11-1999 wrote it as aSIFSTime + 8 x ACKSize +
+//!   aPreambleLength + aPLCPHeaderLength + DIFS at that rate). 802.11b: 1 Mb/s with the
+//!   long preamble, 304 us, EIFS 364 us. 802.11g: the model's rate set is ERP-OFDM only,
+//!   whose mandatory rates are 6, 12 and 24 Mb/s, so 6 Mb/s: 20 us preamble + SIGNAL, 6
+//!   symbols (16 + 112 + 6 bits at 24 bits/symbol) and the 6 us signal extension, 50 us,
+//!   EIFS 88 us (INET's ERP-only `g(erp)` mode set uses the same 6 Mb/s mode). A full ERP
+//!   PHY also has the DSSS/CCK rates, whose 1 Mb/s is then the lowest mandatory rate
+//!   ("Mandatory rates for IEEE 802.11g PHY: 1, 2, 5.5, 11, 6, 12, 24 Mbps", Linux
+//!   mac80211); ns-3's `Configure80211g` (EIFS - DIFS = 10 + 304 us) and INET's mixed `g`
+//!   set read it so. That mixed-mode reading is not modelled, like the DSSS rates.
 
 use crate::time::Time;
 
@@ -40,6 +51,8 @@ pub struct PhyParams {
     pub cts_bytes: u32,
     /// Rates this PHY supports, in kb/s.
     pub rates_kbps: &'static [u32],
+    /// The lowest of its mandatory rates, kb/s (the ACK rate of the EIFS).
+    pub lowest_mandatory_kbps: u32,
 }
 
 impl PhyParams {
@@ -55,6 +68,8 @@ impl PhyParams {
         rts_bytes: 20,
         cts_bytes: 14,
         rates_kbps: &[1_000, 2_000, 5_500, 11_000],
+        // 15.1 / 18.1: 1 and 2 Mb/s (DSSS) and 5.5 and 11 Mb/s (HR/DSSS) are all mandatory.
+        lowest_mandatory_kbps: 1_000,
     };
 
     /// 802.11g ERP-OFDM (clauses 17 and 19): short slot 9 us, SIFS 10 us, CW 15..1023.
@@ -69,6 +84,8 @@ impl PhyParams {
         rts_bytes: 20,
         cts_bytes: 14,
         rates_kbps: &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000],
+        // 17.1 / 19.1: of the (ERP-)OFDM rates 6, 12 and 24 Mb/s are mandatory.
+        lowest_mandatory_kbps: 6_000,
     };
 
     /// DIFS = SIFS + 2 slots (9.2.10).
@@ -76,9 +93,15 @@ impl PhyParams {
         self.sifs + 2 * self.slot
     }
 
-    /// EIFS = SIFS + ACK time at the lowest basic rate + DIFS (9.2.10).
-    pub fn eifs(&self, basic_kbps: u32) -> Time {
-        self.sifs + self.airtime(self.ack_bytes, basic_kbps) + self.difs()
+    /// EIFS = aSIFSTime + DIFS + ACKTxTime at the lowest PHY mandatory rate
+    /// (802.11-2007 9.2.3.4, 9.2.10).
+    pub fn eifs(&self) -> Time {
+        self.eifs_with_ack_at(self.lowest_mandatory_kbps)
+    }
+
+    /// The EIFS formula with the ACK at `kbps` ([`super::EifsRule::BasicRate`]).
+    pub fn eifs_with_ack_at(&self, kbps: u32) -> Time {
+        self.sifs + self.difs() + self.airtime(self.ack_bytes, kbps)
     }
 
     pub fn supports(&self, kbps: u32) -> bool {
@@ -116,7 +139,6 @@ mod tests {
         // 1528 bytes at 11 Mb/s: 12224 / 11 = 1111.27 -> 1112 us + 192.
         assert_eq!(PhyParams::B.airtime(1528, 11_000), (192 + 1112) * US);
         assert_eq!(PhyParams::B.difs(), 50 * US);
-        assert_eq!(PhyParams::B.eifs(1_000), (10 + 304 + 50) * US);
     }
 
     #[test]
@@ -126,5 +148,31 @@ mod tests {
         // 1528 bytes at 54 Mb/s: 12246 / 216 = 56.7 -> 57 symbols -> 20 + 228 + 6.
         assert_eq!(PhyParams::G.airtime(1528, 54_000), 254 * US);
         assert_eq!(PhyParams::G.difs(), 28 * US);
+    }
+
+    /// EIFS recomputed from the standard's formula (802.11-2007 9.2.3.4): aSIFSTime + DIFS +
+    /// ACKTxTime at the lowest mandatory rate, DIFS = aSIFSTime + 2 aSlotTime (9.2.10),
+    /// with each PHY's own ACKTxTime formula written out independently here.
+    #[test]
+    fn eifs_is_sifs_difs_and_an_ack_at_the_lowest_mandatory_rate() {
+        // 802.11b (15.3.3, 18.3.4, long preamble): aSIFSTime 10, aSlotTime 20; the ACK (14
+        // bytes = 112 bits) at 1 Mb/s after aPreambleLength 144 + aPLCPHeaderLength 48 us.
+        let (sifs, slot) = (10, 20);
+        let ack = 144 + 48 + 112;
+        assert_eq!(PhyParams::B.eifs(), (sifs + (sifs + 2 * slot) + ack) * US);
+        assert_eq!(PhyParams::B.eifs(), 364 * US);
+        // 802.11g ERP-OFDM (19.8.4, short slot): aSIFSTime 10, aSlotTime 9; the ACK at 6
+        // Mb/s (17.4.3 TXTIME: N_DBPS = 24): preamble 16 + SIGNAL 4 us, then
+        // ceil((16 service + 112 + 6 tail) / 24) = 6 symbols of 4 us, then the 6 us ERP
+        // signal extension (19.8.3).
+        let (sifs, slot) = (10, 9);
+        let symbols = (16 + 112 + 6 + 23) / 24;
+        let ack = 16 + 4 + 4 * symbols + 6;
+        assert_eq!(ack, 50);
+        assert_eq!(PhyParams::G.eifs(), (sifs + (sifs + 2 * slot) + ack) * US);
+        assert_eq!(PhyParams::G.eifs(), 88 * US);
+        // Not the basic rate: 24 Mb/s control frames do not shorten it.
+        assert_eq!(PhyParams::G.eifs_with_ack_at(24_000), (10 + 28 + 34) * US);
+        assert!(PhyParams::G.eifs() > PhyParams::G.eifs_with_ack_at(24_000));
     }
 }
