@@ -243,8 +243,12 @@ impl<'s> World<'s> {
                 if let TxOutcome::Dropped { id, cause, retry_limit } = self.dirs[dir as usize].on_tx_done(&self.pool, self.now, &mut self.ev) {
                     let p = *self.pool.get(id);
                     if retry_limit && p.kind == PacketKind::Data {
-                        let delay = self.sc.links[dir as usize / 2].dirs[dir as usize % 2].arq.map_or(0, |a| a.hint_delay);
-                        self.ev.schedule(self.now + delay, Event::MacHint { flow: p.flow, seq: p.seq });
+                        // The sender's own link layer, or a relay when configured (as 802.11).
+                        let arq = self.sc.links[dir as usize / 2].dirs[dir as usize % 2].arq;
+                        let own = self.dirs[dir as usize].from == self.flows[p.flow as usize].src;
+                        if let Some(a) = arq.filter(|a| own || a.relay) {
+                            self.ev.schedule(self.now + a.hint_delay, Event::MacHint { flow: p.flow, seq: p.seq });
+                        }
                     }
                     self.drop_packet(id, dir, cause);
                 }

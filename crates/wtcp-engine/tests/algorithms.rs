@@ -67,8 +67,9 @@ fn taichung_barely_shrinks_on_random_loss_with_an_empty_queue() {
 }
 
 /// 30 % per-attempt loss behind a link layer that tries three times: the losses TCP sees
-/// are retry-limit drops, each announced to the sender by the MAC hint.
-const RETRY_LIMIT_LOSS: [(&str, &str); 2] = [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.3 }"), ("links.1.ab.arq", "{ retry_limit = 2 }")];
+/// are retry-limit drops, each announced to the sender (behind the link, so relayed).
+const RETRY_LIMIT_LOSS: [(&str, &str); 2] =
+    [("links.1.ab.loss", "{ model = \"uniform\", rate = 0.3 }"), ("links.1.ab.arq", "{ retry_limit = 2, mac_hint = \"relay\" }")];
 
 #[test]
 fn clap_keeps_its_window_on_mac_flagged_losses() {

@@ -122,3 +122,25 @@ fn acc_nvar0_never_exceeds_half_the_largest_uninflated_window() {
     let (flight_nvar0, _) = run("flight_size");
     assert!(flight_nvar0 > 2.0 * nvar0, "nvar0 {flight_nvar0} vs {nvar0}");
 }
+
+#[test]
+fn a_link_layer_hint_reaches_only_a_sender_on_the_giving_up_node_unless_relayed() {
+    // TCP-CLAP's hint is its own MAC's retry count (Figs. 6-7): the ARQ link that gives up
+    // must be the sender's. S -> BS is S's own link; BS -> D is behind a wired hop.
+    let lossy = |link: &str, arq: &str| {
+        let loss = format!("links.{link}.ab.loss");
+        let arq_path = format!("links.{link}.ab.arq");
+        let r = common::two_hop(&[
+            ("flows.0.cc", "clap"),
+            (loss.as_str(), "{ model = \"uniform\", rate = 0.3 }"),
+            (arq_path.as_str(), arq),
+        ]);
+        (r.flows[0].mac_hints, r.drops.iter().map(|d| d.retry_limit_drops).sum::<u64>())
+    };
+    let (hints, drops) = lossy("0", "{ retry_limit = 2 }");
+    assert!(drops > 10 && hints == drops, "own link: {hints} hints, {drops} drops");
+    let (hints, drops) = lossy("1", "{ retry_limit = 2 }");
+    assert!(drops > 10 && hints == 0, "behind a hop: {hints} hints, {drops} drops");
+    let (hints, drops) = lossy("1", "{ retry_limit = 2, mac_hint = \"relay\" }");
+    assert!(drops > 10 && hints == drops, "relayed: {hints} hints, {drops} drops");
+}

@@ -58,6 +58,9 @@ pub struct ArqCfg {
     pub retry_limit: u32,
     /// Delay of the cross-layer hint to the TCP sender when a frame is given up.
     pub hint_delay: Time,
+    /// The hint reaches a sender on another node too (`mac_hint = "relay"`); otherwise only
+    /// a sender on the transmitting node hears it.
+    pub relay: bool,
 }
 
 #[derive(Debug)]

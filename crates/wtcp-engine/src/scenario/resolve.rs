@@ -692,7 +692,7 @@ fn resolve_impair(p: &str, d: &DirectionSpec) -> R<ImpairCfg> {
             }
             let hint_delay = time_s(&format!("{p}.arq.hint_delay_ms"), a.hint_delay_ms / 1e3, false)
                 .map_err(|_| ScenarioError::new(format!("{p}.arq.hint_delay_ms"), format!("is {}; allowed: milliseconds >= 0", a.hint_delay_ms)))?;
-            Some(ArqCfg { retry_limit: a.retry_limit, hint_delay })
+            Some(ArqCfg { retry_limit: a.retry_limit, hint_delay, relay: a.mac_hint == MacHint::Relay })
         }
     };
     Ok(ImpairCfg { loss: d.loss.clone(), applies_to: d.loss_applies_to, outages, random_outages, delay_spikes, arq })

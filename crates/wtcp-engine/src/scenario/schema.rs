@@ -326,6 +326,12 @@ pub struct ArqSpec {
     /// Delay of the retry-limit hint to the TCP sender (0: an idealised cross-layer path).
     #[serde(default)]
     pub hint_delay_ms: f64,
+    /// Who hears that this link gave up on a frame: `own` (default) only a TCP sender on
+    /// the link's transmitting node (its own MAC, as TCP-CLAP's Fig. 6); `relay` every TCP
+    /// sender whose segment it was, wherever it sits (a notification the paper does not
+    /// have; a what-if).
+    #[serde(default)]
+    pub mac_hint: MacHint,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
