@@ -27,8 +27,8 @@ class Case:
     scenario: str
     # (label, overrides) per point of the comparison
     points: list[tuple[str, dict]]
-    # (label, cc, cc_params or None for the defaults) per variant
-    variants: list[tuple[str, str, dict | None]]
+    # (label, cc, cc_params or None for the defaults[, scenario overrides]) per variant
+    variants: list[tuple]
     # flows whose cc is set (indices)
     flows: tuple[int, ...] = (0,)
     base: dict = field(default_factory=dict)
@@ -44,6 +44,10 @@ def loss(rate: float, link: int = 1) -> dict:
 
 
 ACC_BEFORE = {"halve": "flight_size", "repeated_timeouts": "rfc5681"}
+# 802.11 retry limits counted as retransmissions (8 / 5 attempts), EIFS at the basic
+# rate, and every station's give-up relayed to the sender.
+WIFI_BEFORE = {"wifi.0.short_retry_limit": 8, "wifi.0.long_retry_limit": 5, "wifi.0.eifs": "basic_rate",
+               "wifi.0.mac_hint": "relay"}
 DYNAMIC_BEFORE = {"ssthresh_from": "bdp", "cap_growth": True, "abw": {"off_weight": "congestion"}}
 
 CASES = [
@@ -71,6 +75,13 @@ CASES = [
         seeds=3,
     ),
     Case(
+        "wifi",
+        "wifi-one-hop",
+        [(f"BER {b}", {"wifi.0.ber": b}) for b in (0.0, 6e-5, 1e-4)],
+        [("newreno before", "newreno", None, WIFI_BEFORE), ("newreno after", "newreno", None),
+         ("clap before", "clap", None, WIFI_BEFORE), ("clap after", "clap", None)],
+    ),
+    Case(
         "acc",
         "clap-interference",
         [(f"MAC BER {p} % per byte", {"wifi.0.ber": b}) for p, b in (("0", 0.0), ("0.07", 8.75268e-5), ("0.1", 1.25055e-4))],
@@ -82,8 +93,8 @@ CASES = [
 ]
 
 
-def run_point(case: Case, overrides: dict, cc: str, params: dict | None) -> dict:
-    sc = wtcp.load(wtcp.builtin_scenario_path(case.scenario)).with_overrides({**case.base, **overrides})
+def run_point(case: Case, overrides: dict, cc: str, params: dict | None, extra: dict | None = None) -> dict:
+    sc = wtcp.load(wtcp.builtin_scenario_path(case.scenario)).with_overrides({**case.base, **overrides, **(extra or {})})
     for i in case.flows:
         sc = sc.set(f"flows.{i}.cc", cc)
         if params:
@@ -97,6 +108,7 @@ def run_point(case: Case, overrides: dict, cc: str, params: dict | None) -> dict
             "goodput_mbps": f.goodput_mbps.sum(),
             "retransmissions": f.retransmitted_segments.sum(),
             "timeouts": f.timeouts.sum(),
+            "mac_hints": f.mac_hints.sum() if "mac_hints" in f else 0,
         }
         if traced:
             c = r.traces.cc
@@ -117,9 +129,10 @@ def main(argv: list[str]) -> int:
             continue
         print(f"## {case.name} ({case.scenario}, {case.seeds} seeds, means)")
         for label, ov in case.points:
-            for vlabel, cc, params in case.variants:
-                m = run_point(case, ov, cc, params)
+            for vlabel, cc, params, *extra in case.variants:
+                m = run_point(case, ov, cc, params, *extra)
                 extra = f"  {case.trace_var} median {m[case.trace_var]:.2f} M" if case.trace_var in m else ""
+                extra += f"  MAC hints {m['mac_hints']:.0f}" if m["mac_hints"] else ""
                 print(f"{label:>24}  {vlabel:<12} goodput {m['goodput_mbps']:7.3f} Mb/s  "
                       f"retx {m['retransmissions']:8.0f}  timeouts {m['timeouts']:6.1f}{extra}")
         print()

@@ -1,0 +1,448 @@
+//! The sender's SACK scoreboard and RFC 6675's conservative loss-recovery rules.
+//!
+//! RFC 2018 SACK blocks from each ACK are folded into a set of SACKed ranges above
+//! SND.UNA; from it follow RFC 6675's `IsLost`, `SetPipe` and `NextSeg` (§4), the DSACK
+//! test of RFC 2883 §4, and the bookkeeping of retransmissions (HighRxt, RescueRxt).
+//!
+//! Data is sent in segments of at most SMSS starting at multiples of SMSS (wtcp's sender
+//! never re-packetises), so every rule works on whole segments: a segment is SACKed or
+//! not, lost or not, retransmitted or not. Ranges are kept as sorted disjoint `[start, end)`
+//! vectors; the work per ACK is linear in the number of holes, not in the window.
+
+/// A SACK block (RFC 2018 §3): `[start, end)` of received bytes.
+pub type Block = (u64, u64);
+
+/// Sorted disjoint `[start, end)` ranges with a running byte count.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RangeSet {
+    ranges: Vec<Block>,
+    bytes: u64,
+}
+
+impl RangeSet {
+    pub fn ranges(&self) -> &[Block] {
+        &self.ranges
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.ranges.clear();
+        self.bytes = 0;
+    }
+
+    /// Add `[start, end)`, merging with touching neighbours. Returns the bytes that were new.
+    pub fn insert(&mut self, start: u64, end: u64) -> u64 {
+        if start >= end {
+            return 0;
+        }
+        let before = self.bytes;
+        // First range that ends at or after `start` (touching ranges merge).
+        let i = self.ranges.partition_point(|&(_, e)| e < start);
+        let mut j = i;
+        let (mut s, mut e) = (start, end);
+        let mut removed = 0;
+        while j < self.ranges.len() && self.ranges[j].0 <= e {
+            s = s.min(self.ranges[j].0);
+            e = e.max(self.ranges[j].1);
+            removed += self.ranges[j].1 - self.ranges[j].0;
+            j += 1;
+        }
+        self.ranges.splice(i..j, std::iter::once((s, e)));
+        self.bytes = self.bytes - removed + (e - s);
+        self.bytes - before
+    }
+
+    /// Forget everything below `seq`.
+    pub fn trim_below(&mut self, seq: u64) {
+        let n = self.ranges.partition_point(|&(_, e)| e <= seq);
+        for &(s, e) in &self.ranges[..n] {
+            self.bytes -= e - s;
+        }
+        self.ranges.drain(..n);
+        if let Some(first) = self.ranges.first_mut() {
+            if first.0 < seq {
+                self.bytes -= seq - first.0;
+                first.0 = seq;
+            }
+        }
+    }
+
+    /// Whether every byte of `[start, end)` is in the set.
+    pub fn covers(&self, start: u64, end: u64) -> bool {
+        let i = self.ranges.partition_point(|&(_, e)| e <= start);
+        self.ranges.get(i).is_some_and(|&(s, e)| s <= start && end <= e)
+    }
+
+    /// Bytes of the set at or above `seq`.
+    pub fn bytes_above(&self, seq: u64) -> u64 {
+        let mut total = 0;
+        for &(s, e) in self.ranges.iter().rev() {
+            if e <= seq {
+                break;
+            }
+            total += e - s.max(seq);
+        }
+        total
+    }
+
+    /// The highest byte + 1 in the set.
+    pub fn high(&self) -> Option<u64> {
+        self.ranges.last().map(|r| r.1)
+    }
+}
+
+/// What one ACK's SACK option told the scoreboard.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackUpdate {
+    /// Bytes newly SACKed by this ACK (RFC 6675 "DeliveredData" beyond the cumulative ACK).
+    pub newly_sacked: u64,
+    /// The first block reported a duplicate (RFC 2883 §4).
+    pub dsack: bool,
+}
+
+/// RFC 6675's sender state.
+#[derive(Clone, Debug)]
+pub struct Scoreboard {
+    smss: u64,
+    dup_thresh: u64,
+    sacked: RangeSet,
+    /// Bytes retransmitted in the current recovery that are neither acknowledged nor SACKed.
+    retransmitted: RangeSet,
+    /// HighRxt: the highest byte + 1 retransmitted in this recovery.
+    pub high_rxt: u64,
+    /// RescueRxt (RFC 6675 §4, NextSeg (4)): the HighACK at the last rescue retransmission.
+    pub rescue_rxt: Option<u64>,
+}
+
+impl Scoreboard {
+    pub fn new(smss: u64, dup_thresh: u32) -> Self {
+        Scoreboard {
+            smss,
+            dup_thresh: u64::from(dup_thresh.max(1)),
+            sacked: RangeSet::default(),
+            retransmitted: RangeSet::default(),
+            high_rxt: 0,
+            rescue_rxt: None,
+        }
+    }
+
+    pub fn sacked(&self) -> &RangeSet {
+        &self.sacked
+    }
+
+    /// RFC 6675 §5 "Update()": fold one ACK into the scoreboard. `blocks` are in the
+    /// order the receiver sent them (the first may be a DSACK).
+    pub fn update(&mut self, ack: u64, blocks: &[Block]) -> SackUpdate {
+        self.sacked.trim_below(ack);
+        self.retransmitted.trim_below(ack);
+        let mut u = SackUpdate::default();
+        for (i, &(s, e)) in blocks.iter().enumerate() {
+            // RFC 2883 §4: a first block below the cumulative ACK, or inside the second
+            // block, reports a duplicate segment.
+            if i == 0 && (e <= ack || blocks.get(1).is_some_and(|&(s2, e2)| s2 <= s && e <= e2 && (s, e) != (s2, e2))) {
+                u.dsack = true;
+                continue;
+            }
+            let (s, e) = (s.max(ack), e);
+            if s < e {
+                u.newly_sacked += self.sacked.insert(s, e);
+            }
+        }
+        let sacked = &self.sacked;
+        // A retransmission later SACKed is no longer in flight twice.
+        let still: Vec<Block> = self.retransmitted.ranges().iter().copied().filter(|&(s, e)| !sacked.covers(s, e)).collect();
+        if still.len() != self.retransmitted.ranges().len() {
+            self.retransmitted.clear();
+            for (s, e) in still {
+                self.retransmitted.insert(s, e);
+            }
+        }
+        u
+    }
+
+    /// RFC 6675 §4 "IsLost(SeqNum)" for the segment `[seq, seq + len)`: more than
+    /// (DupThresh - 1) * SMSS bytes above it have been SACKed (with whole-segment SACKs this
+    /// is also "DupThresh discontiguous SACKed sequences").
+    pub fn is_lost(&self, seq: u64, len: u64) -> bool {
+        self.sacked.bytes_above(seq + len) > (self.dup_thresh - 1) * self.smss
+    }
+
+    /// RFC 6675 §4 "SetPipe()": bytes in flight between SND.UNA and SND.MAX.
+    pub fn pipe(&self, snd_una: u64, snd_max: u64) -> u64 {
+        // IsLost is monotonic in seq (bytes SACKed above fall as seq grows): every segment
+        // below `lost_end` is lost, none at or above it.
+        let lost_end = self.lost_end(snd_una, snd_max);
+        let outstanding = snd_max.saturating_sub(snd_una);
+        let sacked = self.sacked.bytes_above(snd_una).min(outstanding);
+        let lost_unsacked = lost_end.saturating_sub(snd_una) - self.sacked_between(snd_una, lost_end);
+        // (a) every unSACKed byte not lost, (b) every retransmitted byte still out.
+        outstanding - sacked - lost_unsacked + self.retransmitted.bytes_above(snd_una)
+    }
+
+    /// The end of the lost prefix: the first segment boundary at or above SND.UNA whose
+    /// segment is not lost (SND.UNA itself when nothing is).
+    fn lost_end(&self, snd_una: u64, snd_max: u64) -> u64 {
+        let limit = (self.dup_thresh - 1) * self.smss;
+        if self.sacked.bytes_above(snd_una) <= limit {
+            return snd_una;
+        }
+        // Walk down from the top until more than `limit` bytes lie above.
+        let mut above = 0;
+        for &(s, e) in self.sacked.ranges().iter().rev() {
+            if above + (e - s) > limit {
+                // The boundary falls inside this range: the last byte b with
+                // bytes_above(b) > limit is e - (limit - above) - 1.
+                let b = e - (limit - above) - 1;
+                // Segments whose end is at most b are lost.
+                let seg_end = snd_una + b.saturating_sub(snd_una) / self.smss * self.smss;
+                return seg_end.min(snd_max);
+            }
+            above += e - s;
+        }
+        snd_una
+    }
+
+    fn sacked_between(&self, a: u64, b: u64) -> u64 {
+        self.sacked.bytes_above(a) - self.sacked.bytes_above(b)
+    }
+
+    /// RFC 6675 §4 "NextSeg()" rules (1) and (3): the first unSACKed segment above HighRxt
+    /// that is lost (rule 1), or, with `allow_unlost`, any unSACKed one below the highest
+    /// SACKed byte (rule 3). `None` means: send new data if possible (rule 2), else rule 4.
+    pub fn next_retransmission(&self, snd_una: u64, snd_max: u64, allow_unlost: bool) -> Option<u64> {
+        let high_sacked = self.sacked.high()?;
+        let mut seq = snd_una.max(self.high_rxt);
+        // Segment-align (HighRxt is always a segment end).
+        while seq < high_sacked.min(snd_max) {
+            let len = self.smss.min(snd_max - seq);
+            if !self.sacked.covers(seq, seq + len) {
+                if self.is_lost(seq, len) || allow_unlost {
+                    return Some(seq);
+                }
+                return None; // later holes are not lost either (monotonic)
+            }
+            // Skip the SACKed range that starts here.
+            let i = self.sacked.ranges().partition_point(|&(_, e)| e <= seq);
+            seq = self.sacked.ranges()[i].1;
+            // Back to a segment boundary.
+            seq = snd_una + (seq - snd_una).div_ceil(self.smss) * self.smss;
+        }
+        None
+    }
+
+    /// RFC 6675 §4 NextSeg (4), the rescue retransmission: at most one per entry into
+    /// recovery (per HighACK), the highest unSACKed segment below HighData.
+    pub fn rescue(&mut self, snd_una: u64, snd_max: u64) -> Option<u64> {
+        if self.rescue_rxt.is_some_and(|r| r >= snd_una) || snd_max <= snd_una {
+            return None;
+        }
+        let mut last = snd_una + (snd_max - 1 - snd_una) / self.smss * self.smss;
+        loop {
+            let len = self.smss.min(snd_max - last);
+            if !self.sacked.covers(last, last + len) {
+                self.rescue_rxt = Some(snd_una);
+                return Some(last);
+            }
+            if last < snd_una + self.smss {
+                return None;
+            }
+            last -= self.smss;
+        }
+    }
+
+    /// Record a retransmission of `[seq, seq + len)` (RFC 6675 §5 step C: HighRxt).
+    pub fn on_retransmit(&mut self, seq: u64, len: u64) {
+        self.retransmitted.insert(seq, seq + len);
+        self.high_rxt = self.high_rxt.max(seq + len);
+    }
+
+    /// A new recovery starts: retransmission bookkeeping restarts from SND.UNA.
+    pub fn start_recovery(&mut self, snd_una: u64) {
+        self.retransmitted.clear();
+        self.high_rxt = snd_una;
+        self.rescue_rxt = None;
+    }
+
+    /// RFC 6675 §5.1 / RFC 2018 §8: after a retransmission timeout the SACK information is
+    /// kept but nothing counts as retransmitted any more.
+    pub fn on_timeout(&mut self, snd_una: u64) {
+        self.start_recovery(snd_una);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: u64 = 1000;
+
+    #[test]
+    fn ranges_merge_touching_and_overlapping_blocks_and_count_bytes() {
+        let mut r = RangeSet::default();
+        assert_eq!(r.insert(3000, 4000), 1000);
+        assert_eq!(r.insert(5000, 6000), 1000);
+        assert_eq!(r.insert(4000, 5000), 1000);
+        assert_eq!(r.ranges(), &[(3000, 6000)]);
+        assert_eq!(r.insert(2500, 3500), 500);
+        assert_eq!(r.insert(8000, 9000), 1000);
+        assert_eq!(r.ranges(), &[(2500, 6000), (8000, 9000)]);
+        assert_eq!(r.bytes(), 4500);
+        assert_eq!(r.bytes_above(5500), 1500);
+        r.trim_below(3000);
+        assert_eq!((r.ranges(), r.bytes()), (&[(3000, 6000), (8000, 9000)][..], 4000));
+        assert!(r.covers(3000, 6000) && !r.covers(5000, 8500));
+    }
+
+    /// RFC 6675 §4 with DupThresh 3, SMSS 1000: segments 1..10 sent (bytes 0..10000),
+    /// segment 1 (bytes 0..1000) lost, 2..10 SACKed one by one.
+    #[test]
+    fn a_segment_is_lost_once_more_than_two_segments_above_it_are_sacked() {
+        let mut sb = Scoreboard::new(M, 3);
+        sb.update(0, &[(1000, 2000)]);
+        assert!(!sb.is_lost(0, M));
+        sb.update(0, &[(2000, 3000), (1000, 2000)]);
+        assert!(!sb.is_lost(0, M));
+        assert_eq!(sb.pipe(0, 10_000), 8000);
+        sb.update(0, &[(3000, 4000), (1000, 3000)]);
+        assert!(sb.is_lost(0, M));
+        // Pipe: 10 segments out, 3 SACKed, 1 lost: 6 in flight.
+        assert_eq!(sb.pipe(0, 10_000), 6000);
+        assert_eq!(sb.next_retransmission(0, 10_000, false), Some(0));
+        // After the retransmission the segment is in flight again (SetPipe (b)).
+        sb.on_retransmit(0, M);
+        assert_eq!(sb.pipe(0, 10_000), 7000);
+        assert_eq!(sb.next_retransmission(0, 10_000, false), None);
+    }
+
+    #[test]
+    fn several_holes_in_one_window_are_all_found_in_order() {
+        // Lost: segments at 0, 2000, 5000; everything else up to 10000 SACKed.
+        let mut sb = Scoreboard::new(M, 3);
+        sb.update(0, &[(6000, 10_000), (3000, 5000), (1000, 2000)]);
+        for expect in [0, 2000, 5000] {
+            let s = sb.next_retransmission(0, 10_000, false).unwrap();
+            assert_eq!(s, expect);
+            sb.on_retransmit(s, M);
+        }
+        assert_eq!(sb.next_retransmission(0, 10_000, false), None);
+        // 3 holes lost and retransmitted, 7 segments SACKed: pipe = the 3 retransmissions.
+        assert_eq!(sb.pipe(0, 10_000), 3000);
+        // The cumulative ACK jumps over the first repaired hole.
+        sb.update(2000, &[(6000, 10_000), (3000, 5000)]);
+        assert_eq!(sb.pipe(2000, 10_000), 2000);
+    }
+
+    #[test]
+    fn a_hole_with_too_few_sacks_above_is_not_lost_but_rule_3_may_resend_it() {
+        let mut sb = Scoreboard::new(M, 3);
+        // Segment 0 lost, 1 SACKed, 2..4 in flight.
+        sb.update(0, &[(1000, 2000)]);
+        assert_eq!(sb.next_retransmission(0, 5000, false), None);
+        assert_eq!(sb.next_retransmission(0, 5000, true), Some(0));
+        // Pipe: 5 out - 1 SACKed, none lost = 4.
+        assert_eq!(sb.pipe(0, 5000), 4000);
+    }
+
+    #[test]
+    fn dsack_is_a_first_block_below_the_ack_or_inside_the_second() {
+        let mut sb = Scoreboard::new(M, 3);
+        // RFC 2883 §4.1.1: a duplicate of an acknowledged segment.
+        let u = sb.update(4000, &[(2000, 3000)]);
+        assert!(u.dsack);
+        assert_eq!(u.newly_sacked, 0);
+        // RFC 2883 §4.1.3-style: first block inside the second (a duplicate of a SACKed one).
+        let u = sb.update(4000, &[(6000, 7000), (5000, 8000)]);
+        assert!(u.dsack);
+        assert_eq!(u.newly_sacked, 3000);
+        // An ordinary first block is not a DSACK.
+        let u = sb.update(4000, &[(9000, 10_000), (5000, 8000)]);
+        assert!(!u.dsack);
+        assert_eq!(u.newly_sacked, 1000);
+    }
+
+    #[test]
+    fn the_rescue_retransmission_is_the_highest_unsacked_segment_once_per_ack() {
+        let mut sb = Scoreboard::new(M, 3);
+        sb.update(0, &[(1000, 2000)]);
+        // Segments 0, 2, 3, 4 unSACKed; the highest is 4000.
+        assert_eq!(sb.rescue(0, 5000), Some(4000));
+        assert_eq!(sb.rescue(0, 5000), None);
+        // A new cumulative ACK allows another.
+        sb.update(1000, &[]);
+        assert_eq!(sb.rescue(2000, 5000), Some(4000));
+    }
+
+    #[test]
+    fn sacked_retransmissions_leave_the_pipe() {
+        let mut sb = Scoreboard::new(M, 3);
+        sb.update(0, &[(1000, 5000)]);
+        sb.start_recovery(0);
+        sb.on_retransmit(0, M);
+        assert_eq!(sb.pipe(0, 5000), 1000);
+        // The retransmission arrives but the ACK for it is lost; a later ACK SACKs... the
+        // cumulative ACK covers it.
+        sb.update(5000, &[]);
+        assert_eq!(sb.pipe(5000, 5000), 0);
+    }
+
+    /// RFC 6675 §4 SetPipe and IsLost written literally, segment by segment.
+    fn naive_pipe(sacked: &[bool], retx: &[bool], dup_thresh: usize) -> u64 {
+        let n = sacked.len();
+        let mut pipe = 0;
+        for i in 0..n {
+            if sacked[i] {
+                continue;
+            }
+            let above = sacked[i + 1..].iter().filter(|&&x| x).count();
+            if above < dup_thresh {
+                pipe += M;
+            }
+            if retx[i] {
+                pipe += M;
+            }
+        }
+        pipe
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn pipe_and_next_seg_agree_with_the_rfc_written_segment_by_segment(
+            pattern in proptest::collection::vec((proptest::bool::ANY, proptest::bool::ANY), 1..40),
+            una_segs in 0usize..3,
+        ) {
+            let n = pattern.len();
+            let una = (una_segs.min(n - 1) as u64) * M;
+            let mut sb = Scoreboard::new(M, 3);
+            let mut blocks = Vec::new();
+            let mut sacked = vec![false; n];
+            let mut retx = vec![false; n];
+            for (i, &(s, r)) in pattern.iter().enumerate() {
+                let seq = i as u64 * M;
+                if seq < una { continue; }
+                if s { blocks.push((seq, seq + M)); sacked[i] = true; }
+                else if r { retx[i] = true; }
+            }
+            sb.update(una, &blocks);
+            for (i, &r) in retx.iter().enumerate() {
+                if r { sb.on_retransmit(i as u64 * M, M); }
+            }
+            let first = (una / M) as usize;
+            let expect = naive_pipe(&sacked[first..], &retx[first..], 3);
+            proptest::prop_assert_eq!(sb.pipe(una, n as u64 * M), expect);
+            // NextSeg (1): the first unSACKed, lost segment at or above HighRxt.
+            let high_rxt = sb.high_rxt.max(una);
+            let expect_next = (first..n).find(|&i| {
+                let seq = i as u64 * M;
+                seq >= high_rxt && !sacked[i] && sacked[i + 1..].iter().filter(|&&x| x).count() >= 3
+            });
+            proptest::prop_assert_eq!(sb.next_retransmission(una, n as u64 * M, false), expect_next.map(|i| i as u64 * M));
+        }
+    }
+}
