@@ -1,6 +1,7 @@
 //! TCP: the sender (sequence space, timers, recovery) and the receiver (ACK policy).
 
 pub mod receiver;
+pub mod sack;
 pub mod scoreboard;
 pub mod sender;
 

@@ -146,7 +146,7 @@ impl Scoreboard {
         for (i, &(s, e)) in blocks.iter().enumerate() {
             // RFC 2883 §4: a first block below the cumulative ACK, or inside the second
             // block, reports a duplicate segment.
-            if i == 0 && (e <= ack || blocks.get(1).is_some_and(|&(s2, e2)| s2 <= s && e <= e2 && (s, e) != (s2, e2))) {
+            if i == 0 && (e <= ack || blocks.get(1).is_some_and(|&(s2, e2)| s2 <= s && e <= e2)) {
                 u.dsack = true;
                 continue;
             }
@@ -361,6 +361,9 @@ mod tests {
         let u = sb.update(4000, &[(6000, 7000), (5000, 8000)]);
         assert!(u.dsack);
         assert_eq!(u.newly_sacked, 3000);
+        // RFC 2883 §4.1.3 exactly: the duplicate is the whole second block.
+        let u = sb.update(4000, &[(11_000, 12_000), (11_000, 12_000)]);
+        assert!(u.dsack);
         // An ordinary first block is not a DSACK.
         let u = sb.update(4000, &[(9000, 10_000), (5000, 8000)]);
         assert!(!u.dsack);
