@@ -1,5 +1,6 @@
 //! TCP: the sender (sequence space, timers, recovery) and the receiver (ACK policy).
 
+pub mod prr;
 pub mod receiver;
 pub mod sack;
 pub mod scoreboard;
