@@ -62,8 +62,8 @@ mod tests {
     const M: u64 = 1000;
 
     /// One loss in a window of 20 segments, ssthresh = 10 (Reno's halving), one segment
-    /// delivered per ACK (RFC 6937 §1 and Appendix A's first example): PRR sends one new
-    /// segment for every second ACK and ends recovery with 10 segments in flight.
+    /// delivered per ACK (the set-up of RFC 6937 Appendix A's first example): PRR sends one
+    /// new segment for every second ACK and ends recovery with 10 segments in flight.
     #[test]
     fn one_loss_halves_the_flight_by_sending_one_segment_per_two_acks() {
         let mut prr = Prr::start(20 * M);
@@ -84,9 +84,12 @@ mod tests {
             }
             sent.push(n);
         }
-        // sndcnt = CEIL(k * 10/20) - prr_out at the k-th ACK, the retransmission counted in
-        // prr_out: nothing for the first two ACKs, then one segment on every odd ACK.
-        let expect: Vec<u32> = (1..=19).map(|k| u32::from(k >= 3 && k % 2 == 1)).collect();
+        // In bytes (RFC 6937 counts bytes): sndcnt = CEIL(k*1000 * 10/20) - prr_out at the
+        // k-th ACK, the retransmission counted in prr_out, and only whole segments leave:
+        // one segment on every even ACK from the 4th while pipe > ssthresh (to the 14th);
+        // at the 15th and 16th pipe reaches ssthresh; from the 17th the reduction bound
+        // refills it to ssthresh, one segment per ACK.
+        let expect = vec![0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1];
         assert_eq!(sent, expect);
         assert_eq!(pipe, 10 * M);
     }
