@@ -6,8 +6,18 @@
 //! Reno-friendly estimate W_est; a loss multiplies the window by beta_cubic = 0.7.
 //!
 //! Deviations and ambiguities resolved:
-//! - Slow start is RFC 5681 slow start (`reno::slow_start`, one SMSS per ACK); HyStart and
-//!   HyStart++ (RFC 9406), which RFC 9438 §4.10 allows, are not implemented.
+//! - Slow start (RFC 9438 §4.10): the initial slow start runs HyStart++ (RFC 9406,
+//!   `hystart = true`, default): per ACK cwnd += min(N, L*SMSS) with L = 8 (unpaced; no
+//!   limit when paced, §4.2); per round (a round ends when SND.NXT at its start is
+//!   acknowledged) the minimum of the RTT samples, and after N_RTT_SAMPLE = 8 samples a
+//!   rise of the round's minimum RTT by RttThresh = clamp(lastRoundMinRTT/8, 4 ms, 16 ms)
+//!   enters Conservative Slow Start (growth divided by CSS_GROWTH_DIVISOR = 4); a round
+//!   minimum below the CSS baseline resumes slow start; after CSS_ROUNDS = 5 rounds
+//!   ssthresh = cwnd. Only while ssthresh is still unset (§4.3 SHOULD: the initial slow
+//!   start); later slow starts, and all of them with `hystart = false`, are RFC 5681 slow
+//!   start (`reno::slow_start`, one SMSS per ACK). Linux and ns-3 ship the older HyStart
+//!   (Ha and Rhee 2011: ACK-train and delay detection), which is not implemented; the
+//!   two exit slow start on different signals.
 //! - The RFC works in segments: W_max, W_est, K and the cubic are kept in segments and
 //!   seconds, cwnd is converted at the boundary (`cwnd_bytes / MSS`).
 //! - §4.2 growth: cwnd += (target - cwnd)/cwnd once per new ACK (as the RFC says), with target
@@ -50,6 +60,7 @@ const PARAMS: &[ParamInfo] = &[
     ParamInfo { name: "fast_convergence", unit: "bool", default: "true", doc: "RFC 9438 §4.7 fast convergence (Linux: on)" },
     ParamInfo { name: "reno_friendly", unit: "bool", default: "true", doc: "RFC 9438 §4.3 Reno-friendly region (Linux tcp_friendliness: on)" },
     ParamInfo { name: "alpha_switch", unit: "bool", default: "true", doc: "alpha_cubic becomes 1 once W_est >= cwnd_prior (RFC 9438 §4.3 SHOULD)" },
+    ParamInfo { name: "hystart", unit: "bool", default: "true", doc: "HyStart++ (RFC 9406) in the initial slow start; false: RFC 5681 slow start" },
     ParamInfo {
         name: "reduce",
         unit: "flight_size|cwnd|pipe",
@@ -85,12 +96,46 @@ pub struct CubicParams {
     /// What beta multiplies on a congestion event: `flight_size` (RFC 9438 §4.6), `cwnd`
     /// (Linux, quinn) or `pipe` (ns-3).
     pub reduce: HalveOf,
+    /// HyStart++ (RFC 9406) in the initial slow start (default true).
+    pub hystart: bool,
 }
 
 impl Default for CubicParams {
     fn default() -> Self {
-        CubicParams { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, alpha_switch: true, reduce: HalveOf::FlightSize }
+        CubicParams {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            alpha_switch: true,
+            reduce: HalveOf::FlightSize,
+            hystart: true,
+        }
     }
+}
+
+/// RFC 9406 §4.3 constants.
+const MIN_RTT_THRESH: Time = 4_000_000;
+const MAX_RTT_THRESH: Time = 16_000_000;
+const MIN_RTT_DIVISOR: Time = 8;
+const N_RTT_SAMPLE: u32 = 8;
+const CSS_GROWTH_DIVISOR: f64 = 4.0;
+const CSS_ROUNDS: u32 = 5;
+/// L, in segments, when not paced.
+const HYSTART_L: f64 = 8.0;
+
+/// HyStart++ state (RFC 9406 §4.2).
+#[derive(Clone, Copy, Debug, Default)]
+struct HyStart {
+    /// SND.NXT at the start of the current round.
+    window_end: Option<u64>,
+    last_round_min_rtt: Option<Time>,
+    current_round_min_rtt: Option<Time>,
+    rtt_sample_count: u32,
+    /// In Conservative Slow Start, with this baseline.
+    css_baseline_min_rtt: Option<Time>,
+    /// Rounds completed in CSS.
+    css_rounds: u32,
 }
 
 pub fn build(p: &CubicParams) -> Box<dyn CongestionControl> {
@@ -128,6 +173,7 @@ struct State {
     /// W_cubic(t) at the last CA ACK (segments), for traces.
     w_cubic: f64,
     region: Region,
+    hystart: HyStart,
 }
 
 /// The CUBIC state machine.
@@ -152,6 +198,7 @@ impl Cubic {
                 ecn: OncePerWindow::default(),
                 w_cubic: f64::NAN,
                 region: Region::SlowStart,
+                hystart: HyStart::default(),
             },
         }
     }
@@ -191,6 +238,52 @@ impl Cubic {
         s.after_timeout = false;
     }
 
+    /// RFC 9406 §4.2: one ACK of the initial slow start, with HyStart++.
+    fn hystart_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &Ctx) {
+        let mss = cx.mss_f();
+        let hs = &mut self.state.hystart;
+        // A round ends when the ACK covers SND.NXT at its start.
+        if hs.window_end.is_none_or(|e| ack.ack >= e) {
+            hs.last_round_min_rtt = hs.current_round_min_rtt;
+            hs.current_round_min_rtt = None;
+            hs.rtt_sample_count = 0;
+            hs.window_end = Some(cx.snd_max);
+            if hs.css_baseline_min_rtt.is_some() {
+                hs.css_rounds += 1;
+                if hs.css_rounds >= CSS_ROUNDS {
+                    // CSS_ROUNDS rounds of CSS: enter congestion avoidance.
+                    w.ssthresh = w.cwnd;
+                    return;
+                }
+            }
+        }
+        // cwnd += min(N, L*SMSS) (divided by CSS_GROWTH_DIVISOR in CSS).
+        let l = if w.pacing_rate.is_some() { f64::INFINITY } else { HYSTART_L * mss };
+        let step = (ack.acked_bytes as f64).min(l);
+        w.cwnd += if hs.css_baseline_min_rtt.is_some() { step / CSS_GROWTH_DIVISOR } else { step };
+        if let Some(rtt) = ack.rtt {
+            hs.current_round_min_rtt = Some(hs.current_round_min_rtt.map_or(rtt, |m| m.min(rtt)));
+            hs.rtt_sample_count += 1;
+        }
+        let (Some(cur), Some(last)) = (hs.current_round_min_rtt, hs.last_round_min_rtt) else { return };
+        if hs.rtt_sample_count < N_RTT_SAMPLE {
+            return;
+        }
+        match hs.css_baseline_min_rtt {
+            None => {
+                // RttThresh = max(MIN_RTT_THRESH, min(lastRoundMinRTT/MIN_RTT_DIVISOR, MAX_RTT_THRESH)).
+                let thresh = (last / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
+                if cur >= last + thresh {
+                    hs.css_baseline_min_rtt = Some(cur);
+                    hs.css_rounds = 0;
+                }
+            }
+            // A round minimum below the baseline: the exit was spurious, resume slow start.
+            Some(base) if cur < base => hs.css_baseline_min_rtt = None,
+            Some(_) => {}
+        }
+    }
+
     /// §4.6-4.7: W_max, cwnd_prior and ssthresh on a congestion event; cwnd floored at
     /// `cwnd_floor` segments.
     fn reduce(&mut self, w: &mut Window, cx: &Ctx, cwnd_floor: f64) {
@@ -222,8 +315,13 @@ impl CongestionControl for Cubic {
         }
         let mss = cx.mss_f();
         if w.cwnd < w.ssthresh {
-            // §4.10: slow start per RFC 5681 eq. 2.
-            slow_start(w, ack.acked_bytes, mss);
+            if self.params.hystart && w.ssthresh.is_infinite() {
+                // §4.10: the initial slow start with HyStart++ (RFC 9406).
+                self.hystart_ack(ack, w, cx);
+            } else {
+                // §4.10: slow start per RFC 5681 eq. 2.
+                slow_start(w, ack.acked_bytes, mss);
+            }
             self.state.region = Region::SlowStart;
             return;
         }
@@ -299,6 +397,8 @@ impl CongestionControl for Cubic {
             Region::Convex => 3.0,
         };
         out.push(("region", region));
+        let hs = &s.hystart;
+        out.push(("hystart_css", if hs.css_baseline_min_rtt.is_some() { 1.0 } else { 0.0 }));
     }
 }
 
@@ -511,5 +611,79 @@ mod tests {
         assert_eq!(var(&h, "k_s"), 0.0);
         assert_eq!(var(&h, "w_max_segments"), 20.0);
         assert!(h.w.cwnd > 20.0 * SEG);
+    }
+
+    /// A slow start driven ACK by ACK (two segments per ACK, delayed-ACK style) whose RTT
+    /// samples come from `rtt_of(i)`; stops after `n` ACKs or when `stop` holds.
+    fn slow_start_run(h: &mut Harness, n: usize, rtt_of: impl Fn(usize) -> u64, stop: impl Fn(&Harness) -> bool) -> usize {
+        let mut at = 1000 * MS;
+        for i in 0..n {
+            at += MS;
+            ack_at(h, at, 2, rtt_of(i));
+            if stop(h) {
+                return i;
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn hystart_plus_plus_grows_by_the_bytes_acked_up_to_l_segments_per_ack() {
+        // RFC 9406 §4.2: cwnd += min(N, L*SMSS), L = 8: an ACK of 2 segments adds 2; RFC 5681
+        // slow start (hystart = false) adds min(N, SMSS) = 1.
+        for (hystart, per_ack) in [(true, 2.0), (false, 1.0)] {
+            let mut h = Harness::new(build(&CubicParams { hystart, ..CubicParams::default() }));
+            let before = h.w.cwnd;
+            slow_start_run(&mut h, 20, |_| 100 * MS, |_| false);
+            assert_eq!(h.w.cwnd - before, 20.0 * per_ack * SEG, "hystart {hystart}");
+            assert_eq!(var(&h, "hystart_css"), 0.0);
+            assert!(h.w.ssthresh.is_infinite());
+        }
+    }
+
+    #[test]
+    fn a_round_min_rtt_rise_of_rtt_thresh_enters_css_and_five_css_rounds_end_slow_start() {
+        // RTT 100 ms, then 113 ms from the 60th ACK: RttThresh = clamp(100/8, 4, 16) = 12.5 ms,
+        // 113 >= 100 + 12.5.
+        let mut h = Harness::new(build(&CubicParams::default()));
+        let rtt = |i: usize| if i < 60 { 100 * MS } else { 113 * MS };
+        let i = slow_start_run(&mut h, 400, rtt, |h| var(h, "hystart_css") == 1.0);
+        assert!(i >= 60 && i < 400, "CSS entered at ACK {i}");
+        // In CSS an ACK of 2 segments adds 2/CSS_GROWTH_DIVISOR = 0.5 segment.
+        let before = h.w.cwnd;
+        let at = h.now + MS;
+        ack_at(&mut h, at, 2, 113 * MS);
+        assert_eq!(h.w.cwnd - before, 0.5 * SEG);
+        // Five CSS rounds later slow start is over: ssthresh = cwnd.
+        slow_start_run(&mut h, 5000, |_| 113 * MS, |h| h.w.ssthresh.is_finite());
+        assert_eq!(h.w.ssthresh, h.w.cwnd);
+        // ... and a rise of less than RttThresh (110 ms) never leaves slow start.
+        let mut h = Harness::new(build(&CubicParams::default()));
+        let rtt = |i: usize| if i < 60 { 100 * MS } else { 110 * MS };
+        slow_start_run(&mut h, 400, rtt, |_| false);
+        assert_eq!(var(&h, "hystart_css"), 0.0);
+    }
+
+    #[test]
+    fn a_round_min_rtt_below_the_css_baseline_resumes_slow_start() {
+        let mut h = Harness::new(build(&CubicParams::default()));
+        let rtt = |i: usize| if i < 60 { 100 * MS } else { 120 * MS };
+        slow_start_run(&mut h, 400, rtt, |h| var(h, "hystart_css") == 1.0);
+        // A whole round of samples at 100 ms (< the 120 ms baseline): spurious exit.
+        slow_start_run(&mut h, 400, |_| 100 * MS, |h| var(h, "hystart_css") == 0.0);
+        assert_eq!(var(&h, "hystart_css"), 0.0);
+        assert!(h.w.ssthresh.is_infinite());
+    }
+
+    #[test]
+    fn after_a_loss_slow_start_is_rfc_5681() {
+        let mut h = Harness::new(build(&CubicParams::default()));
+        slow_start_run(&mut h, 10, |_| 100 * MS, |_| false);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        let before = h.w.cwnd;
+        let at = h.now + MS;
+        ack_at(&mut h, at, 2, 100 * MS);
+        assert!(h.w.cwnd < h.w.ssthresh);
+        assert_eq!(h.w.cwnd - before, SEG);
     }
 }
