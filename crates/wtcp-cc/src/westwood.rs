@@ -71,8 +71,8 @@
 //! Deviations and ambiguities resolved (Westwood, `flavour = "ns2"`): UCLA's ns-2 code,
 //! `Agent/TCP/WestwoodNR` (tcp-westwood-nr.cc v1.3, 2002-06-21, M. Valla; read in a public
 //! ns-2.29 tree). The ns-2 distribution has no Westwood agent of its own (ns-2.35, the last
-//! release: only Linux's Westwood+ module under `Agent/TCP/Linux`); ns-2 comparisons with
-//! "TCP Westwood" used this contributed code. For the NJ+ paper (ns-2, 2008), whose
+//! release: only Linux's Westwood+ module under `Agent/TCP/Linux`); the TCP Westwood agent
+//! ns-2 users had was this contributed code. For the NJ+ paper (ns-2, 2008), whose
 //! "TCP Westwood" is Casetti et al. [11] (l.57) and whose abstract repeats TCP-Jersey's
 //! "17% and 85% improvements in terms of goodput over TCP Westwood and TCP Reno" (l.17,
 //! l.33), this is the variant to compare with: `cc = "westwood"`, `flavour = "ns2"`. Which
@@ -174,7 +174,7 @@ pub enum Flavour {
     #[default]
     Paper,
     /// UCLA's ns-2 TCPW-NR (`Agent/TCP/WestwoodNR`, tcp-westwood-nr.cc v1.3, 2002): the
-    /// TCP Westwood ns-2 users compared with (see the module header).
+    /// TCP Westwood agent of ns-2 users (see the module header).
     Ns2,
 }
 
