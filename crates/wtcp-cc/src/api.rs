@@ -62,6 +62,13 @@ pub struct AckSample {
     /// Receiver's arrival time of the data segment that triggered this ACK (carried in the
     /// timestamps option; `None` when timestamps are off).
     pub rx_arrival: Option<Time>,
+    /// Payload bytes of every data segment the receiver had received when it sent this ACK
+    /// (a running count carried with the receiver's timestamp: out-of-order, duplicate and
+    /// retransmitted segments all count). The difference between two ACKs is the data that
+    /// reached the receiver between their `rx_arrival` times, whatever the cumulative ACK
+    /// did, and a lost ACK's data is still counted by the next one. `None` when timestamps
+    /// are off.
+    pub rx_bytes: Option<u64>,
     /// The sender's send time echoed by the receiver (TSecr); `None` when timestamps are off.
     pub ts_echo: Option<Time>,
     /// The sender is in fast recovery while processing this ACK.

@@ -16,17 +16,32 @@
 //!
 //! Deviations and ambiguities resolved:
 //! - ABE/TABE (NJ+ paper Eq. 1): R_n = (Tw * R_{n-1} + L_n) / ((t_n - t_{n-1}) + Tw), per
-//!   ACK, with Tw = K * RTT (`window_rtts` = K, 1 as in the paper and the ns-3 port). L_n is
-//!   the cumulative-ACK advance (0 for a duplicate ACK).
-//!   With `dupack_credit` each duplicate counts one SMSS, taken back from the cumulative ACK
-//!   that covers it (Linux Westwood+'s accounting); off by default, which follows the formula
-//!   literally but lets the estimate sag during recovery and jump on the ACK that ends it.
-//!   R_0 = 0 and the first ACK only starts the clock. An ACK that cannot be timed (no RTT
-//!   yet, or for TABE no receiver timestamp) carries its bytes to the next timed sample, so
-//!   no delivered byte is lost; the ACK that ends fast recovery, which the sender gives to
-//!   `on_recovery_exit` instead of `on_ack`, is folded in the same way (ABE at the time of
-//!   the hook; TABE at the next receiver timestamp). The ns-3 port's per-RTT update is not
+//!   ACK, with Tw = K * RTT (`window_rtts` = K, 1 as in the paper and the ns-3 port).
+//!   R_0 = 0 and the first ACK only starts the clock. The ns-3 port's per-RTT update is not
 //!   used (algorithms.md §5.1 calls it a port artefact).
+//! - TABE's L_n (`tabe_bytes = "received"`, default): the payload of the data segments that
+//!   reached the receiver since the previous ACK, from the receiver's running byte count
+//!   (`AckSample::rx_bytes`). The paper times R_rn by data arrivals, "the time at which the
+//!   receiver received the nth data packet and the time at which it received the (n-1)th"
+//!   (l.88), and "L_n means the length of the n-th data packet" (l.124): every arriving
+//!   segment counts, so an out-of-order segment's duplicate ACK counts it and the ACK that
+//!   fills a hole counts only the segment that filled it. The other reading, L_n = the
+//!   cumulative-ACK advance (`tabe_bytes = "cumulative_ack"`, algorithms.md §5.4 [REC]),
+//!   makes the estimate sag through recovery and jump on the hole-filling ACK: it reads up
+//!   to 1.9x the bottleneck's payload rate on the NJ+ two-hop path at 1 % loss (one 100 s
+//!   run), where the received count stays at or below 1.0x (`faithful_jersey.rs`). A lost
+//!   ACK's data is counted by the next one, so TABE stays immune to ACK loss.
+//! - ABE's L_n (`abe_bytes = "cumulative_ack"`, default): what the sender knows, "the size
+//!   of the data packet acknowledged by the nth ACK" (l.86), 0 for a duplicate ACK; with
+//!   `dupack_credit` each duplicate counts one SMSS, taken back from the cumulative ACK that
+//!   covers it (Linux Westwood+'s accounting). `abe_bytes = "received"` takes the receiver's
+//!   count as TABE does (NJ+ uses it: its Fig. 2 gives both recursions the same L_n).
+//! - An ACK that cannot be timed (no RTT yet, or for TABE no receiver timestamp) carries its
+//!   cumulative bytes to the next timed sample, so no delivered byte is lost. The ACK that
+//!   ends fast recovery, which the sender gives to `on_recovery_exit` instead of `on_ack`,
+//!   is folded in the same way on the cumulative ACK (ABE at the time of the hook, TABE at
+//!   the next receiver timestamp); on the received count it is left out like a lost ACK and
+//!   the next ACK's count includes its data.
 //! - RTT in Tw and in ownd (Eq. 2: ownd = RTT * R / seg_size) is SRTT by default; `rtt`
 //!   selects the latest sample (ns-3 port) or the minimum. ownd is kept in bytes and floored
 //!   at `ownd_floor_segments` (2, as the ns-3 port and algorithms.md §5.2 "max(ownd, 2)").
@@ -43,8 +58,27 @@
 //! - Marked ACK without loss (rate control, §5.2): ssthresh = ownd and cwnd = min(cwnd,
 //!   ownd) (`cwnd_cut = "min"`, as the NJ+ paper describes New Jersey; `"assign"`: cwnd =
 //!   ownd), at most once per window of data like an RFC 3168 response (ns-3 port), or on
-//!   every marked ACK (`mark_response`). A marked ACK does not grow the window
-//!   (`grow_on_marked_acks`), following §5.2 "else: normal increase".
+//!   every marked ACK (`mark_response`).
+//! - No marked ACK grows the window (`grow_on_marked_acks = false`). The NJ+ paper says
+//!   only "The sender who receives the marked packets decreases its cwnd, otherwise it
+//!   maintains the current cwnd" (l.65), but it introduces CW as "an intermediate
+//!   router mechanism based on explicit congestion notification (ECN) scheme [18]"
+//!   (l.65), and ECN's sender "SHOULD NOT increase the congestion window in response to
+//!   the receipt of an ECN-Echo ACK packet" (RFC 3168 §6.1.2); ns-2, where Jersey and
+//!   NJ+ were simulated, opens cwnd only on ACKs without ECN-Echo (`TcpAgent::
+//!   recv_newack_helper`, ns-2.35). The paper also relies on CW to bound the queue:
+//!   "The buffer of the router is also controlled by the CW mechanism" (l.190). With
+//!   `grow_on_marked_acks = true` (the ns-3 port, which calls IncreaseWindow on every
+//!   new ACK and cuts once per window) marked ACKs grow between cuts, and the ACK that
+//!   cuts does not grow. Measured with ten New Jersey flows on the NJ+ two-hop path (CW
+//!   queue, no random loss, 0.1 s apart, 100 s): without growth the flows that start
+//!   after the queue average passed the threshold are cut to the ownd floor and stay
+//!   there (9 of 10 never above 2.5 segments, 15 queue drops, all in the first 1.3 s);
+//!   with growth none stays there, yet most flows still sit at 2 segments half of the
+//!   time and the queue overflows (1322 drops, 248 timeouts). Ablation (one run): with
+//!   growth and `mark_response = "ignore"` the same flows average about 5 segments
+//!   instead of about 2, so it is the once-per-window cut to ownd (measured over the
+//!   last RTT, about the window itself) that takes the growth back.
 //! - Three duplicate ACKs with a warning: the same rate control, Verdict::Congestion, NewReno
 //!   fast recovery; recovery ends at the reduced cwnd (not at ssthresh, which may be higher
 //!   under `cwnd_cut = "min"`). Without a warning: cwnd and ssthresh unchanged ("explicit
@@ -105,13 +139,25 @@ const PARAMS: &[ParamInfo] = &[
         name: "grow_on_marked_acks",
         unit: "bool",
         default: "false",
-        doc: "let a marked ACK grow the window (off: a marked ACK only triggers rate control)",
+        doc: "false: no marked ACK grows the window (RFC 3168 §6.1.2, ns-2 TcpAgent); true: marked ACKs grow between the rate-control cuts (ns-3 port)",
     },
     ParamInfo {
         name: "timeout_without_warning",
         unit: "ownd|one_segment",
         default: "ownd",
         doc: "cwnd after an unwarned timeout: ownd (NJ+ paper Fig. 3a) or 1 segment (algorithms.md [REC], ns-3 port)",
+    },
+    ParamInfo {
+        name: "abe_bytes",
+        unit: "cumulative_ack|received",
+        default: "cumulative_ack",
+        doc: "ABE's L_n: the cumulative-ACK advance (0 for a duplicate ACK) or the data that reached the receiver since the previous ACK (needs timestamps)",
+    },
+    ParamInfo {
+        name: "tabe_bytes",
+        unit: "received|cumulative_ack",
+        default: "received",
+        doc: "TABE's L_n: the data segments that reached the receiver since the previous ACK (NJ+ l.124; duplicate ACKs count their segment) or the cumulative-ACK advance",
     },
     ParamInfo {
         name: "dupack_credit",
@@ -185,6 +231,20 @@ pub enum TimeoutResponse {
     OneSegment,
 }
 
+/// What an estimator counts as L_n, the bytes of one sample (Eq. 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LnBytes {
+    /// The payload of the data segments that reached the receiver since the previous ACK
+    /// (the difference of `AckSample::rx_bytes`): NJ+ paper l.124, "L_n means the length of
+    /// the n-th data packet"; an out-of-order segment's duplicate ACK counts its segment.
+    /// Needs timestamps; without them the cumulative-ACK advance is used.
+    #[default]
+    Received,
+    /// The cumulative-ACK advance (0 for a duplicate ACK; algorithms.md §5.1, §5.4).
+    CumulativeAck,
+}
+
 /// Parameters of TCP-Jersey and TCP New Jersey (the same for both).
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -202,13 +262,22 @@ pub struct JerseyParams {
     pub mark_response: MarkResponse,
     /// Rate control's cwnd: `min` = min(cwnd, ownd) (NJ+ paper on New Jersey) or `assign`.
     pub cwnd_cut: CwndCut,
-    /// Whether a marked ACK may grow the window. algorithms.md §5.2: no (false).
+    /// Whether marked ACKs grow the window between rate-control cuts (the ACK that cuts
+    /// never grows). Default false: RFC 3168 §6.1.2 and ns-2's TcpAgent do not grow on an
+    /// ECN-Echo ACK (algorithms.md §5.2 [REC]); true is the ns-3 port.
     pub grow_on_marked_acks: bool,
     /// cwnd after an unwarned timeout: `ownd` (NJ+ paper Fig. 3a) or `one_segment`
     /// (algorithms.md §5.2 [REC], ns-3 port).
     pub timeout_without_warning: TimeoutResponse,
-    /// Credit one SMSS per duplicate ACK in L_n and take it back from the next cumulative
-    /// ACK (Linux Westwood+'s accounting). algorithms.md §5.1: off (L_n = 0 for a dupack).
+    /// ABE's L_n: `cumulative_ack` (the cumulative-ACK advance, what a sender knows; NJ+
+    /// l.86 "the size of the data packet acknowledged by the nth ACK") or `received`.
+    pub abe_bytes: LnBytes,
+    /// TABE's L_n: `received` (the receiver's count of arrived data, NJ+ l.124) or
+    /// `cumulative_ack` (the cumulative-ACK advance, algorithms.md §5.4).
+    pub tabe_bytes: LnBytes,
+    /// Credit one SMSS per duplicate ACK in ABE's L_n and take it back from the next
+    /// cumulative ACK (Linux Westwood+'s accounting); also TABE's with `tabe_bytes =
+    /// "cumulative_ack"`. algorithms.md §5.1: off (L_n = 0 for a dupack).
     pub dupack_credit: bool,
 }
 
@@ -223,6 +292,8 @@ impl Default for JerseyParams {
             cwnd_cut: CwndCut::Min,
             grow_on_marked_acks: false,
             timeout_without_warning: TimeoutResponse::Ownd,
+            abe_bytes: LnBytes::CumulativeAck,
+            tabe_bytes: LnBytes::Received,
             dupack_credit: false,
         }
     }
@@ -293,25 +364,56 @@ pub struct Estimators {
     pub abe: TswRate,
     /// TABE (New Jersey): t_n = time the n-th data segment reached the receiver.
     pub tabe: TswRate,
+    /// What ABE's L_n is.
+    abe_bytes: LnBytes,
+    /// What TABE's L_n is.
+    tabe_bytes: LnBytes,
+    /// The receiver's running byte count (`AckSample::rx_bytes`) at the last ACK.
+    rx_seen: Option<u64>,
 }
 
 impl Estimators {
-    /// One ACK acknowledging `bytes`, received at `now`; `window` is Tw in ns.
-    pub fn on_ack(&mut self, now: Time, bytes: u64, rx_arrival: Option<Time>, window: Option<Time>) {
-        self.abe.update(now, bytes, window);
+    /// Estimators whose L_n are taken as `abe_bytes` and `tabe_bytes` say.
+    pub fn new(abe_bytes: LnBytes, tabe_bytes: LnBytes) -> Self {
+        Estimators { abe_bytes, tabe_bytes, ..Estimators::default() }
+    }
+
+    /// One ACK received at `now` that newly acknowledges `acked` bytes (after any duplicate
+    /// credit); `rx_arrival` and `rx_bytes` are the receiver's arrival time of the data and
+    /// its running byte count; `window` is Tw in ns.
+    pub fn on_ack(&mut self, now: Time, acked: u64, rx_arrival: Option<Time>, rx_bytes: Option<u64>, window: Option<Time>) {
+        // NJ+ l.124 and Fig. 2: L_n is the length of the data packet(s) the ACK reports,
+        // every segment that reached the receiver counted once (duplicate ACKs included).
+        let received = rx_bytes.map(|total| {
+            let l = total.saturating_sub(self.rx_seen.unwrap_or(total));
+            self.rx_seen = Some(self.rx_seen.map_or(total, |s| s.max(total)));
+            l
+        });
+        let l_n = |mode: LnBytes| match (mode, received) {
+            (LnBytes::Received, Some(l)) => l,
+            _ => acked,
+        };
+        self.abe.update(now, l_n(self.abe_bytes), window);
         match rx_arrival {
             Some(t) => {
-                self.tabe.update(t, bytes, window);
+                self.tabe.update(t, l_n(self.tabe_bytes), window);
             }
-            None => self.tabe.defer(bytes),
+            None => self.tabe.defer(acked),
         }
     }
 
     /// The ACK that ended fast recovery (seen only through `on_recovery_exit`, without its
-    /// receiver timestamp): timed by ABE now, carried by TABE to its next sample.
-    pub fn on_unsampled_ack(&mut self, now: Time, bytes: u64, window: Option<Time>) {
-        self.abe.update(now, bytes, window);
-        self.tabe.defer(bytes);
+    /// receiver timestamp). On the cumulative ACK: ABE times it now and TABE carries its
+    /// bytes to its next sample. On the received bytes it is left out, as a lost ACK would
+    /// be: the next ACK's running count includes its data.
+    pub fn on_unsampled_ack(&mut self, now: Time, acked: u64, window: Option<Time>) {
+        let counted = |mode: LnBytes| mode == LnBytes::Received && self.rx_seen.is_some();
+        if !counted(self.abe_bytes) {
+            self.abe.update(now, acked, window);
+        }
+        if !counted(self.tabe_bytes) {
+            self.tabe.defer(acked);
+        }
     }
 }
 
@@ -417,7 +519,7 @@ impl Jersey {
             name,
             rate_of,
             s: JerseyState {
-                est: Estimators::default(),
+                est: Estimators::new(params.abe_bytes, params.tabe_bytes),
                 warning: CongestionWarning::default(),
                 mark_pending: false,
                 credited: 0,
@@ -546,7 +648,7 @@ impl CongestionControl for Jersey {
         // ABE / TABE (Eq. 1) on every ACK, duplicates included (L_n = 0).
         let window = self.window(cx, self.params.window_rtts);
         let bytes = self.credited_bytes(ack.dup, ack.acked_bytes, mss);
-        self.s.est.on_ack(cx.now, bytes, ack.rx_arrival, window);
+        self.s.est.on_ack(cx.now, bytes, ack.rx_arrival, ack.rx_bytes, window);
         self.s.highest_ack = self.s.highest_ack.max(ack.ack);
         // Eq. 2: ownd_n = RTT * R_n (bytes).
         self.s.ownd_prev = self.s.ownd;
@@ -562,7 +664,8 @@ impl CongestionControl for Jersey {
             return;
         }
         if marked {
-            // §5.2: a CW-marked ACK means incipient congestion: rate control, no growth.
+            // NJ+ l.65: "The sender who receives the marked packets decreases its cwnd":
+            // rate control to ownd, at most once per window by default.
             let due = match self.params.mark_response {
                 MarkResponse::OncePerWindow => self.s.rate_control.allows(cx),
                 MarkResponse::EveryMark => true,
@@ -571,6 +674,8 @@ impl CongestionControl for Jersey {
             if due {
                 let ownd = self.s.ownd;
                 self.rate_control(ownd, w, cx);
+                // The ACK that cuts does not also grow.
+                return;
             }
             if !self.params.grow_on_marked_acks {
                 return;
@@ -650,7 +755,7 @@ impl CongestionControl for Jersey {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{Harness, MSS, var as trace, ack_timed};
+    use crate::testing::{Harness, MSS, var as trace, ack_timed, approx};
 
     const MS: u64 = 1_000_000;
     const M: f64 = MSS as f64;
@@ -842,6 +947,156 @@ mod tests {
         let raised = h.w.cwnd;
         ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
         assert_eq!(h.w.cwnd, raised);
+    }
+
+    #[test]
+    fn with_growth_on_marked_acks_the_window_grows_between_once_per_window_cuts() {
+        let p = JerseyParams { grow_on_marked_acks: true, ..JerseyParams::default() };
+        let mut h = Harness::new(build(&p));
+        steady(&mut h);
+        // The first marked ACK cuts to ownd and does not grow.
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        let ownd = trace(&h, "ownd_segments") * M;
+        assert!((h.w.cwnd - ownd).abs() < 1e-9 && (h.w.ssthresh - ownd).abs() < 1e-9);
+        // SND.MAX at the cut: the next cut waits until it is acknowledged.
+        let recover = h.snd_max;
+        // Marked ACKs of the same window grow cwnd by RFC 5681 congestion avoidance
+        // (cwnd = ssthresh after the cut): cwnd += SMSS*SMSS/cwnd per ACK.
+        let mut expected = h.w.cwnd;
+        let mut grown = 0;
+        while h.snd_una + u64::from(MSS) < recover {
+            ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+            expected += M * M / expected;
+            assert!(approx(h.w.cwnd, expected), "{} vs {expected}", h.w.cwnd);
+            grown += 1;
+        }
+        assert!(grown >= 8, "{grown} growing ACKs");
+        // The ACK that covers SND.MAX of the cut cuts again, to the ownd of that moment.
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        let ownd = trace(&h, "ownd_segments") * M;
+        assert!(ownd < expected);
+        assert!((h.w.cwnd - ownd).abs() < 1e-9, "{} vs {ownd}", h.w.cwnd);
+
+        // Default: the same marked ACKs leave the window where the cut put it.
+        let mut h = jersey();
+        steady(&mut h);
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+        let cut = h.w.cwnd;
+        for _ in 0..5 {
+            ack_at(&mut h, 1, 10 * MS, 100 * MS, None, true);
+            assert_eq!(h.w.cwnd, cut);
+        }
+    }
+
+    /// A cumulative ACK of `segments` segments triggered by one segment arriving at `rx`
+    /// (a retransmission filling a hole), with RTT sample `rtt`.
+    fn rx_filling_ack(h: &mut Harness, segments: u64, gap: Time, rx: Time, rtt: Time) {
+        h.fill_window();
+        h.now += gap;
+        h.dupacks = 0;
+        h.snd_una += segments * u64::from(MSS);
+        h.rx_bytes += u64::from(MSS);
+        h.rtt.on_sample(rtt);
+        let s = AckSample {
+            ack: h.snd_una,
+            acked_bytes: segments * u64::from(MSS),
+            rtt: Some(rtt),
+            rx_arrival: Some(rx),
+            rx_bytes: Some(h.rx_bytes),
+            in_recovery: h.in_recovery,
+            delivered: h.snd_una,
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    /// 300 one-segment ACKs, 10 ms apart at the sender and at the receiver (100 kB/s),
+    /// RTT 100 ms; returns the receiver time of the last arrival.
+    fn steady_rx(h: &mut Harness) -> Time {
+        let mut rx = 1_000 * MS;
+        for _ in 0..300 {
+            rx += 10 * MS;
+            ack_at(h, 1, 10 * MS, 100 * MS, Some(rx), false);
+        }
+        h.fill_window();
+        rx
+    }
+
+    #[test]
+    fn tabe_counts_every_segment_that_reaches_the_receiver() {
+        // NJ+ l.124: L_n is the length of the n-th data packet. A loss: three out-of-order
+        // segments arrive 10 ms apart (three duplicate ACKs), then the retransmission fills
+        // the hole and the cumulative ACK jumps four segments. Tw = SRTT = 100 ms.
+        let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        let mut r = trace(&h, "tabe_bps");
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, rx + k * 10 * MS);
+            r = tsw(r, M, 0.010, 0.100);
+            assert!(approx(trace(&h, "tabe_bps"), r), "dupack {k}: {} vs {r}", trace(&h, "tabe_bps"));
+        }
+        rx_filling_ack(&mut h, 4, 10 * MS, rx + 40 * MS, 100 * MS);
+        r = tsw(r, M, 0.010, 0.100);
+        assert!(approx(trace(&h, "tabe_bps"), r));
+        // Segments arrived every 10 ms throughout: the estimate stays at 100 kB/s.
+        assert!((trace(&h, "tabe_bps") - 100_000.0).abs() < 1.0, "{}", trace(&h, "tabe_bps"));
+
+        // On the cumulative ACK the duplicates count nothing and the jump four segments:
+        // the estimate sags, then overshoots the arrival rate.
+        let p = JerseyParams { tabe_bytes: LnBytes::CumulativeAck, ..JerseyParams::default() };
+        let mut h = Harness::new(build_new_jersey(&p));
+        let rx = steady_rx(&mut h);
+        let mut r = trace(&h, "tabe_bps");
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, rx + k * 10 * MS);
+            r = tsw(r, 0.0, 0.010, 0.100);
+        }
+        rx_filling_ack(&mut h, 4, 10 * MS, rx + 40 * MS, 100 * MS);
+        r = tsw(r, 4.0 * M, 0.010, 0.100);
+        assert!(approx(trace(&h, "tabe_bps"), r));
+        assert!(r > 104_000.0, "{r}");
+    }
+
+    #[test]
+    fn the_ack_that_ends_recovery_is_counted_by_the_next_receiver_count() {
+        // The sender gives the full ACK to on_recovery_exit, without its timestamp: its
+        // segment is counted by the next ACK, over the time since the last timed arrival.
+        let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        let mut r = trace(&h, "tabe_bps");
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, rx + k * 10 * MS);
+            r = tsw(r, M, 0.010, 0.100);
+        }
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        h.in_recovery = true;
+        // The retransmission arrives at rx + 40 ms; its full ACK ends recovery.
+        h.now += 10 * MS;
+        h.snd_una += 4 * u64::from(MSS);
+        h.rx_bytes += u64::from(MSS);
+        h.exit_recovery();
+        assert!(approx(trace(&h, "tabe_bps"), r), "no TABE sample without a timestamp");
+        // The next segment arrives at rx + 50 ms: L = 2 segments over 20 ms.
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, Some(rx + 50 * MS), false);
+        r = tsw(r, 2.0 * M, 0.020, 0.100);
+        assert!(approx(trace(&h, "tabe_bps"), r), "{} vs {r}", trace(&h, "tabe_bps"));
+    }
+
+    #[test]
+    fn abe_on_the_cumulative_ack_ignores_what_the_receiver_reports() {
+        // New Jersey's ABE (default `abe_bytes`): a duplicate ACK counts nothing.
+        let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        let r0 = trace(&h, "abe_bps");
+        h.dup_ack_rx(10 * MS, rx + 10 * MS);
+        assert!(approx(trace(&h, "abe_bps"), tsw(r0, 0.0, 0.010, 0.100)));
+        // With `abe_bytes = "received"` it counts the reported segment.
+        let p = JerseyParams { abe_bytes: LnBytes::Received, ..JerseyParams::default() };
+        let mut h = Harness::new(build_new_jersey(&p));
+        let rx = steady_rx(&mut h);
+        let r0 = trace(&h, "abe_bps");
+        h.dup_ack_rx(10 * MS, rx + 10 * MS);
+        assert!(approx(trace(&h, "abe_bps"), tsw(r0, M, 0.010, 0.100)));
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub struct Harness {
     pub snd_max: u64,
     pub dupacks: u32,
     pub in_recovery: bool,
+    /// Payload bytes that reached the receiver so far (the ACKs' `rx_bytes`).
+    pub rx_bytes: u64,
 }
 
 impl Harness {
@@ -35,6 +37,7 @@ impl Harness {
             snd_max: 0,
             dupacks: 0,
             in_recovery: false,
+            rx_bytes: 0,
         };
         h.call(|cc, w, cx| cc.init(w, cx));
         h
@@ -81,7 +84,9 @@ impl Harness {
         s.ack = self.snd_una;
         s.acked_bytes = bytes;
         s.rtt = Some(rtt);
+        self.rx_bytes += bytes;
         s.rx_arrival = Some(self.now - rtt / 2);
+        s.rx_bytes = Some(self.rx_bytes);
         s.ts_echo = Some(self.now - rtt);
         s.delivered = self.snd_una;
         s.in_recovery = self.in_recovery;
@@ -96,6 +101,23 @@ impl Harness {
         let mut s = AckSample::default();
         s.ack = self.snd_una;
         s.dup = true;
+        s.in_recovery = self.in_recovery;
+        s.delivered = self.snd_una;
+        self.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    /// A duplicate ACK `gap` ns after the previous event, reporting one more segment that
+    /// reached the receiver at `rx` (timestamps on).
+    pub fn dup_ack_rx(&mut self, gap: Time, rx: Time) {
+        self.fill_window();
+        self.now += gap;
+        self.dupacks += 1;
+        self.rx_bytes += u64::from(MSS);
+        let mut s = AckSample::default();
+        s.ack = self.snd_una;
+        s.dup = true;
+        s.rx_arrival = Some(rx);
+        s.rx_bytes = Some(self.rx_bytes);
         s.in_recovery = self.in_recovery;
         s.delivered = self.snd_una;
         self.call(|cc, w, cx| cc.on_ack(&s, w, cx));
@@ -149,6 +171,10 @@ pub fn ack_timed(h: &mut Harness, segments: u64, gap: Time, rtt: Time, rx: Optio
     s.acked_bytes = bytes;
     s.rtt = Some(rtt);
     s.rx_arrival = rx;
+    if rx.is_some() {
+        h.rx_bytes += bytes;
+        s.rx_bytes = Some(h.rx_bytes);
+    }
     s.ts_echo = rx.map(|_| h.now.saturating_sub(rtt));
     s.marked = marked;
     s.delivered = h.snd_una;

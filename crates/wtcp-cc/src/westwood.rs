@@ -9,7 +9,8 @@
 //!   Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 34(2), 2004; defaults
 //!   follow ns-3's `TcpWestwoodPlus` (ns-3.44). One sample per RTT.
 //!
-//! Both grow the window as Reno does and use NewReno fast recovery.
+//! Both grow the window as Reno does and use NewReno fast recovery. `westwood` with
+//! `flavour = "ns2"` reproduces UCLA's ns-2 TCPW-NR instead of the paper's description.
 //!
 //! Deviations and ambiguities resolved (Westwood+, defaults = ns-3):
 //! - Sampling (`sampling = "ns3"`): ns-3 opens a window on the first ACK after the previous
@@ -66,6 +67,42 @@
 //! - Response `"paper"`: ssthresh = max(BWE * RTTmin, 2 MSS); cwnd = min(cwnd, ssthresh) on
 //!   fast retransmit, 1 MSS on RTO. RTTmin = the minimum RTT sample.
 //! - Before any estimate BWE = 0, so ssthresh = 2 MSS (as ns-3).
+//!
+//! Deviations and ambiguities resolved (Westwood, `flavour = "ns2"`): UCLA's ns-2 code,
+//! `Agent/TCP/WestwoodNR` (tcp-westwood-nr.cc v1.3, 2002-06-21, M. Valla; read in a public
+//! ns-2.29 tree). The ns-2 distribution has no Westwood agent of its own (ns-2.35, the last
+//! release: only Linux's Westwood+ module under `Agent/TCP/Linux`); the TCP Westwood agent
+//! ns-2 users had was this contributed code. For the NJ+ paper (ns-2, 2008), whose
+//! "TCP Westwood" is Casetti et al. [11] (l.57) and whose abstract repeats TCP-Jersey's
+//! "17% and 85% improvements in terms of goodput over TCP Westwood and TCP Reno" (l.17,
+//! l.33), this is the variant to compare with: `cc = "westwood"`, `flavour = "ns2"`. Which
+//! agent the NJ+ authors ran is not stated [UNCONF]; Linux's Westwood+ through
+//! `Agent/TCP/Linux` corresponds to `westwoodplus` with `filter`, `sampling`, `accounting`,
+//! `response` = "linux", `window_rtt` = `min_rtt_of` = "sample" and
+//! `reset_min_rtt_on_timeout = true`.
+//! - Per ACK (duplicates included): cumul_ack = packets newly acknowledged; a duplicate
+//!   counts 1 and is remembered (`unaccounted_`); a cumulative ACK of more than one packet
+//!   counts 1 if the duplicates already counted all of it (unaccounted_ -= cumul_ack - 1),
+//!   else cumul_ack - unaccounted_; no ACK counts more than 2 packets. Sample = counted
+//!   bytes / time since the previous ACK (ns-2 starts that clock at 0 s); filter type 1:
+//!   bwe = 0.9047 bwe + 0.0476 (sample + previous sample). Types 0, 2 and 3 are not
+//!   reproduced. Two ACKs at the same instant are merged (ns-2 would divide by zero).
+//!   Packets are SMSS-sized segments (bytes rounded up).
+//! - RTTmin (`min_rtt_estimate`, 5 s at start) takes `t_rtt_ * tcp_tick_`: the latest RTT
+//!   sample rounded to whole ticks (`ns2_tick_ms`, ns-2 tcpTick_ 10 ms; rounding int(tao /
+//!   tick + 0.5) as ns-2 with timestamps), from the previous new ACK, because ns-2 updates
+//!   t_rtt_ after the bandwidth step.
+//! - Three duplicate ACKs: ssthresh = (int)(bwe / size * RTTmin) packets, at least 2;
+//!   cwnd = ssthresh only if cwnd is larger. Recovery is the sender's RFC 6582 NewReno and
+//!   ends at that cwnd (ns-2 NewReno with exit_recovery_fix_ = 0 only drops its inflation;
+//!   its partial-ACK deflation of cwnd_ is not modelled, the sender deflates its inflation).
+//! - Every RTO: ssthresh = (int)(bwe / size * RTTmin / a) packets, at least 2, cwnd = 1,
+//!   with ns-2's adaptive a: a loss in slow start (ssthresh > cwnd) adds 1 (0.25 for three
+//!   duplicate ACKs), up to 4; one in congestion avoidance resets it to 1. So repeated
+//!   expiries divide the estimate by 2, 3, 4 (no RFC 5681 first-expiry rule, as ns-2).
+//! - The C++ initialisers are the defaults (filter_type_ 1, min_rtt_estimate 5 s, fr_a_ 0);
+//!   the Tcl defaults the patch may have added were not found [UNCONF]. Congestion marks are
+//!   ignored, as ns-2's `Agent/TCP` with its default ecn_ = 0.
 
 use serde::Deserialize;
 
@@ -129,10 +166,28 @@ pub enum Response {
     Linux,
 }
 
+/// Which implementation `westwood` reproduces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Flavour {
+    /// The MobiCom 2001 description (Tustin filter with time constant tau, virtual samples).
+    #[default]
+    Paper,
+    /// UCLA's ns-2 TCPW-NR (`Agent/TCP/WestwoodNR`, tcp-westwood-nr.cc v1.3, 2002): the
+    /// TCP Westwood agent of ns-2 users (see the module header).
+    Ns2,
+}
+
 /// Parameters of TCP Westwood (per-ACK samples).
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WestwoodParams {
+    /// `paper` (MobiCom 2001, the fields below) or `ns2` (UCLA's ns-2 TCPW-NR, which has
+    /// its own filter and loss response; only `ns2_tick_ms` applies).
+    pub flavour: Flavour,
+    /// `ns2` only: the TCP clock tick in ms that RTT samples are rounded to (ns-2
+    /// `tcpTick_`, 10 ms by default).
+    pub ns2_tick_ms: f64,
     /// Filter time constant tau in milliseconds (cut-off 1/tau). Paper: not confirmed
     /// [UNCONF]; 500 ms here.
     pub tau_ms: f64,
@@ -153,6 +208,8 @@ pub struct WestwoodParams {
 impl Default for WestwoodParams {
     fn default() -> Self {
         WestwoodParams {
+            flavour: Flavour::Paper,
+            ns2_tick_ms: 10.0,
             tau_ms: 500.0,
             virtual_samples: true,
             virtual_sample_divisor: 2.0,
@@ -217,6 +274,8 @@ pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "Per-ACK bandwidth samples through a Tustin low-pass filter; after a loss ssthresh = BWE * RTTmin, cwnd = min(cwnd, ssthresh).",
     reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
     params: &[
+        ParamInfo { name: "flavour", unit: "paper|ns2", default: "paper", doc: "paper: MobiCom 2001 (the parameters below); ns2: UCLA's ns-2 TCPW-NR, the Westwood of 2004-2008 ns-2 comparisons (NJ+, Jersey)" },
+        ParamInfo { name: "ns2_tick_ms", unit: "ms", default: "10.0", doc: "ns2 flavour: TCP clock tick the RTT samples are rounded to (ns-2 tcpTick_)" },
         ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed" },
         ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)" },
         ParamInfo { name: "virtual_sample_divisor", unit: "m", default: "2.0", doc: "m of tau/m, paper: m >= 2" },
@@ -250,6 +309,9 @@ pub const WESTWOODPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
 
 /// Build TCP Westwood (per-ACK samples).
 pub fn build(p: &WestwoodParams) -> Box<dyn CongestionControl> {
+    if p.flavour == Flavour::Ns2 {
+        return Box::new(Ns2Westwood::new(p.ns2_tick_ms));
+    }
     let tau_ns = (p.tau_ms * 1e6).max(1.0);
     let period =
         if p.virtual_samples { Some(((tau_ns / p.virtual_sample_divisor.max(1.0)) as Time).max(1)) } else { None };
@@ -746,6 +808,168 @@ impl CongestionControl for Westwood {
     }
 }
 
+/// UCLA's ns-2 TCP Westwood with NewReno (`Agent/TCP/WestwoodNR`, tcp-westwood-nr.cc v1.3,
+/// 2002-06-21, M. Valla; filter type 1, the C++ default). All window numbers are ns-2's
+/// packets (here SMSS-sized segments).
+#[derive(Clone, Debug)]
+pub struct Ns2Westwood {
+    /// RTT samples are rounded to this many ns (ns-2 `tcp_tick_`).
+    tick: Time,
+    /// `current_bwe_`, bytes/s.
+    bwe: f64,
+    /// `last_bwe_sample_`, bytes/s.
+    last_sample: f64,
+    /// `unaccounted_`: duplicate ACKs not yet matched by a cumulative ACK, segments.
+    unaccounted: u64,
+    /// `lastackrx_`: arrival time of the previous ACK (0.0 in ns-2 before the first).
+    last_ack_at: Time,
+    /// Bytes of ACKs that arrived at the same instant as the previous one.
+    pending: u64,
+    /// `min_rtt_estimate`, ns (ns-2 starts it at 5 s).
+    min_rtt: Time,
+    /// `t_rtt_ * tcp_tick_`: the last RTT sample in ticks, ns.
+    t_rtt: Option<Time>,
+    /// `fr_a_`, the divisor of the timeout ssthresh.
+    fr_a: f64,
+    /// SND.UNA after the last ACK seen (for the ACK that ends recovery).
+    last_una: u64,
+}
+
+impl Ns2Westwood {
+    pub fn new(tick_ms: f64) -> Self {
+        Ns2Westwood {
+            tick: ((tick_ms.max(0.0) * 1e6) as Time).max(1),
+            bwe: 0.0,
+            last_sample: 0.0,
+            unaccounted: 0,
+            last_ack_at: 0,
+            pending: 0,
+            min_rtt: 5 * 1_000_000_000,
+            t_rtt: None,
+            fr_a: 0.0,
+            last_una: 0,
+        }
+    }
+
+    /// The estimate in bytes per second.
+    pub fn bwe_bytes_per_s(&self) -> f64 {
+        self.bwe
+    }
+
+    /// `bwe_computation` for one ACK acknowledging `acked` bytes (0: a duplicate).
+    fn on_delivery(&mut self, now: Time, acked: u64, mss: u64) {
+        // cumul_ack in packets; duplicates count one and are taken back later.
+        let mut cumul = acked.div_ceil(mss.max(1));
+        if cumul > 1 {
+            if self.unaccounted >= cumul {
+                self.unaccounted = self.unaccounted - cumul + 1;
+                cumul = 1;
+            } else {
+                cumul -= self.unaccounted;
+                self.unaccounted = 0;
+            }
+        }
+        if cumul == 0 {
+            self.unaccounted += 1;
+            cumul = 1;
+        }
+        // "safety check": an ACK never counts more than two packets.
+        cumul = cumul.min(2);
+        // min_rtt_estimate from t_rtt_, i.e. the sample of the previous new ACK.
+        if let Some(r) = self.t_rtt {
+            self.min_rtt = self.min_rtt.min(r);
+        }
+        let gap = now.saturating_sub(self.last_ack_at);
+        if gap == 0 {
+            // Same instant as the previous ACK (ns-2 would divide by zero): merge.
+            self.pending += cumul * mss;
+            return;
+        }
+        // Filter type 1: bwe = 0.9047 bwe + 0.0476 (sample + last_sample).
+        let sample = (cumul * mss + std::mem::take(&mut self.pending)) as f64 * NS_PER_SEC / gap as f64;
+        self.bwe = self.bwe * 0.9047 + (sample + self.last_sample) * 0.0476;
+        self.last_sample = sample;
+        self.last_ack_at = now;
+    }
+
+    /// ns-2 `rtt_update` with timestamps: t_rtt_ = int(tao / tick + 0.5), at least 1 tick.
+    fn rtt_update(&mut self, rtt: Time) {
+        let ticks = ((rtt as f64 / self.tick as f64) + 0.5).floor().max(1.0) as Time;
+        self.t_rtt = Some(ticks * self.tick);
+    }
+
+    /// (int)(bwe / size * min_rtt / a) packets, at least 2, in bytes.
+    fn ssthresh(&self, mss: f64, a: f64) -> f64 {
+        let packets = (self.bwe / mss * (self.min_rtt as f64 / NS_PER_SEC) / a).floor();
+        packets.max(2.0) * mss
+    }
+}
+
+impl CongestionControl for Ns2Westwood {
+    fn name(&self) -> &'static str {
+        "westwood"
+    }
+
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+
+    fn init(&mut self, _w: &mut Window, cx: &mut Ctx) {
+        self.last_una = cx.snd_una;
+    }
+
+    fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        // WestwoodNRTcpAgent::recv: bwe_computation on every ACK, then NewReno.
+        let acked = if ack.dup { 0 } else { ack.ack.saturating_sub(self.last_una) };
+        self.on_delivery(cx.now, acked, u64::from(cx.mss));
+        self.last_una = self.last_una.max(ack.ack);
+        if let Some(r) = ack.rtt {
+            self.rtt_update(r);
+        }
+        Reno::grow(&RenoParams::default(), ack, w, cx.mss_f());
+    }
+
+    fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        let mss = cx.mss_f();
+        // "New adaptive BWE/a strategy": a loss in slow start raises a, one in congestion
+        // avoidance resets it to 1.
+        let slow_start = w.ssthresh > w.cwnd;
+        match loss {
+            Loss::FastRetransmit => {
+                self.fr_a = if slow_start { (self.fr_a + 0.25).min(4.0) } else { 1.0 };
+                // dupack_action: ssthresh = (int)(bwe/size * min_rtt) ("a is no longer
+                // being used"), at least 2; cwnd = ssthresh only if cwnd > ssthresh.
+                w.ssthresh = self.ssthresh(mss, 1.0);
+                w.cwnd = w.cwnd.min(w.ssthresh);
+            }
+            Loss::Timeout { .. } => {
+                // slowdown(CLOSE_FASTER) on every expiry: ssthresh = (int)(bwe/size *
+                // min_rtt / a), at least 2; cwnd = 1.
+                self.fr_a = if slow_start { (self.fr_a + 1.0).min(4.0) } else { 1.0 };
+                w.ssthresh = self.ssthresh(mss, self.fr_a);
+                w.cwnd = mss;
+            }
+        }
+        Verdict::None
+    }
+
+    fn on_recovery_exit(&mut self, _w: &mut Window, cx: &mut Ctx) {
+        // The full ACK goes through bwe_computation too; ns-2 NewReno (exit_recovery_fix_
+        // = 0) only drops the inflation, so cwnd stays as dupack_action left it.
+        let acked = cx.snd_una.saturating_sub(self.last_una);
+        self.on_delivery(cx.now, acked, u64::from(cx.mss));
+        self.last_una = self.last_una.max(cx.snd_una);
+        if let Some(r) = cx.rtt.latest() {
+            self.rtt_update(r);
+        }
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("bwe_bps", self.bwe * 8.0));
+        out.push(("min_rtt_s", self.min_rtt as f64 / NS_PER_SEC));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1017,6 +1241,128 @@ mod tests {
         h.exit_recovery();
         assert!(approx(h.w.ssthresh, 12.0 * M));
         assert_eq!(h.w.cwnd, h.w.ssthresh);
+    }
+
+    fn ns2() -> Harness {
+        Harness::new(build(&WestwoodParams { flavour: Flavour::Ns2, ..WestwoodParams::default() }))
+    }
+
+    /// tcp-westwood-nr.cc filter type 1, recomputed: bwe = 0.9047 bwe + 0.0476 (s + s_prev).
+    fn type1(bwe: f64, sample: f64, last: f64) -> f64 {
+        bwe * 0.9047 + (sample + last) * 0.0476
+    }
+
+    #[test]
+    fn ns2_flavour_filters_per_ack_samples_with_fixed_coefficients() {
+        let mut h = ns2();
+        // ns-2 starts lastackrx_ at 0: the first sample divides by the time since 0.
+        ack_at(&mut h, 1, 10 * MS, 94 * MS);
+        let s1 = M / 0.010;
+        let b1 = type1(0.0, s1, 0.0);
+        assert!(approx(bwe_bps(&mut h) / 8.0, b1));
+        ack_at(&mut h, 1, 20 * MS, 94 * MS);
+        let s2 = M / 0.020;
+        assert!(approx(bwe_bps(&mut h) / 8.0, type1(b1, s2, s1)));
+    }
+
+    #[test]
+    fn ns2_flavour_counts_duplicates_and_caps_an_ack_at_two_packets() {
+        let mut h = ns2();
+        let mut expect = (0.0, 0.0);
+        let step = |segments: f64, gap_s: f64, e: &mut (f64, f64)| {
+            let sample = segments * M / gap_s;
+            e.0 = type1(e.0, sample, e.1);
+            e.1 = sample;
+        };
+        for _ in 0..20 {
+            ack_at(&mut h, 1, 10 * MS, 94 * MS);
+            step(1.0, 0.010, &mut expect);
+        }
+        // Three duplicates count one packet each (unaccounted_ = 3).
+        for _ in 0..3 {
+            h.dup_ack();
+            step(1.0, 0.001, &mut expect);
+        }
+        assert!(approx(bwe_bps(&mut h) / 8.0, expect.0));
+        // A cumulative ACK of 3 packets: all already counted, it counts 1 (unaccounted_ = 1).
+        ack_at(&mut h, 3, 10 * MS, 94 * MS);
+        step(1.0, 0.010, &mut expect);
+        assert!(approx(bwe_bps(&mut h) / 8.0, expect.0));
+        // A cumulative ACK of 4 packets: 4 - 1 = 3, capped at 2.
+        ack_at(&mut h, 4, 10 * MS, 94 * MS);
+        step(2.0, 0.010, &mut expect);
+        assert!(approx(bwe_bps(&mut h) / 8.0, expect.0));
+    }
+
+    #[test]
+    fn ns2_flavour_rounds_rtt_samples_to_ticks_and_uses_the_previous_acks() {
+        let mut h = ns2();
+        let min_rtt = |h: &Harness| {
+            let mut v = Vec::new();
+            h.cc.trace_vars(&mut v);
+            v.iter().find(|(n, _)| *n == "min_rtt_s").unwrap().1
+        };
+        assert_eq!(min_rtt(&h), 5.0, "min_rtt_estimate starts at 5 s");
+        ack_at(&mut h, 1, 10 * MS, 96 * MS);
+        // t_rtt_ is set after this ACK's bandwidth step: the minimum is still 5 s.
+        assert_eq!(min_rtt(&h), 5.0);
+        ack_at(&mut h, 1, 10 * MS, 94 * MS);
+        // int(96 / 10 + 0.5) = 10 ticks.
+        assert!(approx(min_rtt(&h), 0.100));
+        ack_at(&mut h, 1, 10 * MS, 94 * MS);
+        // int(94 / 10 + 0.5) = 9 ticks.
+        assert!(approx(min_rtt(&h), 0.090));
+    }
+
+    #[test]
+    fn ns2_flavour_loss_response_whole_packets_and_timeouts_divided_by_a() {
+        let mut h = ns2();
+        for _ in 0..300 {
+            ack_at(&mut h, 1, 5 * MS, 94 * MS);
+        }
+        let bwe = bwe_bps(&mut h) / 8.0;
+        let min_rtt = 0.090;
+        // ssthresh = (int)(bwe / size * min_rtt / a) packets, at least 2.
+        let packets = |a: f64| ((bwe / M * min_rtt / a).floor()).max(2.0) * M;
+        // Timeouts in a row: the first one in slow start (ssthresh was infinite), every later
+        // one with cwnd = 1 < ssthresh: a = 1, 2, 3, 4, 4.
+        for (k, a) in [1.0, 2.0, 3.0, 4.0, 4.0].into_iter().enumerate() {
+            h.loss(Loss::Timeout { consecutive: k as u32 + 1 });
+            assert!(approx(h.w.ssthresh, packets(a)), "timeout {}: {} vs {}", k + 1, h.w.ssthresh, packets(a));
+            assert_eq!(h.w.cwnd, M);
+        }
+        assert!(packets(4.0) < packets(1.0));
+
+        // Fast retransmit in congestion avoidance: ssthresh = (int)(bwe/size*min_rtt), cwnd
+        // capped at it, and recovery ends at that cwnd (ns-2 NewReno drops only dupwnd_).
+        let mut h = ns2();
+        for _ in 0..300 {
+            ack_at(&mut h, 1, 5 * MS, 94 * MS);
+        }
+        let bwe = bwe_bps(&mut h) / 8.0;
+        let ssthresh = (bwe / M * min_rtt).floor().max(2.0) * M;
+        h.w.ssthresh = 4.0 * M;
+        h.w.cwnd = 40.0 * M;
+        h.loss(Loss::FastRetransmit);
+        assert!(approx(h.w.ssthresh, ssthresh));
+        assert_eq!(h.w.cwnd, h.w.ssthresh);
+        // A window below the estimate is kept, also at recovery exit (the paper flavour
+        // would raise it to ssthresh there).
+        let mut h = ns2();
+        for _ in 0..300 {
+            ack_at(&mut h, 1, 5 * MS, 94 * MS);
+        }
+        h.w.ssthresh = 2.0 * M;
+        h.w.cwnd = 3.0 * M;
+        h.loss(Loss::FastRetransmit);
+        assert!(h.w.ssthresh > 3.0 * M);
+        assert_eq!(h.w.cwnd, 3.0 * M);
+        h.in_recovery = true;
+        h.dup_ack();
+        h.in_recovery = false;
+        h.snd_una += u64::from(MSS);
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, 3.0 * M);
     }
 
 }

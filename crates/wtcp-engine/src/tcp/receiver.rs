@@ -36,6 +36,8 @@ pub struct Receiver {
     ts_recent: Time,
     last_ack_sent: u64,
     last_arrival: Time,
+    /// Payload bytes of every data segment received (duplicates and out-of-order included).
+    rx_bytes: u64,
     /// A congestion mark arrived since the last ACK (per-packet echo), or since the last
     /// CWR (latched echo).
     mark_pending: bool,
@@ -63,6 +65,7 @@ impl Receiver {
             ts_recent: 0,
             last_ack_sent: 0,
             last_arrival: 0,
+            rx_bytes: 0,
             mark_pending: false,
             ecn_echo: cfg.ecn_echo,
             control,
@@ -73,6 +76,7 @@ impl Receiver {
     pub fn on_data(&mut self, p: &Packet, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
         let (start, end) = (p.seq, p.seq + u64::from(p.len));
         self.last_arrival = now;
+        self.rx_bytes += u64::from(p.len);
         if self.ecn_echo == EcnEcho::Latched && p.cwr {
             self.mark_pending = false;
         }
@@ -160,6 +164,7 @@ impl Receiver {
             a.ts_val = now;
             a.ts_ecr = self.ts_recent;
             a.rx_arrival = self.last_arrival;
+            a.rx_bytes = self.rx_bytes;
         }
         self.last_ack_sent = self.rcv_nxt;
         out.push(a);

@@ -363,6 +363,7 @@ impl Sender {
         s.marked = p.ece;
         if self.cfg.timestamps {
             s.rx_arrival = Some(p.rx_arrival);
+            s.rx_bytes = Some(p.rx_bytes);
             s.ts_echo = Some(p.ts_ecr);
         }
         let frto = self.frto;
