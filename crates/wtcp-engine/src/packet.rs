@@ -41,6 +41,8 @@ pub struct Packet {
     pub ts_ecr: Time,
     /// ACK: arrival time at the receiver of the data segment that triggered it.
     pub rx_arrival: Time,
+    /// ACK: a congestion window the receiver's algorithm advertises, bytes (0: none).
+    pub adv_cwnd: u64,
     /// ECN-capable transport (RFC 3168 ECT): a RED queue may mark instead of drop.
     pub ect: bool,
     /// Congestion mark set by a router (ECN CE / congestion warning).
@@ -69,6 +71,7 @@ impl Packet {
             ts_val: 0,
             ts_ecr: 0,
             rx_arrival: 0,
+            adv_cwnd: 0,
             ect: false,
             ce: false,
             cwr: false,
