@@ -77,6 +77,9 @@ pub struct AckSample {
     pub marked: bool,
     /// Total bytes cumulatively acknowledged so far (after this ACK).
     pub delivered: u64,
+    /// A congestion window the receiver's algorithm advertised on this ACK, bytes
+    /// ([`ReceiverControl::advertised_cwnd`]); `None` if it advertises none.
+    pub adv_cwnd: Option<u64>,
 }
 
 /// A loss event, as the sender detected it.
@@ -130,6 +133,15 @@ pub enum RecoveryStyle {
     Reno,
     /// RFC 6582: partial ACKs retransmit and keep recovery until `recover` is acked.
     NewReno,
+    /// Fast retransmit without fast recovery (RFC 5681 §3.2 steps 1-2 only): the
+    /// duplicate-ACK threshold retransmits the segment at SND.UNA and calls
+    /// `on_loss(FastRetransmit)`; the sender neither inflates nor deflates the window and
+    /// has no recovery phase (no partial-ACK retransmissions, no `on_recovery_exit`;
+    /// every ACK of new data goes to `on_ack` and restarts the timer, RFC 6298 §5.3).
+    /// Another fast retransmit may follow once three more duplicates arrive, except for
+    /// data sent before the last timeout (RFC 6582 §3.2 step 1: go-back-N's duplicates
+    /// are not a new loss).
+    FastRetransmitOnly,
 }
 
 /// Requests an algorithm makes of its sender; applied after the hook returns.
@@ -193,7 +205,8 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx);
 
     /// A loss event. Sets ssthresh and cwnd for what follows and returns the verdict.
-    /// After `FastRetransmit` the sender adds its own dupack inflation on top of `cwnd`.
+    /// After `FastRetransmit` the sender adds its own dupack inflation on top of `cwnd`
+    /// (none under [`RecoveryStyle::FastRetransmitOnly`]).
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict;
 
     /// Fast recovery ended (full ACK under NewReno, first new ACK under Reno).
@@ -220,14 +233,23 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {}
 }
 
-/// The receiver half of an algorithm that shapes the advertised window.
+/// The receiver half of an algorithm: it may shape the advertised window and advertise a
+/// congestion window to the sender.
 pub trait ReceiverControl: std::fmt::Debug + Send {
-    /// A data segment arrived at the receiver.
+    /// A data segment arrived at the receiver; `ts_ecr` is its RFC 7323 TSecr (the time
+    /// of the receiver's own ACK the sender echoes), `None` when timestamps are off or
+    /// the sender has echoed nothing yet.
     #[allow(unused_variables)]
-    fn on_segment(&mut self, seq: u64, len: u32, arrival: Time) {}
+    fn on_segment(&mut self, seq: u64, len: u32, arrival: Time, ts_ecr: Option<Time>) {}
     /// The window to advertise; `buffer_free` is what plain TCP would advertise.
     #[allow(unused_variables)]
     fn advertised_window(&mut self, buffer_free: u64, now: Time) -> u64 {
         buffer_free
+    }
+    /// A congestion window for the sender, carried on the ACK being sent (after
+    /// `advertised_window`) and handed to the sender's `on_ack` as `AckSample::adv_cwnd`;
+    /// unlike the receive window it does not limit the sender by itself.
+    fn advertised_cwnd(&mut self) -> Option<u64> {
+        None
     }
 }

@@ -4,78 +4,127 @@
 //! Wireless Region", Kyung Hee University (venue and year not printed; funded under
 //! reference 20090724), §2, Eq. 1-5 and the pseudo-code.
 //!
-//! The receiver estimates the available bandwidth from data arrivals (Eq. 1-2) and
-//! advertises the optimal window oCwnd = RTTmin * Bw / seg_size (Eq. 3) as its receive
-//! window. On a loss the sender sets ssthresh = oCwnd and, by the Vegas-like backlog x
-//! (Eq. 4-5), grows by 2 segments (x < alpha), holds (alpha <= x <= beta) or drops to one
-//! segment (x > beta).
+//! The receiver estimates the available bandwidth from data arrivals (Eq. 1-2), computes
+//! the optimal window oCwnd = RTTmin * Bw / seg_size (Eq. 3) and advertises it to the
+//! sender, which sets cwnd = oCwnd on every ACK (rule (b)): no slow start, no additive
+//! increase, no fast recovery. On a loss signal (three duplicate ACKs or an RTO) the sender
+//! sets ssthresh = oCwnd and, by the Vegas-like backlog x (Eq. 4-5), takes cwnd to oCwnd or
+//! adds 2 segments (x < alpha), keeps it (alpha <= x <= beta) or drops it to one segment
+//! (x > beta) (rule (c)).
 //!
-//! Deviations and ambiguities resolved:
+//! Deviations and ambiguities resolved (line numbers of /work/shared/papers/tcp-ewr.txt):
+//! - Rule (b), "On ACK reception at the sender: cwnd = oCwnd_n" (l. 58-59), is applied
+//!   literally on every ACK of new data (`ack_rule = "ocwnd"`): cwnd follows oCwnd_n up
+//!   and down. The text says the same four times: "the sender immediately adjusts its
+//!   congestion window size to the oCwnd_n ... There is no need to employ any kinds of
+//!   slow start, additive increase, or fast recovery algorithms" (l. 52); "it does not
+//!   aggressively use the bandwidth but maintain the optimal congestion window size
+//!   oCwnd_n" (l. 92); "designed to adjust its congestion window optimally" (l. 150).
+//!   Duplicate ACKs do not apply (b): they are the loss signal of (c). Rule (c)'s tests
+//!   "if (cwnd > ssthresh)" (l. 63, 69) compare oCwnd_n at the last new ACK (cwnd) with
+//!   oCwnd_n at the loss signal (ssthresh; the estimate moves with every arrival,
+//!   duplicates included), and the window (c) sets holds until the next ACK of new data
+//!   ("whenever the connection is recovered", l. 52); with no ACK between repeated RTOs
+//!   the pseudo-code alternates oCwnd + 2 and oCwnd ("updated after one RTO rather than
+//!   after each RTT", l. 83). The former default, NewReno slow start and congestion
+//!   avoidance with cwnd floored at oCwnd and no upper bound, is
+//!   `ack_rule = "newreno_floor"`; it contradicts l. 52 and l. 92, and its header's claim
+//!   that the receiver window enforced cwnd <= oCwnd was false (the receiver advertised
+//!   its free buffer). Measured consequences of the literal rule: it fills a link only
+//!   because Eq. 1 over back-to-back segments measures the bottleneck rate (a packet
+//!   pair); averaging the arrivals over 20 ms or 60 ms instead (ablation, not an option)
+//!   drops ten flows on `ewr-dumbbell` to the 2-segment floor (2.5 Mb/s of 10; a lone
+//!   flow 0.26 Mb/s). It keeps one base-RTT window, so when reverse traffic queues the
+//!   ACKs the link is not filled (a lone flow on `ewr-dumbbell` with its reverse FTP at
+//!   0 % loss: 5.7 Mb/s; NewReno 6.7). With delayed ACKs (ns-2's default sink and
+//!   `ewr-dumbbell` acknowledge every segment) a lone flow in `two-hop-wireless` at 0 %
+//!   loss settles at 54 % of the 2 Mb/s hop (79 % with a 1 ms delayed-ACK timer, 100 %
+//!   with an ACK per segment): the segment left waiting for the delayed-ACK timer opens
+//!   a gap that Eq. 1 reads as a low rate.
+//! - oCwnd_n reaches the sender on every ACK from the receiver's own Eq. 1-3
+//!   (`ocwnd_source = "receiver"`, carried as `AckSample::adv_cwnd`): "oCwnd_n is used as
+//!   a receiver-advertised congestion window size" (l. 44), "sending feedback information
+//!   to the receiver is not necessary" (l. 24). As a congestion window it does not limit
+//!   the sender by itself; the flow-control window stays the free buffer ("we do not
+//!   consider the available buffer space in the receiver", l. 44), unless
+//!   `receiver_caps_window = true` also advertises min(oCwnd, buffer_free) there (then
+//!   (c)'s "cwnd + 2" cannot exceed oCwnd). `ocwnd_source = "mirror"` is the former
+//!   default: the sender recomputes Eq. 1-3 over the arrival times echoed in the
+//!   timestamps (`rx_arrival`, one sample per ACK, d = newly acknowledged bytes,
+//!   duplicates counting one segment each as in Westwood+), with its own RTTmin. That
+//!   accounting credits several segments to one arrival when a retransmission fills a
+//!   hole (single samples of 5 and 22 times the bottleneck rate at 1 % and 5 % loss on
+//!   `ewr-dumbbell`, oCwnd 149 and 228 segments, bursts that overflowed the queue by 48
+//!   and 150 packets); the receiver's per-packet Eq. 1 cannot exceed the bottleneck rate.
 //! - Eq. 1: d_n is the size of the n-th arriving segment (every arrival counts,
 //!   retransmissions and out-of-order segments included) and t_n - t_(n-1) the gap to the
 //!   previous arrival. The first arrival only sets t_0; the first sample initialises
 //!   Eq. 2 (the paper's delta_1 = 0). Arrivals at the same instant are merged into the
-//!   next sample, so a zero gap never divides. Eq. 2 uses delta = 0.7 (`delta`).
-//! - RTT at the receiver (Eq. 3): the receiver has no RTT sample of its own and the
-//!   `ReceiverControl` hooks carry no timestamp echo. `receiver_rtt = "probe"` (default)
-//!   measures it from sequence numbers against its own advertisements: a byte beyond
-//!   every right edge advertised before time T cannot arrive before T + RTT, so the
-//!   arrival time minus the time of the first advertisement covering that byte is an
-//!   RTT sample that is never below the path's minimum; RTTmin is the smallest sample
-//!   (Linux's receiver-side `tcp_rcv_rtt_measure` in its window-bounded form). Data up to
-//!   the first advertised edge gives no sample (the sender may send its initial window
-//!   before any ACK). The samples are tight only while the advertised window limits the
-//!   sender; otherwise they overestimate and the cap is loose (safe, never throttling).
-//!   `receiver_rtt = "fixed"` uses `receiver_rtt_ms` instead: the scenario's base RTT,
-//!   for runs that reproduce the paper's receiver-bound window. Before the receiver has
-//!   both a bandwidth estimate and an RTT it advertises the free buffer (plain TCP).
-//! - "oCwnd_n is used as a receiver-advertised congestion window size": read as the
-//!   receiver telling the sender the window to adopt (rule (b)), not as a flow-control
-//!   cap (`receiver_caps_window = false`, default). As a cap, the window throttles itself:
-//!   the arrival rate measured under a cap of RTTmin x rate is below capacity whenever
-//!   arrivals are not perfectly paced (delayed ACKs release segments in pairs), the next
-//!   cap is lower, and the flow settles far below the link (54 % of a 2 Mb/s hop at 0 %
-//!   loss in `two-hop-wireless`), which contradicts the paper's results at low error
-//!   rates. `receiver_caps_window = true` gives the literal cap.
+//!   next sample, so a zero gap never divides. Eq. 2 uses the constant delta = 0.7
+//!   (`delta`) the simulations used ("we set delta_n to 0.7 for n >= 2", l. 40), although
+//!   l. 36 calls the filter "time varying coefficient". Consequence (measured, not
+//!   changed): flows sharing a FIFO cross it in back-to-back runs, so each estimates
+//!   nearly the bottleneck rate; ten flows on `ewr-dumbbell` at 1 % loss advertise an
+//!   oCwnd of 61 segments each (one bandwidth-delay product is 73) while each gets
+//!   0.6 Mb/s (5 segments per base RTT), and with rule (b) restoring that window on
+//!   every ACK the queue overflows all the time (70 k queue drops in 100 s against
+//!   NewReno's 53). Holding each window at its share with the receive buffer (17 kB,
+//!   ablation) brings the ten flows to 9.3 Mb/s with 1.0 k unnecessary retransmissions.
+//! - RTTmin at the receiver (Eq. 3; the paper does not say how its receiver measures it):
+//!   `receiver_rtt = "timestamps"` (default) takes the smallest arrival - TSecr (RFC 7323;
+//!   the echoed ACK left the receiver at TSecr and the segment left the sender after that
+//!   ACK arrived, so a sample is never below the RTT; Linux `tcp_rcv_rtt_measure_ts`).
+//!   Without timestamps it falls back to the edge probe: `receiver_rtt = "probe"`
+//!   measures against the receiver's own advertisements (a byte beyond every right edge
+//!   advertised before T cannot arrive before T + RTT; Linux's window-bounded
+//!   `tcp_rcv_rtt_measure`). The probe is tight only while the advertised receive window
+//!   limits the sender, i.e. with `receiver_caps_window = true`; otherwise its samples are
+//!   the time to send a whole receive buffer (the former default, under which the cap
+//!   never bound: `receiver_caps_window = true` left a lone flow on `ewr-dumbbell` at
+//!   0 % loss at 4.75 Mb/s and ten flows at 1 % loss unchanged). Without timestamps
+//!   and without the cap oCwnd doubles (144 segments on `ewr-dumbbell` at 0.1 % loss,
+//!   10 k unnecessary retransmissions): run EWR with `tcp.timestamps = true`, as its
+//!   paper scenarios do. `receiver_rtt = "fixed"` uses `receiver_rtt_ms`. Until it has a
+//!   bandwidth sample and an RTT the receiver advertises no oCwnd.
 //! - Units of Eq. 3: oCwnd is computed in segments (seg_size = the largest segment seen)
-//!   and advertised in bytes, min(oCwnd, buffer_free). oCwnd is floored at
-//!   `min_ocwnd_segments` = 2 (not in the paper): with one segment per RTT the arrival
-//!   rate is one segment per RTT and Eq. 3 would hold the window at one segment forever;
-//!   two back-to-back segments let the estimate see the bottleneck rate.
-//! - Pseudo-code (b) "on ACK reception cwnd = oCwnd": the sender cannot read the
-//!   advertised window (it only acts through the sender's min(cwnd, rwnd)). It keeps a
-//!   mirror of Eq. 1-3: Eq. 1-2 over the receiver arrival times echoed in the timestamps
-//!   (`rx_arrival`, one sample per ACK, d = newly delivered bytes, duplicates counting one
-//!   segment each as in Westwood+), or over the ACK arrival times when timestamps are off;
-//!   RTTmin is the sender's minimum RTT. Without timestamps the mirror sees only ACK
-//!   arrivals, and ACK compression (ACKs queued behind reverse traffic leave back to
-//!   back) inflates Eq. 1 many times over: run EWR with `tcp.timestamps = true`, the
-//!   channel through which its receiver-side estimate reaches the sender here (in
-//!   `ewr-dumbbell` with reverse FTP at 0.1 % loss: 6.4 Mb/s with them, 0.36 Mb/s
-//!   without, cwnd pushed to 2600 segments). Rule (b) is then split in two halves: the
-//!   receiver window enforces cwnd <= oCwnd, and the sender applies cwnd = max(cwnd,
-//!   oCwnd_mirror) on each new ACK outside recovery (no slow start back to oCwnd after a
-//!   loss). Between losses cwnd grows as NewReno's (RFC 5681 slow start and congestion
-//!   avoidance, per-ACK counting): the per-ACK mirror measures the delivery rate, so a
-//!   literal cwnd = oCwnd_mirror could never grow, and the pseudo-code's own tests
-//!   "cwnd > ssthresh" presuppose a cwnd that differs from oCwnd.
-//! - Pseudo-code (c) units: "cwnd = 1" is one segment, "cwnd + 2" is two segments. The
-//!   rules run on the third duplicate ACK and on every RTO expiry (the paper's note: +2
-//!   "after one RTO"); ssthresh = oCwnd each time, which does not change between
-//!   consecutive expiries because the estimate moves only on ACKs.
-//! - Eq. 4-5: WindowSize = min(cwnd, FlightSize) (the window actually in use: when the
-//!   receiver window binds, cwnd may exceed what is in the network), RTT = SRTT,
+//!   and advertised in bytes. oCwnd is floored at `min_ocwnd_segments` = 2 (not in the
+//!   paper): with one segment per RTT the arrival rate is one segment per RTT and Eq. 3
+//!   would hold the window at one segment forever; two back-to-back segments let the
+//!   estimate see the bottleneck rate.
+//! - Rule (c) runs on the third duplicate ACK and on every RTO expiry ("When 3 DUPACKs
+//!   are received or RTO expires", l. 60); "cwnd = 1" is one segment, "cwnd + 2" two
+//!   segments.
+//! - No fast recovery (`fast_recovery = false`): "There is no need to employ any kinds of
+//!   ... fast recovery algorithms" (l. 52). The sender runs `RecoveryStyle::
+//!   FastRetransmitOnly`: the third duplicate ACK retransmits the head and applies (c);
+//!   the window is not inflated by duplicates nor deflated; there are no partial-ACK
+//!   retransmissions, a partial ACK is an ACK of new data (rule (b)), and a further hole
+//!   is repaired by another fast retransmit after three new duplicates, or by the RTO.
+//!   Every ACK of new data restarts the timer (RFC 6298 §5.3). The former default,
+//!   RFC 6582 NewReno recovery with the Impatient timer, is `fast_recovery = true`. Under
+//!   it, with the congestion state's cwnd = 1 during recovery, a spurious fast retransmit
+//!   feeds itself: every partial ACK resends a head that is only in flight, the
+//!   duplicates return as duplicate ACKs after the full ACK and trigger the next fast
+//!   retransmit (a single flow at 0 % loss: 783 spurious fast retransmits and 59 k
+//!   unnecessary retransmissions in 100 s, without a single drop after the start).
+//! - Eq. 4-5: WindowSize = min(cwnd, FlightSize) (the window actually in use), RTT = SRTT,
 //!   RTTmin = the sender's minimum RTT; x = (expected - actual) * RTTmin =
 //!   WindowSize * (1 - RTTmin/SRTT) segments, computed at the loss.
 //! - Verdict: the congestion state (x > beta) reports `Congestion`; the linear-increase
 //!   and wait-and-see states report `Wireless`, as their response does not reduce the
 //!   window (the paper calls the middle band "either"; the verdict follows the action).
-//! - Recovery: NewReno (RFC 6582). The window set by (c) holds during recovery; at its
-//!   end cwnd = max(cwnd, oCwnd_mirror), rule (b) applied to the ACK that ends it.
-//! - Until the mirror has an estimate (no bandwidth sample or no RTT yet) a loss gets
-//!   Reno's response with verdict `None`.
+//! - Before oCwnd exists (the first round trip) cwnd grows as in NewReno's slow start and
+//!   a loss gets Reno's response with verdict `None`.
 //! - ECN echo (not in the paper): treated as the paper's "sign of data loss" (RFC 3168
 //!   §6.1.2), the same state rules as a fast retransmit, at most once per window.
+//! - Go-back-N after an RTO (the sender's, as ns-2's) with (b) restoring cwnd = oCwnd on
+//!   the first ACK after it resends at once the data the receiver holds beyond the next
+//!   hole, where NewReno's slow start resends a few segments per round trip and skips
+//!   the rest as the cumulative ACK jumps. Those are EWR's unnecessary retransmissions
+//!   (96 % of 1.3 k at 1 % loss and 99 % of 6.1 k at 5 % on `ewr-dumbbell`, the rest
+//!   spurious fast retransmits); without fast recovery every window with a second loss
+//!   that three new duplicates cannot reveal ends in an RTO (44 per 100 s at 1 %, NewReno
+//!   16). See `crates/wtcp-engine/tests/faithful_ewr.rs`.
 
 use serde::Deserialize;
 
@@ -119,10 +168,28 @@ const PARAMS: &[ParamInfo] = &[
         doc: "floor of oCwnd (not in the paper; 2 lets back-to-back segments reveal the bottleneck rate)",
     },
     ParamInfo {
+        name: "ocwnd_source",
+        unit: "receiver|mirror",
+        default: "receiver",
+        doc: "oCwnd_n the sender uses: the receiver's own (Eq. 1-3 over its arrivals, carried on each ACK) or the sender's mirror over echoed arrival times (the former default)",
+    },
+    ParamInfo {
+        name: "ack_rule",
+        unit: "ocwnd|newreno_floor",
+        default: "ocwnd",
+        doc: "rule (b) on an ACK of new data: cwnd = oCwnd (paper); newreno_floor = NewReno growth, never below oCwnd (the former default)",
+    },
+    ParamInfo {
+        name: "fast_recovery",
+        unit: "bool",
+        default: "false",
+        doc: "run RFC 6582 NewReno fast recovery after a fast retransmit (the former default); off = fast retransmit only, as the paper (l. 52)",
+    },
+    ParamInfo {
         name: "receiver_rtt",
-        unit: "probe|fixed",
-        default: "probe",
-        doc: "RTTmin at the receiver: measured from its own advertised edges, or receiver_rtt_ms",
+        unit: "timestamps|probe|fixed",
+        default: "timestamps",
+        doc: "RTTmin at the receiver: arrival - TSecr (edge probe without timestamps); the edge probe alone (the former default; tight only when receiver_caps_window binds the sender); or receiver_rtt_ms",
     },
     ParamInfo {
         name: "receiver_rtt_ms",
@@ -134,13 +201,13 @@ const PARAMS: &[ParamInfo] = &[
         name: "receiver_caps_window",
         unit: "bool",
         default: "false",
-        doc: "the receiver caps its advertised window at oCwnd (literal reading; throttles itself below capacity)",
+        doc: "the receiver also caps its advertised window at its own oCwnd (l. 44 as flow control; the sender follows oCwnd either way)",
     },
 ];
 
 pub const EWR_INFO: AlgorithmInfo = AlgorithmInfo {
     name: "ewr",
-    summary: "Receiver estimates bandwidth from arrivals and advertises oCwnd = RTTmin*Bw; on loss ssthresh = oCwnd and a Vegas-like backlog picks +2 segments, hold, or 1 segment.",
+    summary: "Receiver estimates bandwidth from arrivals and advertises oCwnd = RTTmin*Bw; the sender sets cwnd = oCwnd on every ACK; on loss (fast retransmit, no fast recovery) ssthresh = oCwnd and a Vegas-like backlog picks +2 segments, hold, or 1 segment.",
     reference: "Ryoo & Kim, Transmission Control for Future Internet including Error-prone Wireless Region (TCP EWR), Kyung Hee University",
     params: PARAMS,
     // Pseudo-code (c): an RTO with a small backlog sets cwnd = oCwnd or cwnd + 2.
@@ -151,11 +218,37 @@ pub const EWR_INFO: AlgorithmInfo = AlgorithmInfo {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiverRtt {
-    /// Measured from arrivals against the receiver's own advertised right edges.
+    /// Arrival time minus the echoed TSecr (RFC 7323; Linux `tcp_rcv_rtt_measure_ts`);
+    /// the edge probe's samples while no segment carries an echo.
     #[default]
+    Timestamps,
+    /// Measured from arrivals against the receiver's own advertised right edges only.
     Probe,
     /// The configured `receiver_rtt_ms`.
     Fixed,
+}
+
+/// Where the sender's oCwnd_n comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OcwndSource {
+    /// The receiver's Eq. 1-3, advertised on every ACK (l. 44).
+    #[default]
+    Receiver,
+    /// The sender's mirror of Eq. 1-3 over the arrival times echoed in the timestamps.
+    Mirror,
+}
+
+/// Rule (b), "On ACK reception at the sender: cwnd = oCwnd_n".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckRule {
+    /// cwnd = oCwnd_n on every ACK of new data (no slow start or additive increase).
+    #[default]
+    Ocwnd,
+    /// NewReno growth (RFC 5681 slow start and congestion avoidance) with cwnd never
+    /// below oCwnd_n: the former default, kept for comparison.
+    NewrenoFloor,
 }
 
 /// Parameters of TCP EWR.
@@ -174,13 +267,19 @@ pub struct EwrParams {
     /// Floor of oCwnd in segments, at the receiver and in the sender's mirror. Not in
     /// the paper; 2 (RFC 5681's ssthresh floor).
     pub min_ocwnd_segments: f64,
-    /// Receiver's RTTmin: `probe` (measured) or `fixed` (`receiver_rtt_ms`). The paper
-    /// does not say how its receiver knows RTTmin.
+    /// Source of the sender's oCwnd_n: `receiver` (advertised on each ACK) or `mirror`.
+    pub ocwnd_source: OcwndSource,
+    /// Rule (b): `ocwnd` (cwnd = oCwnd_n, paper) or `newreno_floor`.
+    pub ack_rule: AckRule,
+    /// NewReno fast recovery after a fast retransmit (off: fast retransmit only, l. 52).
+    pub fast_recovery: bool,
+    /// Receiver's RTTmin: `timestamps`, `probe` (measured) or `fixed`
+    /// (`receiver_rtt_ms`). The paper does not say how its receiver knows RTTmin.
     pub receiver_rtt: ReceiverRtt,
     /// RTTmin in milliseconds used by the receiver when `receiver_rtt = fixed`.
     pub receiver_rtt_ms: f64,
-    /// The receiver also caps its advertised window at oCwnd (the literal reading; off by
-    /// default, see the module header).
+    /// The receiver also caps its advertised window at its own oCwnd (off by default,
+    /// see the module header).
     pub receiver_caps_window: bool,
 }
 
@@ -192,7 +291,10 @@ impl Default for EwrParams {
             beta: 9.0,
             linear_increase_segments: 2.0,
             min_ocwnd_segments: 2.0,
-            receiver_rtt: ReceiverRtt::Probe,
+            ocwnd_source: OcwndSource::Receiver,
+            ack_rule: AckRule::Ocwnd,
+            fast_recovery: false,
+            receiver_rtt: ReceiverRtt::Timestamps,
             receiver_rtt_ms: 100.0,
             receiver_caps_window: false,
         }
@@ -330,6 +432,8 @@ pub struct EwrReceiver {
     /// Highest sequence number received + 1.
     highest: u64,
     probe: EdgeProbe,
+    /// Smallest arrival - TSecr seen, ns.
+    ts_min: Option<Time>,
 }
 
 impl EwrReceiver {
@@ -340,12 +444,14 @@ impl EwrReceiver {
             seg_size: 0,
             highest: 0,
             probe: EdgeProbe::new(),
+            ts_min: None,
         }
     }
 
     /// The RTTmin the receiver uses in Eq. 3, ns.
     pub fn rtt_min(&self) -> Option<Time> {
         match self.p.receiver_rtt {
+            ReceiverRtt::Timestamps => self.ts_min.or(self.probe.min_rtt),
             ReceiverRtt::Probe => self.probe.min_rtt,
             ReceiverRtt::Fixed => Some((self.p.receiver_rtt_ms.max(0.0) * 1e6) as Time),
         }
@@ -366,9 +472,14 @@ impl EwrReceiver {
 }
 
 impl ReceiverControl for EwrReceiver {
-    fn on_segment(&mut self, seq: u64, len: u32, arrival: Time) {
+    fn on_segment(&mut self, seq: u64, len: u32, arrival: Time, ts_ecr: Option<Time>) {
         // (a) "When packets successfully arrive at the receiver": Eq. 1-2.
         self.seg_size = self.seg_size.max(len);
+        // RTTmin: the echoed ACK left the receiver at TSecr, and this segment left the
+        // sender after that ACK arrived, so arrival - TSecr is never below the RTT.
+        if let Some(sample) = ts_ecr.map(|e| arrival.saturating_sub(e)).filter(|&d| d > 0) {
+            self.ts_min = Some(self.ts_min.map_or(sample, |m| m.min(sample)));
+        }
         self.rate.on_arrival(u64::from(len), arrival);
         let end = seq + u64::from(len);
         if end > self.highest {
@@ -386,6 +497,11 @@ impl ReceiverControl for EwrReceiver {
         self.probe
             .on_advertise(now, self.highest.saturating_add(win));
         win
+    }
+
+    fn advertised_cwnd(&mut self) -> Option<u64> {
+        // l. 44: "oCwnd_n is used as a receiver-advertised congestion window size".
+        self.ocwnd_bytes().map(|o| o as u64)
     }
 }
 
@@ -413,6 +529,8 @@ pub struct Ewr {
     /// The sender's RTTmin and MSS at the last hook (for traces).
     rtt_min: Option<Time>,
     mss: f64,
+    /// The receiver's oCwnd_n from the latest ACK that carried one, bytes.
+    advertised: Option<f64>,
     /// Backlog x at the last loss, segments.
     last_x: f64,
     state: EerState,
@@ -428,6 +546,7 @@ impl Ewr {
             dup_counted: 0,
             rtt_min: None,
             mss: 0.0,
+            advertised: None,
             last_x: 0.0,
             state: EerState::None,
             ecn: OncePerWindow::default(),
@@ -454,8 +573,16 @@ impl Ewr {
         }
     }
 
-    /// The mirror's oCwnd in bytes.
+    /// The oCwnd_n in use, bytes.
     fn ocwnd_bytes(&self) -> Option<f64> {
+        match self.p.ocwnd_source {
+            OcwndSource::Receiver => self.advertised,
+            OcwndSource::Mirror => self.mirror_ocwnd_bytes(),
+        }
+    }
+
+    /// The mirror's oCwnd in bytes.
+    fn mirror_ocwnd_bytes(&self) -> Option<f64> {
         let bw = self.rate.value()?;
         let rtt = self.rtt_min?;
         Some(ocwnd_segments(rtt, bw, self.mss, self.p.min_ocwnd_segments) * self.mss)
@@ -528,7 +655,12 @@ impl CongestionControl for Ewr {
     }
 
     fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
+        // l. 52: "There is no need to employ any kinds of ... fast recovery algorithms".
+        if self.p.fast_recovery {
+            RecoveryStyle::NewReno
+        } else {
+            RecoveryStyle::FastRetransmitOnly
+        }
     }
 
     fn init(&mut self, _w: &mut Window, cx: &mut Ctx) {
@@ -537,6 +669,9 @@ impl CongestionControl for Ewr {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         self.refresh(cx);
+        if let Some(a) = ack.adv_cwnd {
+            self.advertised = Some(a as f64);
+        }
         // Mirror of (a): Eq. 1-2 over the receiver's arrival times (ACK times without TS).
         let d = self.delivered_bytes(ack, u64::from(cx.mss));
         if d > 0 {
@@ -545,10 +680,16 @@ impl CongestionControl for Ewr {
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
-        Reno::grow(&RenoParams::default(), ack, w, cx.mss_f());
-        // (b) cwnd = oCwnd_n: the receiver window caps from above; here, no slower start.
-        if let Some(o) = self.ocwnd_bytes() {
-            w.cwnd = w.cwnd.max(o);
+        let ocwnd = self.ocwnd_bytes();
+        match (self.p.ack_rule, ocwnd) {
+            // (b) "On ACK reception at the sender: cwnd = oCwnd_n".
+            (AckRule::Ocwnd, Some(o)) => w.cwnd = o,
+            (AckRule::NewrenoFloor, Some(o)) => {
+                Reno::grow(&RenoParams::default(), ack, w, cx.mss_f());
+                w.cwnd = w.cwnd.max(o);
+            }
+            // No estimate yet (the first ACK): NewReno's slow start.
+            (_, None) => Reno::grow(&RenoParams::default(), ack, w, cx.mss_f()),
         }
     }
 
@@ -558,11 +699,12 @@ impl CongestionControl for Ewr {
     }
 
     fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
+        // Only with `fast_recovery = true`: (b) on the ACK that ends recovery.
         self.refresh(cx);
-        // (b) on the ACK that ends recovery.
-        w.cwnd = match self.ocwnd_bytes() {
-            Some(o) => w.cwnd.max(o),
-            None => w.ssthresh,
+        w.cwnd = match (self.p.ack_rule, self.ocwnd_bytes()) {
+            (AckRule::Ocwnd, Some(o)) => o,
+            (AckRule::NewrenoFloor, Some(o)) => w.cwnd.max(o),
+            (_, None) => w.ssthresh,
         };
     }
 
@@ -611,64 +753,70 @@ mod tests {
     const MS: Time = 1_000_000;
     const SEG: f64 = MSS as f64;
 
-    /// A new ACK of one segment whose data reached the receiver at `rx`, with RTT `rtt`.
-    fn ack_at(h: &mut Harness, rx: Time, rtt: Time) {
+    /// A new ACK of one segment with RTT sample `rtt` that carries the receiver's oCwnd
+    /// (`adv` segments, `None`: no advertisement yet).
+    fn ack_adv(h: &mut Harness, adv: Option<f64>, rtt: Time) {
         h.fill_window();
-        h.now = h.now.max(rx) + rtt / 2;
+        h.now += rtt;
         h.snd_una += u64::from(MSS);
+        h.dupacks = 0;
         h.rtt.on_sample(rtt);
         let s = AckSample {
             ack: h.snd_una,
             acked_bytes: u64::from(MSS),
             rtt: Some(rtt),
-            rx_arrival: Some(rx),
+            rx_arrival: Some(h.now - rtt / 2),
             delivered: h.snd_una,
+            adv_cwnd: adv.map(|a| (a * SEG) as u64),
             ..AckSample::default()
         };
         h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
     }
 
-    /// Twenty one-segment arrivals 1 ms apart (1 MB/s) with RTT 50 ms: the mirror's
-    /// estimate is exactly 1e6 B/s and RTTmin 50 ms, so oCwnd = 50 segments.
-    fn primed() -> Harness {
-        let mut h = Harness::new(build(&EwrParams::default()));
-        for i in 0..20 {
-            ack_at(&mut h, i * MS, 50 * MS);
+    /// A duplicate ACK carrying the receiver's oCwnd of `adv` segments.
+    fn dup_adv(h: &mut Harness, adv: f64) {
+        h.now += MS;
+        h.dupacks += 1;
+        let s = AckSample {
+            ack: h.snd_una,
+            dup: true,
+            delivered: h.snd_una,
+            adv_cwnd: Some((adv * SEG) as u64),
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    /// Twenty ACKs with RTT 50 ms advertising `adv` segments: cwnd = adv by rule (b).
+    fn primed(p: EwrParams, adv: f64) -> Harness {
+        let mut h = Harness::new(build(&p));
+        for _ in 0..20 {
+            ack_adv(&mut h, Some(adv), 50 * MS);
         }
         h
     }
 
-    fn ocwnd_of_primed() -> f64 {
-        // Eq. 3 recomputed: 0.050 s * 1e6 B/s / 1000 B = 50 segments.
-        0.050 * 1e6 / SEG * SEG
-    }
-
-    /// Raise SRTT (RTTmin stays 50 ms) and send exactly `cwnd_segs` segments.
-    fn set_backlog(h: &mut Harness, srtt_samples: &[Time], cwnd_segs: f64) -> f64 {
+    /// Raise SRTT by `srtt_samples` (RTTmin stays 50 ms), put exactly the window in
+    /// flight, and return Eq. 4-5's backlog recomputed: x = W/RTTmin*RTTmin - W/SRTT*RTTmin.
+    fn set_backlog(h: &mut Harness, srtt_samples: &[Time]) -> f64 {
         for &r in srtt_samples {
             h.rtt.on_sample(r);
         }
-        h.w.cwnd = cwnd_segs * SEG;
         h.snd_max = h.snd_una;
         h.fill_window();
-        // Eq. 4-5 recomputed: x = W/RTTmin*RTTmin - W/SRTT*RTTmin.
+        let w = h.w.cwnd / SEG;
         let min = h.rtt.min_rtt().unwrap() as f64;
         let srtt = h.rtt.srtt().unwrap() as f64;
-        cwnd_segs - cwnd_segs * min / srtt
+        w / min * min - w / srtt * min
     }
 
     #[test]
     fn receiver_estimate_follows_eq_1_and_2_on_a_hand_made_arrival_sequence() {
-        let p = EwrParams {
-            receiver_rtt: ReceiverRtt::Fixed,
-            receiver_rtt_ms: 100.0,
-            receiver_caps_window: true,
-            ..EwrParams::default()
-        };
+        let p = EwrParams { receiver_rtt: ReceiverRtt::Fixed, receiver_rtt_ms: 100.0, ..EwrParams::default() };
         let mut r = EwrReceiver::new(p);
         // Arrivals of 1000 B at 0, 10, 15 and 35 ms.
         for (i, t) in [0, 10, 15, 35].into_iter().enumerate() {
-            r.on_segment(i as u64 * 1000, 1000, t * MS);
+            r.on_segment(i as u64 * 1000, 1000, t * MS, None);
         }
         // Eq. 1: 1000/0.010 = 1e5, 1000/0.005 = 2e5, 1000/0.020 = 5e4 B/s.
         // Eq. 2 (delta 0.7, delta_1 = 0): 1e5, then 0.7*1e5 + 0.3*2e5, then ...
@@ -676,140 +824,233 @@ mod tests {
         let e3 = 0.7 * e2 + 0.3 * 5e4;
         let bw = r.bandwidth().unwrap();
         assert!((bw - e3).abs() < 1e-6, "{bw} vs {e3}");
-        // Eq. 3: oCwnd = 0.1 s * Bw / 1000 B segments, advertised in bytes.
+        // Eq. 3: oCwnd = 0.1 s * Bw / 1000 B segments, advertised in bytes on the ACK.
         let ocwnd = 0.1 * e3 / 1000.0 * 1000.0;
-        let adv = r.advertised_window(1 << 20, 40 * MS) as f64;
+        let adv = r.advertised_cwnd().unwrap() as f64;
         assert!((adv - ocwnd).abs() <= 1.0, "{adv} vs {ocwnd}");
-        // min(oCwnd, buffer_free).
-        assert_eq!(r.advertised_window(3000, 40 * MS), 3000);
     }
 
     #[test]
-    fn receiver_merges_simultaneous_arrivals_and_advertises_the_buffer_before_an_estimate() {
-        let mut r = EwrReceiver::new(EwrParams {
-            receiver_rtt: ReceiverRtt::Fixed,
-            ..EwrParams::default()
-        });
+    fn receiver_advertises_ocwnd_as_a_congestion_window_and_caps_the_receive_window_only_when_asked() {
+        let fixed = EwrParams { receiver_rtt: ReceiverRtt::Fixed, receiver_rtt_ms: 100.0, ..EwrParams::default() };
+        let arrivals = |r: &mut EwrReceiver| {
+            // 1000 B every 1 ms: Bw = 1e6 B/s, oCwnd = 0.1 s * 1e6 / 1000 = 100 segments.
+            for k in 0..10 {
+                r.on_segment(k * 1000, 1000, k * MS, None);
+            }
+        };
+        let mut free = EwrReceiver::new(fixed);
+        arrivals(&mut free);
+        assert_eq!(free.advertised_window(50_000, 10 * MS), 50_000);
+        assert_eq!(free.advertised_cwnd(), Some(100_000));
+        let mut capped = EwrReceiver::new(EwrParams { receiver_caps_window: true, ..fixed });
+        arrivals(&mut capped);
+        assert_eq!(capped.advertised_window(150_000, 10 * MS), 100_000);
+        assert_eq!(capped.advertised_window(50_000, 10 * MS), 50_000);
+    }
+
+    #[test]
+    fn receiver_merges_simultaneous_arrivals_and_advertises_nothing_before_an_estimate() {
+        let mut r = EwrReceiver::new(EwrParams { receiver_rtt: ReceiverRtt::Fixed, ..EwrParams::default() });
         assert_eq!(r.advertised_window(65_536, 0), 65_536);
-        r.on_segment(0, 1000, 5 * MS);
-        r.on_segment(1000, 1000, 5 * MS);
+        assert_eq!(r.advertised_cwnd(), None);
+        r.on_segment(0, 1000, 5 * MS, None);
+        r.on_segment(1000, 1000, 5 * MS, None);
         assert_eq!(r.bandwidth(), None);
-        r.on_segment(2000, 1000, 7 * MS);
+        assert_eq!(r.advertised_cwnd(), None);
+        r.on_segment(2000, 1000, 7 * MS, None);
         // Two segments over the 2 ms gap: 2000 B / 0.002 s.
         assert!((r.bandwidth().unwrap() - 1e6).abs() < 1e-6);
     }
 
     #[test]
-    fn receiver_rtt_probe_measures_from_the_first_advertisement_covering_the_data() {
+    fn receiver_rtt_from_timestamps_is_the_smallest_arrival_minus_tsecr() {
         let mut r = EwrReceiver::new(EwrParams::default());
+        r.on_segment(0, 1000, 10 * MS, None);
+        assert_eq!(r.rtt_min(), None, "no echo, no sample");
+        // Echoes of ACKs sent at 12 and 20 ms arriving at 75 and 81 ms: 63 and 61 ms.
+        r.on_segment(1000, 1000, 75 * MS, Some(12 * MS));
+        assert_eq!(r.rtt_min(), Some(63 * MS));
+        r.on_segment(2000, 1000, 81 * MS, Some(20 * MS));
+        assert_eq!(r.rtt_min(), Some(61 * MS));
+        // A segment that waited at the sender (sent long after the echoed ACK) raises nothing.
+        r.on_segment(3000, 1000, 200 * MS, Some(20 * MS));
+        assert_eq!(r.rtt_min(), Some(61 * MS));
+        // Eq. 3 with that RTT: Bw is the Eq. 1-2 filter over the four arrivals.
+        let expect = 0.061 * r.bandwidth().unwrap();
+        assert!((r.advertised_cwnd().unwrap() as f64 - expect.max(2000.0)).abs() <= 1.0);
+    }
+
+    #[test]
+    fn receiver_rtt_probe_measures_from_the_first_advertisement_covering_the_data() {
+        let mut r = EwrReceiver::new(EwrParams { receiver_rtt: ReceiverRtt::Probe, ..EwrParams::default() });
         // First ACK at 0 ms advertises up to 1000 + 5000: that data may precede any ACK.
-        r.on_segment(0, 1000, 0);
+        r.on_segment(0, 1000, 0, None);
         assert_eq!(r.advertised_window(5000, 0), 5000);
-        r.on_segment(1000, 1000, MS);
+        r.on_segment(1000, 1000, MS, None);
         // Second advertisement at 1 ms: right edge 2000 + 5000 = 7000.
         r.advertised_window(5000, MS);
         for k in 2..6 {
-            r.on_segment(k * 1000, 1000, (k + 1) * MS);
+            r.on_segment(k * 1000, 1000, (k + 1) * MS, None);
         }
-        assert_eq!(
-            r.rtt_min(),
-            None,
-            "data within the first edge gives no sample"
-        );
+        assert_eq!(r.rtt_min(), None, "data within the first edge gives no sample");
         // Bytes 6000..7000 were allowed only by the ACK sent at 1 ms; they arrive at 81 ms.
-        r.on_segment(6000, 1000, 81 * MS);
+        r.on_segment(6000, 1000, 81 * MS, None);
         assert_eq!(r.rtt_min(), Some(80 * MS));
         // A retransmission (no new data) is not a sample.
-        r.on_segment(3000, 1000, 90 * MS);
+        r.on_segment(3000, 1000, 90 * MS, None);
+        assert_eq!(r.rtt_min(), Some(80 * MS));
+        // Timestamps echoes are ignored under `probe`.
+        r.on_segment(7000, 1000, 95 * MS, Some(90 * MS));
         assert_eq!(r.rtt_min(), Some(80 * MS));
     }
 
     #[test]
-    fn sender_mirror_gives_ocwnd_from_echoed_arrival_times_and_lifts_cwnd_to_it() {
-        let mut h = primed();
-        let mut v = Vec::new();
-        h.cc.trace_vars(&mut v);
-        let get = |n: &str| v.iter().find(|(k, _)| *k == n).unwrap().1;
-        assert!((get("bwe_bytes_per_s") - 1e6).abs() < 1e-6);
-        assert!((get("ocwnd_segments") - 50.0).abs() < 1e-9);
-        // (b): after a collapse, the next new ACK restores cwnd to oCwnd, no slow start.
-        h.w.cwnd = SEG;
-        ack_at(&mut h, 20 * MS, 50 * MS);
-        assert!((h.w.cwnd - ocwnd_of_primed()).abs() < 1e-6);
-    }
-
-    #[test]
-    fn small_backlog_linear_increase_adds_two_segments_below_ocwnd() {
-        let mut h = primed();
-        let x = set_backlog(&mut h, &[], 20.0);
-        assert!(x < 1.0);
-        let v = h.loss(Loss::FastRetransmit);
-        assert_eq!(v, Verdict::Wireless);
-        assert!((h.w.ssthresh - ocwnd_of_primed()).abs() < 1e-6);
-        assert_eq!(h.w.cwnd, 22.0 * SEG);
-    }
-
-    #[test]
-    fn small_backlog_above_ocwnd_drops_to_ocwnd() {
-        let mut h = primed();
-        let x = set_backlog(&mut h, &[], 80.0);
-        assert!(x < 1.0);
-        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
-        assert!((h.w.cwnd - ocwnd_of_primed()).abs() < 1e-6);
-        assert!((h.w.ssthresh - ocwnd_of_primed()).abs() < 1e-6);
-    }
-
-    #[test]
-    fn medium_backlog_wait_and_see_retains_cwnd() {
-        let mut h = primed();
-        // SRTT rises towards 100 ms: x = 10 * (1 - 50/SRTT) lies in [1, 9].
-        let x = set_backlog(&mut h, &[100 * MS; 12], 10.0);
-        assert!((1.0..=9.0).contains(&x), "x = {x}");
-        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
-        assert_eq!(h.w.cwnd, 10.0 * SEG);
-        assert!((h.w.ssthresh - ocwnd_of_primed()).abs() < 1e-6);
-    }
-
-    #[test]
-    fn large_backlog_congestion_state_collapses_to_one_segment() {
-        let mut h = primed();
-        let x = set_backlog(&mut h, &[100 * MS; 12], 40.0);
-        assert!(x > 9.0, "x = {x}");
-        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
-        assert_eq!(h.w.cwnd, SEG);
-        assert!((h.w.ssthresh - ocwnd_of_primed()).abs() < 1e-6);
-        // Leaving recovery applies (b): cwnd = oCwnd.
-        h.exit_recovery();
-        assert!((h.w.cwnd - ocwnd_of_primed()).abs() < 1e-6);
-    }
-
-    #[test]
-    fn repeated_timeouts_keep_ssthresh_and_keep_adding_two_segments() {
-        let mut h = primed();
-        set_backlog(&mut h, &[], 10.0);
-        h.loss(Loss::Timeout { consecutive: 1 });
-        let first = h.w.ssthresh;
-        h.loss(Loss::Timeout { consecutive: 2 });
-        assert_eq!(h.w.ssthresh, first);
-        assert_eq!(h.w.cwnd, 14.0 * SEG);
-    }
-
-    #[test]
-    fn before_any_estimate_a_loss_gets_renos_response() {
+    fn rule_b_sets_cwnd_to_the_advertised_ocwnd_on_every_new_ack_up_and_down() {
         let mut h = Harness::new(build(&EwrParams::default()));
+        for adv in [30.0, 55.5, 12.0, 40.0] {
+            ack_adv(&mut h, Some(adv), 50 * MS);
+            assert_eq!(h.w.cwnd, (adv * SEG).floor(), "no slow start, no additive increase");
+        }
+        // Duplicate ACKs do not apply (b), whatever they advertise.
+        dup_adv(&mut h, 90.0);
+        dup_adv(&mut h, 5.0);
+        assert_eq!(h.w.cwnd, 40.0 * SEG);
+    }
+
+    #[test]
+    fn before_any_advertisement_cwnd_slow_starts_and_a_loss_gets_renos_response() {
+        let mut h = Harness::new(build(&EwrParams::default()));
+        ack_adv(&mut h, None, 50 * MS);
+        assert_eq!(h.w.cwnd, 11.0 * SEG, "RFC 5681 slow start from the 10-segment IW");
         h.snd_max = h.snd_una;
         h.fill_window();
         assert_eq!(h.loss(Loss::FastRetransmit), Verdict::None);
-        assert_eq!(h.w.ssthresh, 5.0 * SEG);
+        assert_eq!(h.w.ssthresh, 5.5 * SEG);
     }
 
     #[test]
-    fn duplicate_acks_do_not_grow_the_window() {
-        let mut h = primed();
-        let before = h.w.cwnd;
-        h.dup_ack();
-        h.dup_ack();
-        assert!(h.w.cwnd <= before);
+    fn small_backlog_with_ocwnd_unchanged_is_the_linear_increase_state() {
+        // cwnd = oCwnd = 20 at the last ACK; three duplicates still advertise 20.
+        let mut h = primed(EwrParams::default(), 20.0);
+        let x = set_backlog(&mut h, &[]);
+        assert!(x < 1.0, "x = {x}");
+        for _ in 0..3 {
+            dup_adv(&mut h, 20.0);
+        }
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        // ssthresh = oCwnd_n; cwnd <= ssthresh: cwnd + 2.
+        assert_eq!(h.w.ssthresh, 20.0 * SEG);
+        assert_eq!(h.w.cwnd, 22.0 * SEG);
+        // The next ACK of new data applies (b) again.
+        ack_adv(&mut h, Some(21.0), 50 * MS);
+        assert_eq!(h.w.cwnd, 21.0 * SEG);
     }
 
+    #[test]
+    fn small_backlog_with_a_lower_ocwnd_takes_cwnd_to_it() {
+        let mut h = primed(EwrParams::default(), 50.0);
+        assert!(set_backlog(&mut h, &[]) < 1.0);
+        dup_adv(&mut h, 35.0);
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
+        // cwnd (50) > ssthresh = oCwnd_n (35): cwnd = oCwnd_n.
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (35.0 * SEG, 35.0 * SEG));
+    }
+
+    #[test]
+    fn medium_backlog_wait_and_see_retains_cwnd_below_ocwnd_and_cuts_it_above() {
+        // SRTT rises towards 100 ms: x = 10 * (1 - 50/SRTT) lies in [alpha, beta] = [1, 9].
+        let mut h = primed(EwrParams::default(), 10.0);
+        let x = set_backlog(&mut h, &[100 * MS; 12]);
+        assert!((1.0..=9.0).contains(&x), "x = {x}");
+        dup_adv(&mut h, 14.0);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert!((crate::testing::var(&h, "backlog_segments") - x).abs() < 1e-9);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (14.0 * SEG, 10.0 * SEG));
+        let mut h = primed(EwrParams::default(), 10.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        dup_adv(&mut h, 7.0);
+        h.loss(Loss::FastRetransmit);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (7.0 * SEG, 7.0 * SEG));
+    }
+
+    #[test]
+    fn large_backlog_congestion_state_drops_to_one_segment_until_the_next_new_ack() {
+        let mut h = primed(EwrParams::default(), 40.0);
+        let x = set_backlog(&mut h, &[100 * MS; 12]);
+        assert!(x > 9.0, "x = {x}");
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        assert!((crate::testing::var(&h, "backlog_segments") - x).abs() < 1e-9);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
+        // Duplicates hold it there (no inflation from the algorithm either).
+        dup_adv(&mut h, 40.0);
+        assert_eq!(h.w.cwnd, SEG);
+        // "the sender immediately adjusts its congestion window size to the oCwnd_n".
+        ack_adv(&mut h, Some(38.0), 50 * MS);
+        assert_eq!(h.w.cwnd, 38.0 * SEG);
+    }
+
+    #[test]
+    fn repeated_timeouts_alternate_between_ocwnd_plus_two_and_ocwnd() {
+        // No ACK between the expiries, so oCwnd_n (10) stays; x < alpha each time.
+        let mut h = primed(EwrParams::default(), 10.0);
+        set_backlog(&mut h, &[]);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        // cwnd (10) <= ssthresh (10): "cwnd = cwnd + 2" (l. 66, "after one RTO", l. 83).
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (10.0 * SEG, 12.0 * SEG));
+        h.loss(Loss::Timeout { consecutive: 2 });
+        // cwnd (12) > ssthresh (10): "cwnd = oCwnd_n" (l. 64).
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (10.0 * SEG, 10.0 * SEG));
+        h.loss(Loss::Timeout { consecutive: 3 });
+        assert_eq!(h.w.cwnd, 12.0 * SEG);
+    }
+
+    #[test]
+    fn the_sender_forgoes_fast_recovery_unless_asked() {
+        let plain = build(&EwrParams::default());
+        assert_eq!(plain.recovery_style(), RecoveryStyle::FastRetransmitOnly);
+        let with = build(&EwrParams { fast_recovery: true, ..EwrParams::default() });
+        assert_eq!(with.recovery_style(), RecoveryStyle::NewReno);
+    }
+
+    #[test]
+    fn newreno_floor_grows_as_newreno_and_never_below_ocwnd() {
+        let p = EwrParams { ack_rule: AckRule::NewrenoFloor, ..EwrParams::default() };
+        let mut h = primed(p, 20.0);
+        // The first ACK lifts cwnd to oCwnd = 20, the other 19 slow-start from there.
+        assert_eq!(h.w.cwnd, 39.0 * SEG);
+        h.w.ssthresh = 39.0 * SEG;
+        ack_adv(&mut h, Some(20.0), 50 * MS);
+        // Congestion avoidance (RFC 5681 eq. 3): cwnd += MSS*MSS/cwnd.
+        assert!((h.w.cwnd - (39.0 * SEG + SEG / 39.0)).abs() < 1e-9);
+        h.w.cwnd = 5.0 * SEG;
+        ack_adv(&mut h, Some(20.0), 50 * MS);
+        assert_eq!(h.w.cwnd, 20.0 * SEG);
+    }
+
+    #[test]
+    fn mirror_source_recomputes_eq_1_to_3_from_echoed_arrival_times() {
+        // One-segment ACKs whose data reached the receiver 1 ms apart (1e6 B/s), RTT 50 ms:
+        // Eq. 3 gives 0.050 s * 1e6 B/s / 1000 B = 50 segments; the receiver advertises 7.
+        let p = EwrParams { ocwnd_source: OcwndSource::Mirror, ..EwrParams::default() };
+        let mut h = Harness::new(build(&p));
+        for i in 0..20 {
+            h.fill_window();
+            h.snd_una += u64::from(MSS);
+            h.now = i * MS + 25 * MS;
+            h.rtt.on_sample(50 * MS);
+            let s = AckSample {
+                ack: h.snd_una,
+                acked_bytes: u64::from(MSS),
+                rtt: Some(50 * MS),
+                rx_arrival: Some(i * MS),
+                delivered: h.snd_una,
+                adv_cwnd: Some(7000),
+                ..AckSample::default()
+            };
+            h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+        }
+        assert!((crate::testing::var(&h, "bwe_bytes_per_s") - 1e6).abs() < 1e-6);
+        assert!((h.w.cwnd - 50.0 * SEG).abs() < 1e-6);
+    }
 }

@@ -213,7 +213,8 @@ impl Reno {
 impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
         match self.style {
-            RecoveryStyle::Reno => "reno",
+            // No registry entry builds Reno without fast recovery.
+            RecoveryStyle::Reno | RecoveryStyle::FastRetransmitOnly => "reno",
             RecoveryStyle::NewReno => "newreno",
         }
     }

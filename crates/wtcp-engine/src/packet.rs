@@ -43,6 +43,8 @@ pub struct Packet {
     pub rx_arrival: Time,
     /// ACK: payload bytes of all data segments the receiver has received (running count).
     pub rx_bytes: u64,
+    /// ACK: a congestion window the receiver's algorithm advertises, bytes (0: none).
+    pub adv_cwnd: u64,
     /// ECN-capable transport (RFC 3168 ECT): a RED queue may mark instead of drop.
     pub ect: bool,
     /// Congestion mark set by a router (ECN CE / congestion warning).
@@ -72,6 +74,7 @@ impl Packet {
             ts_ecr: 0,
             rx_arrival: 0,
             rx_bytes: 0,
+            adv_cwnd: 0,
             ect: false,
             ce: false,
             cwr: false,

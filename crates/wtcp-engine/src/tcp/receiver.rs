@@ -82,7 +82,9 @@ impl Receiver {
         }
         self.mark_pending |= p.ce;
         if let Some(c) = self.control.as_mut() {
-            c.on_segment(p.seq, p.len, now);
+            // RFC 7323 §3.2: TSecr is meaningful once the sender has seen an ACK (0 before).
+            let ts_ecr = (self.timestamps && p.ts_ecr > 0).then_some(p.ts_ecr);
+            c.on_segment(p.seq, p.len, now, ts_ecr);
         }
         // RFC 7323 §4.3: TS.Recent takes the TSval of a segment at the left window edge.
         if start <= self.last_ack_sent {
@@ -149,13 +151,14 @@ impl Receiver {
         self.unacked = 0;
         self.delack_timer.set(None, ev, Event::DelAck { flow: self.flow });
         let free = self.buffer.saturating_sub(self.ooo_bytes);
-        let rwnd = match self.control.as_mut() {
-            Some(c) => c.advertised_window(free, now),
-            None => free,
+        let (rwnd, adv_cwnd) = match self.control.as_mut() {
+            Some(c) => (c.advertised_window(free, now), c.advertised_cwnd().unwrap_or(0)),
+            None => (free, 0),
         };
         let mut a = Packet::new(PacketKind::Ack, self.flow, self.node, self.peer, self.overhead, now);
         a.ack = self.rcv_nxt;
         a.rwnd = rwnd;
+        a.adv_cwnd = adv_cwnd;
         a.ece = match self.ecn_echo {
             EcnEcho::PerPacket => std::mem::take(&mut self.mark_pending),
             EcnEcho::Latched => self.mark_pending,

@@ -1,6 +1,7 @@
 //! The TCP sender: sequence space, RFC 6298 retransmission timer, RFC 5681 fast
-//! retransmit / fast recovery with window inflation, RFC 6582 partial ACKs, RFC 3042
-//! limited transmit, go-back-N after a timeout. The congestion-control algorithm owns
+//! retransmit / fast recovery with window inflation (or fast retransmit alone, for
+//! algorithms that forgo fast recovery), RFC 6582 partial ACKs, RFC 3042 limited
+//! transmit, go-back-N after a timeout. The congestion-control algorithm owns
 //! cwnd and ssthresh; this module calls its hooks from exactly one place per event.
 //!
 //! Simplifications (documented in docs/model.md): no connection handshake (data starts
@@ -101,6 +102,8 @@ pub struct Sender {
     cwr_pending: bool,
     /// Last time SRTT was integrated (for the time-averaged SRTT).
     srtt_since: Option<Time>,
+    /// RFC 7323 §4.3 TS.Recent: the latest TSval of the peer's ACKs, echoed as TSecr.
+    ts_recent: Time,
 }
 
 impl Sender {
@@ -134,6 +137,7 @@ impl Sender {
             rto_timer: LazyTimer::default(),
             requests: Requests::default(),
             srtt_since: None,
+            ts_recent: 0,
             cwr_pending: false,
             frto: Frto::Off,
             frto_allowance: 0,
@@ -288,6 +292,9 @@ impl Sender {
         p.len = len as u32;
         p.tx_no = tx_no;
         p.ts_val = io.now;
+        if self.cfg.timestamps {
+            p.ts_ecr = self.ts_recent;
+        }
         p.ect = self.cfg.ecn;
         if !retransmission && self.cwr_pending {
             p.cwr = true;
@@ -361,10 +368,12 @@ impl Sender {
         let mut s = AckSample::default();
         s.ack = ack;
         s.marked = p.ece;
+        s.adv_cwnd = (p.adv_cwnd > 0).then_some(p.adv_cwnd);
         if self.cfg.timestamps {
             s.rx_arrival = Some(p.rx_arrival);
             s.rx_bytes = Some(p.rx_bytes);
             s.ts_echo = Some(p.ts_ecr);
+            self.ts_recent = self.ts_recent.max(p.ts_val);
         }
         let frto = self.frto;
         if ack > self.snd_una {
@@ -497,7 +506,8 @@ impl Sender {
             // RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate.
             self.inflation += self.mss as f64;
         } else if self.dupacks == self.cfg.dupack_threshold {
-            // RFC 6582 §3.2 step 2: a new recovery only if the ACK covers `recover`.
+            // RFC 6582 §3.2 step 2: a new recovery only if the ACK covers `recover` (set by
+            // timeouts only under FastRetransmitOnly).
             let allowed = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| self.snd_una >= r);
             if allowed {
                 self.enter_fast_retransmit(io);
@@ -512,11 +522,13 @@ impl Sender {
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::FastRetransmit, w, cx));
         io.counters.verdicts.add(cause, verdict);
         io.losses.push(LossEvent { timeout: false, seq: self.snd_una, cause, verdict });
-        self.in_recovery = true;
-        self.recover = Some(self.snd_max);
-        self.partial_acks = 0;
-        // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
-        self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
+        if self.cc.recovery_style() != RecoveryStyle::FastRetransmitOnly {
+            self.in_recovery = true;
+            self.recover = Some(self.snd_max);
+            self.partial_acks = 0;
+            // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
+            self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
+        }
         self.retransmit_head(io);
     }
 
