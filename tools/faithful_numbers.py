@@ -16,7 +16,11 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
+from pathlib import Path
+
 import wtcp
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -33,10 +37,14 @@ class Case:
     flows: tuple[int, ...] = (0,)
     base: dict = field(default_factory=dict)
     seeds: int = 5
+    # only flows whose name starts with this are summed ("" = every TCP flow)
+    flow_prefix: str = ""
     # an algorithm variable reported as its median after `trace_from_s`, in units of `scale`
     trace_var: str | None = None
     trace_from_s: float = 35.0
     scale: float = 1e6
+    # report Jain's fairness index over the summed flows
+    jain: bool = False
 
 
 def loss(rate: float, link: int = 1) -> dict:
@@ -48,6 +56,10 @@ ACC_BEFORE = {"halve": "flight_size", "repeated_timeouts": "rfc5681"}
 # rate, and every station's give-up relayed to the sender.
 WIFI_BEFORE = {"wifi.0.short_retry_limit": 8, "wifi.0.long_retry_limit": 5, "wifi.0.eifs": "basic_rate",
                "wifi.0.mac_hint": "relay"}
+EWR_BEFORE = {"ocwnd_source": "mirror", "ack_rule": "newreno_floor", "fast_recovery": True, "receiver_rtt": "probe"}
+NJ_BEFORE = {"tabe_bytes": "cumulative_ack"}
+NJPLUS_BEFORE = {"new_jersey": {"tabe_bytes": "cumulative_ack", "abe_bytes": "cumulative_ack"}, "previous_ownd": "previous_ack"}
+EWR_DUMBBELL = "python/wtcp/papers/ewr/ewr-dumbbell.toml"
 DYNAMIC_BEFORE = {"ssthresh_from": "bdp", "cap_growth": True, "abw": {"off_weight": "congestion"}}
 
 CASES = [
@@ -75,6 +87,24 @@ CASES = [
         seeds=3,
     ),
     Case(
+        "ewr",
+        EWR_DUMBBELL,
+        [(f"1 flow, {r:.0%} loss", loss(r)) for r in (0.0, 0.01, 0.05)]
+        + [("10 flows, 1% loss", {**loss(0.01), "flows.0.count": 10, "flows.1.count": 0})],
+        [("newreno", "newreno", None), ("before", "ewr", EWR_BEFORE), ("after", "ewr", {})],
+        flow_prefix="main",
+    ),
+    Case(
+        "njplus",
+        "njplus-two-hop",
+        [(f"{r:.0%} loss", loss(r)) for r in (0.0, 0.01, 0.05)]
+        + [(f"10 flows, {r:.0%} loss", {**loss(r), "flows.0.count": 10, "flows.0.start_stagger_s": 0.1}) for r in (0.0, 0.01)],
+        [("newjersey before", "newjersey", NJ_BEFORE), ("newjersey after", "newjersey", {}),
+         ("njplus before", "njplus", NJPLUS_BEFORE), ("njplus after", "njplus", {}),
+         ("westwood paper", "westwood", {}), ("westwood ns2", "westwood", {"flavour": "ns2"})],
+        jain=True,
+    ),
+    Case(
         "wifi",
         "wifi-one-hop",
         [(f"BER {b}", {"wifi.0.ber": b}) for b in (0.0, 6e-5, 1e-4)],
@@ -93,8 +123,13 @@ CASES = [
 ]
 
 
+def scenario_path(name: str) -> Path:
+    """A built-in scenario name, or a path relative to the repository."""
+    return ROOT / name if name.endswith(".toml") else wtcp.builtin_scenario_path(name)
+
+
 def run_point(case: Case, overrides: dict, cc: str, params: dict | None, extra: dict | None = None) -> dict:
-    sc = wtcp.load(wtcp.builtin_scenario_path(case.scenario)).with_overrides({**case.base, **overrides, **(extra or {})})
+    sc = wtcp.load(scenario_path(case.scenario)).with_overrides({**case.base, **overrides, **(extra or {})})
     for i in case.flows:
         sc = sc.set(f"flows.{i}.cc", cc)
         if params:
@@ -104,11 +139,15 @@ def run_point(case: Case, overrides: dict, cc: str, params: dict | None, extra: 
         traced = case.trace_var is not None
         r = sc.run(seed=seed, trace=traced)
         f = r.flows[r.flows.kind == "tcp"] if "kind" in r.flows else r.flows
+        f = f[f.name.str.startswith(case.flow_prefix)]
+        g = f.goodput_mbps
         row = {
-            "goodput_mbps": f.goodput_mbps.sum(),
+            "goodput_mbps": g.sum(),
             "retransmissions": f.retransmitted_segments.sum(),
+            "unnecessary": f.unnecessary_retransmissions.sum(),
             "timeouts": f.timeouts.sum(),
             "mac_hints": f.mac_hints.sum() if "mac_hints" in f else 0,
+            "jain": g.sum() ** 2 / (len(g) * (g**2).sum()) if (g**2).sum() > 0 else float("nan"),
         }
         if traced:
             c = r.traces.cc
@@ -133,8 +172,9 @@ def main(argv: list[str]) -> int:
                 m = run_point(case, ov, cc, params, *extra)
                 extra = f"  {case.trace_var} median {m[case.trace_var]:.2f} M" if case.trace_var in m else ""
                 extra += f"  MAC hints {m['mac_hints']:.0f}" if m["mac_hints"] else ""
-                print(f"{label:>24}  {vlabel:<12} goodput {m['goodput_mbps']:7.3f} Mb/s  "
-                      f"retx {m['retransmissions']:8.0f}  timeouts {m['timeouts']:6.1f}{extra}")
+                extra += f"  Jain {m['jain']:.3f}" if case.jain else ""
+                print(f"{label:>24}  {vlabel:<16} goodput {m['goodput_mbps']:7.3f} Mb/s  retx {m['retransmissions']:8.0f}"
+                      f" (unnecessary {m['unnecessary']:7.0f})  timeouts {m['timeouts']:6.1f}{extra}")
         print()
     return 0
 

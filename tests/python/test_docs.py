@@ -39,7 +39,7 @@ def test_every_earlier_reading_in_the_faithfulness_table_is_still_a_valid_option
     for case in module.CASES:
         for _, overrides in case.points[:1]:
             for _, cc, params, *extra in case.variants:
-                sc = wtcp.load(wtcp.builtin_scenario_path(case.scenario)).with_overrides({**case.base, **overrides, **(extra[0] if extra else {})})
+                sc = wtcp.load(module.scenario_path(case.scenario)).with_overrides({**case.base, **overrides, **(extra[0] if extra else {})})
                 for i in case.flows:
                     sc = sc.set(f"flows.{i}.cc", cc)
                     if params:
