@@ -196,6 +196,8 @@ pub struct TcpCounters {
     pub frto_spurious: u64,
     /// MAC retry-limit hints delivered to the sender.
     pub mac_hints: u64,
+    /// ACKs whose first SACK block was a D-SACK (RFC 2883): a segment arrived twice.
+    pub dsacks: u64,
     /// IP-level bytes sent (payload + headers, retransmissions included).
     pub bytes_sent: u64,
     /// Integral of SRTT over time (ns * ns) and the time it covers, for the mean SRTT.

@@ -3,6 +3,7 @@
 //! Queues and pipes hold `PacketId`s; a freed slot is reused, so after warm-up the hot
 //! path allocates nothing.
 
+use crate::tcp::sack::SackBlocks;
 use crate::time::Time;
 
 pub type PacketId = u32;
@@ -45,6 +46,8 @@ pub struct Packet {
     pub rx_bytes: u64,
     /// ACK: a congestion window the receiver's algorithm advertises, bytes (0: none).
     pub adv_cwnd: u64,
+    /// ACK: the SACK option's blocks (RFC 2018; empty without SACK).
+    pub sack: SackBlocks,
     /// ECN-capable transport (RFC 3168 ECT): a RED queue may mark instead of drop.
     pub ect: bool,
     /// Congestion mark set by a router (ECN CE / congestion warning).
@@ -75,6 +78,7 @@ impl Packet {
             rx_arrival: 0,
             rx_bytes: 0,
             adv_cwnd: 0,
+            sack: SackBlocks::default(),
             ect: false,
             ce: false,
             cwr: false,

@@ -42,6 +42,8 @@ pub struct FlowResult {
     /// MAC retry-limit hints (`Signal::MacRetryLimit`) delivered to the sender, from an
     /// ARQ link or an 802.11 channel (see `mac_hint`).
     pub mac_hints: u64,
+    /// D-SACKs received (RFC 2883; 0 without SACK).
+    pub dsacks: u64,
     /// Time-averaged smoothed RTT, seconds (TCP; NaN before any sample, null in JSON).
     pub mean_srtt_s: Option<f64>,
     /// UDP: datagrams received.

@@ -593,6 +593,7 @@ impl<'s> World<'s> {
                 verdicts_by_cause: Default::default(),
                 frto_spurious_timeouts: 0,
                 mac_hints: 0,
+                dsacks: 0,
                 mean_srtt_s: None,
                 packets_received: 0,
             };
@@ -613,6 +614,7 @@ impl<'s> World<'s> {
                     r.verdicts_by_cause = c.verdicts;
                     r.frto_spurious_timeouts = c.frto_spurious;
                     r.mac_hints = c.mac_hints;
+                    r.dsacks = c.dsacks;
                     r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
                     if t.receiver.rcv_nxt == 0 {
                         warnings.push(format!("flow `{}` delivered no data: the path may be unusable (loss rate 1, or an outage covering the run)", cfg.name));

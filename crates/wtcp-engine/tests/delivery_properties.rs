@@ -34,6 +34,7 @@ proptest! {
         limited_transmit in any::<bool>(),
         frto in any::<bool>(),
         spike_ms in 0.0f64..1500.0,
+        recovery in prop_oneof![Just("off"), Just("classic"), Just("prr")],
     ) {
         let seed = seed.to_string();
         let bytes_s = bytes.to_string();
@@ -56,6 +57,9 @@ proptest! {
             ("tcp.timestamps", &ts),
             ("tcp.limited_transmit", &lt),
             ("tcp.frto", &fr),
+            // SACK off, or on with RFC 6675 or PRR recovery.
+            ("tcp.sack", if recovery == "off" { "false" } else { "true" }),
+            ("tcp.recovery", if recovery == "prr" { "prr" } else { "classic" }),
         ]);
         let f = &r.flows[0];
         // The receiver's in-order delivery point reaches the end of the transfer exactly:

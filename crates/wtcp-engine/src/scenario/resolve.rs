@@ -12,7 +12,7 @@ use crate::net::routing::{Hop, RouteTable};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, EcnEcho, LossSpec, MacHint, PartialAckTimer, RttSampling};
+pub use super::schema::{AppliesTo, BackoffReset, EcnEcho, LossSpec, MacHint, PartialAckTimer, Recovery, RttSampling};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +43,13 @@ pub struct TcpConfig {
     pub frto: bool,
     /// RFC 6582 §4: which partial ACKs restart the retransmission timer.
     pub partial_ack_timer: PartialAckTimer,
+    /// RFC 2018 SACK (the receiver reports blocks, the sender keeps a scoreboard and
+    /// recovers per RFC 6675) and RFC 2883 D-SACK.
+    pub sack: bool,
+    /// Recovery after a fast retransmit (`prr` needs `sack`).
+    pub recovery: Recovery,
+    /// When the RTO backoff is cleared.
+    pub backoff_reset: BackoffReset,
 }
 
 impl Default for TcpConfig {
@@ -66,6 +73,9 @@ impl Default for TcpConfig {
             ecn_echo: EcnEcho::PerPacket,
             frto: false,
             partial_ack_timer: PartialAckTimer::Impatient,
+            sack: false,
+            recovery: Recovery::Classic,
+            backoff_reset: BackoffReset::RttSample,
         }
     }
 }
@@ -783,6 +793,11 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
             return err(format!("{p}.bytes"), "is 0; allowed: >= 1 (omit for an unlimited transfer)");
         }
     }
+    let sack = pick!(sack).unwrap_or(d.sack);
+    let recovery = pick!(recovery).unwrap_or(d.recovery);
+    if recovery == Recovery::Prr && !sack {
+        return err(tp("recovery"), "is \"prr\", which needs sack = true here (PRR's pipe comes from the SACK scoreboard); allowed without SACK: \"classic\"");
+    }
     let tcp = TcpConfig {
         mss,
         header_bytes,
@@ -802,6 +817,9 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         ecn_echo: pick!(ecn_echo).unwrap_or(d.ecn_echo),
         frto: pick!(frto).unwrap_or(d.frto),
         partial_ack_timer: pick!(partial_ack_timer).unwrap_or(d.partial_ack_timer),
+        sack,
+        recovery,
+        backoff_reset: pick!(backoff_reset).unwrap_or(d.backoff_reset),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

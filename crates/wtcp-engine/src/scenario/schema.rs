@@ -83,6 +83,32 @@ pub struct TcpSection {
     pub ecn_echo: Option<EcnEcho>,
     pub frto: Option<bool>,
     pub partial_ack_timer: Option<PartialAckTimer>,
+    pub sack: Option<bool>,
+    pub recovery: Option<Recovery>,
+    pub backoff_reset: Option<BackoffReset>,
+}
+
+/// Loss recovery after a fast retransmit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// Without SACK RFC 5681 / RFC 6582 fast recovery with window inflation; with SACK
+    /// RFC 6675's conservative recovery (cwnd - pipe).
+    Classic,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB) over RFC 6675's pipe; needs SACK.
+    Prr,
+}
+
+/// When the exponential RTO backoff is cleared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackoffReset {
+    /// With the next valid RTT sample (RFC 6298 §5.7 with Karn's rule, §3): after a
+    /// go-back-N without timestamps that can take many backed-off timeouts.
+    RttSample,
+    /// On every ACK that acknowledges new data (Linux's tcp_ack clears icsk_backoff; ns-3's
+    /// TcpSocketBase resets the RTO from the estimator on new ACKs).
+    NewAck,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

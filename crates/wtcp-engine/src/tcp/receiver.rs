@@ -7,6 +7,7 @@
 
 use wtcp_cc::ReceiverControl;
 
+use super::sack::{SackReporter, MAX_BLOCKS};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{EcnEcho, TcpConfig};
@@ -43,6 +44,10 @@ pub struct Receiver {
     mark_pending: bool,
     ecn_echo: EcnEcho,
     control: Option<Box<dyn ReceiverControl>>,
+    /// SACK option state (RFC 2018 / 2883), when SACK is on.
+    sack: Option<SackReporter>,
+    /// Blocks that fit beside the other options: 4, or 3 with timestamps (RFC 2018 §3).
+    sack_blocks: usize,
 }
 
 impl Receiver {
@@ -69,12 +74,16 @@ impl Receiver {
             mark_pending: false,
             ecn_echo: cfg.ecn_echo,
             control,
+            sack: cfg.sack.then(SackReporter::default),
+            sack_blocks: if cfg.timestamps { MAX_BLOCKS - 1 } else { MAX_BLOCKS },
         }
     }
 
     /// A data segment arrived. ACKs to send are pushed to `out`.
     pub fn on_data(&mut self, p: &Packet, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
         let (start, end) = (p.seq, p.seq + u64::from(p.len));
+        // Every byte already received (RFC 2883: report it as a D-SACK).
+        let duplicate = self.sack.is_some() && (end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= start && end <= e));
         self.last_arrival = now;
         self.rx_bytes += u64::from(p.len);
         if self.ecn_echo == EcnEcho::Latched && p.cwr {
@@ -92,15 +101,18 @@ impl Receiver {
         }
         if end <= self.rcv_nxt {
             // Entirely old data: acknowledge at once.
+            self.note_sack(start, end, duplicate);
             self.send_ack(now, ev, out);
         } else if start > self.rcv_nxt {
             // Out of order: hold it and send an immediate duplicate ACK (RFC 5681 §4.2).
             self.hold(start, end);
+            self.note_sack(start, end, duplicate);
             self.send_ack(now, ev, out);
         } else {
             let filled_gap = !self.ooo.is_empty();
             self.rcv_nxt = end;
             self.pull_in_order();
+            self.note_sack(start, end, duplicate);
             self.unacked += 1;
             // A segment that fills (part of) a gap is acknowledged at once; otherwise
             // every delack_count-th segment, or when the delayed-ACK timer fires.
@@ -147,6 +159,13 @@ impl Receiver {
         self.ooo_bytes = self.ooo.iter().map(|(s, e)| e - s).sum();
     }
 
+    /// Fold an arrival into the SACK blocks (after `ooo` and RCV.NXT took it in).
+    fn note_sack(&mut self, start: u64, end: u64, duplicate: bool) {
+        if let Some(s) = self.sack.as_mut() {
+            s.on_segment(start, end, &self.ooo, self.rcv_nxt, duplicate);
+        }
+    }
+
     fn send_ack(&mut self, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
         self.unacked = 0;
         self.delack_timer.set(None, ev, Event::DelAck { flow: self.flow });
@@ -168,6 +187,10 @@ impl Receiver {
             a.ts_ecr = self.ts_recent;
             a.rx_arrival = self.last_arrival;
             a.rx_bytes = self.rx_bytes;
+        }
+        if let Some(s) = self.sack.as_mut() {
+            a.sack = s.report(self.sack_blocks);
+            a.size += a.sack.option_bytes();
         }
         self.last_ack_sent = self.rcv_nxt;
         out.push(a);

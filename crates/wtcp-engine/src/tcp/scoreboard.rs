@@ -117,7 +117,7 @@ pub struct Scoreboard {
     retransmitted: RangeSet,
     /// HighRxt: the highest byte + 1 retransmitted in this recovery.
     pub high_rxt: u64,
-    /// RescueRxt (RFC 6675 §4, NextSeg (4)): the HighACK at the last rescue retransmission.
+    /// RescueRxt (RFC 6675 §4, NextSeg (4)): set to HighData at the rescue retransmission.
     pub rescue_rxt: Option<u64>,
 }
 
@@ -237,17 +237,19 @@ impl Scoreboard {
         None
     }
 
-    /// RFC 6675 §4 NextSeg (4), the rescue retransmission: at most one per entry into
-    /// recovery (per HighACK), the highest unSACKed segment below HighData.
+    /// RFC 6675 §4 NextSeg (4), the rescue retransmission: "(4.a) HighACK > RescueRxt (or
+    /// RescueRxt is undefined)", one segment holding the highest outstanding unSACKed
+    /// byte, then "RescueRxt = RecoveryPoint" (here HighData, at or above it): at most one
+    /// per recovery.
     pub fn rescue(&mut self, snd_una: u64, snd_max: u64) -> Option<u64> {
-        if self.rescue_rxt.is_some_and(|r| r >= snd_una) || snd_max <= snd_una {
+        if self.rescue_rxt.is_some_and(|r| snd_una <= r) || snd_max <= snd_una {
             return None;
         }
         let mut last = snd_una + (snd_max - 1 - snd_una) / self.smss * self.smss;
         loop {
             let len = self.smss.min(snd_max - last);
             if !self.sacked.covers(last, last + len) {
-                self.rescue_rxt = Some(snd_una);
+                self.rescue_rxt = Some(snd_max);
                 return Some(last);
             }
             if last < snd_una + self.smss {
@@ -371,14 +373,17 @@ mod tests {
     }
 
     #[test]
-    fn the_rescue_retransmission_is_the_highest_unsacked_segment_once_per_ack() {
+    fn the_rescue_retransmission_is_the_highest_unsacked_segment_once_per_recovery() {
         let mut sb = Scoreboard::new(M, 3);
         sb.update(0, &[(1000, 2000)]);
         // Segments 0, 2, 3, 4 unSACKed; the highest is 4000.
         assert_eq!(sb.rescue(0, 5000), Some(4000));
         assert_eq!(sb.rescue(0, 5000), None);
-        // A new cumulative ACK allows another.
-        sb.update(1000, &[]);
+        // A partial ACK below RescueRxt allows none.
+        sb.update(2000, &[]);
+        assert_eq!(sb.rescue(2000, 5000), None);
+        // A new recovery may rescue again.
+        sb.start_recovery(2000);
         assert_eq!(sb.rescue(2000, 5000), Some(4000));
     }
 

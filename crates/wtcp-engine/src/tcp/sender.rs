@@ -4,18 +4,26 @@
 //! transmit, go-back-N after a timeout. The congestion-control algorithm owns
 //! cwnd and ssthresh; this module calls its hooks from exactly one place per event.
 //!
+//! With `sack = true`: a scoreboard of the receiver's RFC 2018 blocks, RFC 6675 loss
+//! recovery (the duplicate-ACK count or IsLost(SND.UNA) starts it; NextSeg picks what
+//! to send while cwnd - pipe allows) or RFC 6937 PRR over the same pipe, and RFC 2883
+//! D-SACKs counted. After a timeout the SACK information is kept and go-back-N skips
+//! SACKed segments (as Linux does).
+//!
 //! Simplifications (documented in docs/model.md): no connection handshake (data starts
 //! at the flow's start time with the initial window); segments always start at multiples
-//! of the MSS; no SACK; no zero-window probing (the receive buffer is consumed at once).
+//! of the MSS; no zero-window probing (the receive buffer is consumed at once).
 
 use std::collections::VecDeque;
 
 use wtcp_cc::{AckSample, CongestionControl, Ctx, HostShared, Loss, RecoveryStyle, Requests, RttEstimator, Signal, Verdict, Window};
 
+use super::prr::{Prr, ReductionBound};
+use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{PartialAckTimer, RttSampling, TcpConfig};
+use crate::scenario::{BackoffReset, PartialAckTimer, Recovery, RttSampling, TcpConfig};
 use crate::time::Time;
 
 /// Per-segment transmit record, from SND.UNA up (Karn's rule needs it).
@@ -104,11 +112,16 @@ pub struct Sender {
     srtt_since: Option<Time>,
     /// RFC 7323 §4.3 TS.Recent: the latest TSval of the peer's ACKs, echoed as TSecr.
     ts_recent: Time,
+    /// The SACK scoreboard (RFC 6675), when SACK is on.
+    sb: Option<Scoreboard>,
+    /// PRR state of the current recovery (RFC 6937), with `recovery = "prr"`.
+    prr: Option<Prr>,
 }
 
 impl Sender {
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, total: Option<u64>) -> Self {
         let mss = u64::from(cfg.mss);
+        let (cfg_sack, dupack_threshold) = (cfg.sack, cfg.dupack_threshold);
         Sender {
             flow,
             src,
@@ -144,6 +157,8 @@ impl Sender {
             rto_head_end: 0,
             next_send_at: 0,
             pace_timer: LazyTimer::default(),
+            sb: cfg_sack.then(|| Scoreboard::new(mss, dupack_threshold)),
+            prr: None,
         }
     }
 
@@ -159,11 +174,16 @@ impl Sender {
         // segment gone; at the fast retransmit the head is presumed lost (not yet resent).
         let head_lost = self.dupacks >= self.cfg.dupack_threshold && !self.in_recovery;
         let reported = (u64::from(self.dupacks) + u64::from(head_lost)) * self.mss;
+        // With SACK, RFC 6675 SetPipe from the scoreboard.
+        let pipe = match &self.sb {
+            Some(sb) => sb.pipe(self.snd_una, self.snd_max),
+            None => outstanding.saturating_sub(reported),
+        };
         let mut cx = Ctx {
             now: io.now,
             mss: self.cfg.mss,
             flight_size,
-            pipe: outstanding.saturating_sub(reported),
+            pipe,
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             segments_sent: io.counters.segments_sent,
@@ -221,13 +241,21 @@ impl Sender {
 
     /// Send new data while the window, the receive window and the send buffer allow.
     fn send_available(&mut self, io: &mut SenderIo) {
-        if !self.started {
-            return;
+        if !self.started || (self.in_recovery && self.sb.is_some()) {
+            return; // RFC 6675 recovery sends through `sack_send`
         }
         let window = self.send_window();
         while self.snd_nxt < self.data_end {
             let len = self.mss.min(self.data_end - self.snd_nxt);
-            let outstanding = self.snd_nxt - self.snd_una;
+            let mut outstanding = self.snd_nxt - self.snd_una;
+            if let Some(sb) = self.sb.as_ref().filter(|_| self.snd_nxt < self.snd_max) {
+                // Going back N after a timeout: SACKed segments are skipped and not in flight.
+                if sb.sacked().covers(self.snd_nxt, self.snd_nxt + len) {
+                    self.snd_nxt += len;
+                    continue;
+                }
+                outstanding -= sb.sacked().bytes_above(self.snd_una) - sb.sacked().bytes_above(self.snd_nxt);
+            }
             if outstanding + len > window || outstanding + len > self.cfg.send_buffer_bytes {
                 // F-RTO step 2b may send new data beyond the window.
                 if self.frto_allowance == 0 || self.snd_nxt < self.snd_max {
@@ -376,10 +404,23 @@ impl Sender {
             self.ts_recent = self.ts_recent.max(p.ts_val);
         }
         let frto = self.frto;
+        // RFC 6675 §5 Update(): every ACK's SACK blocks go into the scoreboard first.
+        let sacked = match self.sb.as_mut() {
+            Some(sb) => {
+                let u = sb.update(ack, p.sack.as_slice());
+                io.counters.dsacks += u64::from(u.dsack);
+                Some(u)
+            }
+            None => None,
+        };
+        let delivered = ack.saturating_sub(self.snd_una) + sacked.map_or(0, |u| u.newly_sacked);
         if ack > self.snd_una {
             self.on_new_ack(p, s, io);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dup_ack(s, io);
+            self.on_dup_ack(s, sacked, io);
+        }
+        if self.in_recovery && self.sb.is_some() {
+            self.sack_send(delivered, io);
         }
         if frto != Frto::Off {
             self.frto_step(frto, ack, io);
@@ -437,6 +478,11 @@ impl Sender {
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         self.consecutive_rto = 0;
+        if self.cfg.backoff_reset == BackoffReset::NewAck && self.rtt.backoff() > 0 {
+            // Linux (tcp_ack clears icsk_backoff) and ns-3: new data acknowledged ends the
+            // backoff even without a valid RTT sample.
+            self.rtt.reset_backoff();
+        }
         if let Some(r) = sample {
             self.integrate_srtt(io.now, io.counters);
             self.rtt.on_sample(r);
@@ -452,11 +498,18 @@ impl Sender {
         if self.in_recovery {
             let full = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| ack >= r);
             if full {
-                // RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6: leave recovery, deflate.
+                // RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6 / RFC 6675 §5: leave recovery.
                 self.in_recovery = false;
                 self.inflation = 0.0;
+                self.prr = None;
                 self.call_cc(io, |cc, w, cx| cc.on_recovery_exit(w, cx));
                 self.rearm_after_new_ack(io);
+            } else if self.sb.is_some() {
+                // RFC 6675: a partial ACK; `sack_send` decides what goes out. The timer
+                // restarts on every ACK of new data (RFC 6298 §5.3).
+                s.in_recovery = true;
+                self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+                self.restart_rto(io);
             } else {
                 // RFC 6582 §3.2 step 5: partial ACK.
                 s.in_recovery = true;
@@ -489,11 +542,13 @@ impl Sender {
         }
     }
 
-    fn on_dup_ack(&mut self, mut s: AckSample, io: &mut SenderIo) {
-        if self.dupacks == 0 {
+    fn on_dup_ack(&mut self, mut s: AckSample, sacked: Option<SackUpdate>, io: &mut SenderIo) {
+        // RFC 6675 §2: with SACK a duplicate ACK is one that SACKs data not SACKed before.
+        let counts = sacked.is_none_or(|u| u.newly_sacked > 0);
+        if self.dupacks == 0 && counts {
             self.snd_max_at_first_dup = self.snd_max;
         }
-        self.dupacks += 1;
+        self.dupacks += u32::from(counts);
         s.dup = true;
         s.in_recovery = self.in_recovery;
         s.delivered = self.snd_una;
@@ -502,10 +557,14 @@ impl Sender {
             self.cwr_pending = true;
         }
         self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+        // RFC 6675 §5 (4): DupThresh duplicates, or IsLost(HighACK + 1).
+        let head_lost = self.sb.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss.min(self.snd_max - self.snd_una)));
         if self.in_recovery {
-            // RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate.
-            self.inflation += self.mss as f64;
-        } else if self.dupacks == self.cfg.dupack_threshold {
+            if self.sb.is_none() {
+                // RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate.
+                self.inflation += self.mss as f64;
+            }
+        } else if self.dupacks == self.cfg.dupack_threshold || (head_lost && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold) {
             // RFC 6582 §3.2 step 2: a new recovery only if the ACK covers `recover` (set by
             // timeouts only under FastRetransmitOnly).
             let allowed = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| self.snd_una >= r);
@@ -526,10 +585,71 @@ impl Sender {
             self.in_recovery = true;
             self.recover = Some(self.snd_max);
             self.partial_acks = 0;
-            // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
-            self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
+            if let Some(sb) = self.sb.as_mut() {
+                // RFC 6675 §5 (4.1): RecoveryPoint = HighData; no inflation (pipe instead).
+                sb.start_recovery(self.snd_una);
+                if self.cfg.recovery == Recovery::Prr {
+                    // RFC 6937 §3: RecoverFS = snd.nxt - snd.una.
+                    self.prr = Some(Prr::start(self.snd_max - self.snd_una));
+                }
+            } else {
+                // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
+                self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
+            }
         }
+        // RFC 6675 §5 (4.3) / RFC 5681 §3.2 step 3: retransmit HighACK + 1.
+        let len = self.mss.min(self.snd_max - self.snd_una);
         self.retransmit_head(io);
+        if let Some(sb) = self.sb.as_mut() {
+            sb.on_retransmit(self.snd_una, len);
+        }
+        if let Some(prr) = self.prr.as_mut() {
+            prr.on_sent(len);
+        }
+    }
+
+    /// RFC 6675 §5 step (C) (or RFC 6937 with PRR): while the window minus pipe has room
+    /// for a segment, send what NextSeg() names.
+    fn sack_send(&mut self, delivered: u64, io: &mut SenderIo) {
+        let Some(sb) = self.sb.as_ref() else { return };
+        let mss = self.mss;
+        let mut pipe = sb.pipe(self.snd_una, self.snd_max);
+        let window = match self.prr.as_mut() {
+            Some(prr) => prr.on_ack(delivered, pipe, self.win.ssthresh.max(0.0) as u64, mss, ReductionBound::SlowStart),
+            None => self.win.cwnd.max(0.0) as u64,
+        };
+        while pipe + mss <= window {
+            let Some(sb) = self.sb.as_mut() else { return };
+            // NextSeg (1): a lost segment above HighRxt.
+            let mut pick = sb.next_retransmission(self.snd_una, self.snd_max, false);
+            let mut new_data = false;
+            if pick.is_none() && self.snd_max < self.data_end {
+                // NextSeg (2): new data, within the receive window and the send buffer.
+                let len = mss.min(self.data_end - self.snd_max);
+                let in_flight_span = self.snd_max + len - self.snd_una;
+                if in_flight_span <= self.rwnd && in_flight_span <= self.cfg.send_buffer_bytes {
+                    pick = Some(self.snd_max);
+                    new_data = true;
+                }
+            }
+            // NextSeg (3): an unSACKed hole below the highest SACKed byte; (4) the rescue.
+            let pick = pick.or_else(|| sb.next_retransmission(self.snd_una, self.snd_max, true)).or_else(|| sb.rescue(self.snd_una, self.snd_max));
+            let Some(seq) = pick else { break };
+            let end = if new_data { self.data_end } else { self.snd_max };
+            let len = mss.min(end - seq);
+            if !new_data {
+                sb.on_retransmit(seq, len);
+            }
+            self.transmit(seq, len, io);
+            if new_data {
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+            }
+            if let Some(prr) = self.prr.as_mut() {
+                prr.on_sent(len);
+            }
+            pipe += len;
+        }
     }
 
     /// The link layer gave up on a frame of this flow (RFC-less cross-layer hint, as
@@ -560,10 +680,15 @@ impl Sender {
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
         io.counters.verdicts.add(cause, verdict);
         io.losses.push(LossEvent { timeout: true, seq: self.snd_una, cause, verdict });
-        // RFC 6582 §3.2 step 1 on timeout: recover = highest sequence sent; leave recovery.
+        // RFC 6582 §3.2 step 1 on timeout: recover = highest sequence sent; leave recovery
+        // (RFC 6675 §5.1: RecoveryPoint = HighData, the SACK recovery ends).
         self.recover = Some(self.snd_max);
         self.in_recovery = false;
         self.inflation = 0.0;
+        self.prr = None;
+        if let Some(sb) = self.sb.as_mut() {
+            sb.on_timeout(self.snd_una);
+        }
         self.dupacks = 0;
         self.timed = None;
         // RFC 5682 §2 step 1: F-RTO runs on the first timeout of an episode; it resends

@@ -1,0 +1,114 @@
+//! SACK (RFC 2018), RFC 6675 loss recovery, RFC 6937 PRR and D-SACK (RFC 2883) at the
+//! scenario level.
+
+mod common;
+
+use common::two_hop;
+use wtcp_engine::RunResult;
+
+/// Four data packets of one window lost on the 2 Mb/s hop, 60 s run.
+const FOUR_IN_ONE_WINDOW: &str = "{ model = \"list\", packets = [200, 203, 206, 209] }";
+
+fn run(sack: &str, recovery: &str) -> RunResult {
+    two_hop(&[
+        ("run.duration_s", "60"),
+        ("flows.0.bytes", "2000000"),
+        ("links.1.ab.loss", FOUR_IN_ONE_WINDOW),
+        // A 200 ms round trip and a 40-segment receive window, below the 50-segment
+        // bandwidth-delay product: no queue, the four are the only losses and every round
+        // trip takes the base RTT.
+        ("links.0.delay_ms", "99"),
+        ("tcp.recv_buffer_bytes", "40000"),
+        ("tcp.sack", sack),
+        ("tcp.recovery", recovery),
+        // NewReno's partial ACKs keep its timer running (RFC 6582 §4), so that it too
+        // repairs the window without a timeout, one hole per round trip.
+        ("tcp.partial_ack_timer", "slow_but_steady"),
+        ("trace.enabled", "true"),
+        ("trace.interval_ms", "1"),
+    ])
+}
+
+/// How long flow 0 stayed in recovery (`in_recovery` in the 1-ms trace), seconds.
+fn recovery_time_s(r: &RunResult) -> f64 {
+    let t = r.traces.as_ref().unwrap();
+    let col = &t.flow_columns.iter().find(|(n, _)| *n == "in_recovery").unwrap().1;
+    let times: Vec<f64> = (0..col.len()).filter(|&i| col[i] == 1.0).map(|i| t.flow_time[i]).collect();
+    times.last().unwrap() - times.first().unwrap()
+}
+
+#[test]
+fn several_losses_in_one_window_are_repaired_in_one_round_trip_with_sack() {
+    let newreno = run("false", "classic");
+    let sack = run("true", "classic");
+    let prr = run("true", "prr");
+    for (name, r) in [("newreno", &newreno), ("sack", &sack), ("prr", &prr)] {
+        let f = &r.flows[0];
+        assert_eq!(f.delivered_bytes, 2_000_000, "{name}");
+        assert_eq!(f.fast_retransmits, 1, "{name}: one recovery episode");
+        assert_eq!(f.timeouts, 0, "{name}");
+        // Only the rescue copy can be unnecessary (its original may have arrived already).
+        assert!(f.unnecessary_retransmissions <= f.dsacks, "{name}");
+        // The four lost segments, plus (with SACK) at most RFC 6675's one rescue
+        // retransmission, whose duplicate arrival comes back as a D-SACK.
+        assert_eq!(f.retransmitted_segments - f.dsacks, 4, "{name}: {} retransmissions, {} D-SACKs", f.retransmitted_segments, f.dsacks);
+        assert!(f.dsacks <= 1, "{name}");
+    }
+    // NewReno repairs one hole per partial ACK, one per round trip (4 RTTs); with SACK the
+    // holes are known at once and the recovery lasts one round trip.
+    let (t_newreno, t_sack, t_prr) = (recovery_time_s(&newreno), recovery_time_s(&sack), recovery_time_s(&prr));
+    let rtt = 0.2;
+    assert!(t_sack < 1.5 * rtt, "SACK recovery {t_sack} s");
+    assert!(t_prr < 1.5 * rtt, "PRR recovery {t_prr} s");
+    assert!(t_newreno > 3.0 * rtt, "NewReno recovery {t_newreno} s");
+}
+
+#[test]
+fn a_spurious_retransmission_is_reported_by_a_dsack() {
+    // A 1.5 s delay spike makes the RTO fire spuriously: the go-back-N resends segments
+    // the receiver already has, and each duplicate comes back as a D-SACK.
+    let spike = "[{ start_s = 5.0, duration_s = 0.5, extra_delay_ms = 1500 }]";
+    let r = two_hop(&[("run.duration_s", "20"), ("links.1.ab.delay_spikes", spike), ("tcp.sack", "true")]);
+    let f = &r.flows[0];
+    assert!(f.timeouts >= 1);
+    assert!(f.unnecessary_retransmissions > 0);
+    assert!(f.dsacks > 0, "no D-SACK for {} unnecessary retransmissions", f.unnecessary_retransmissions);
+    // Each D-SACK reports a copy that arrived twice, so a retransmission; the oracle's
+    // "unnecessary" counts only copies sent after the first had arrived, so the spike's
+    // resends of data still in flight are D-SACKed without being counted there.
+    assert!(f.dsacks <= f.retransmitted_segments);
+    // Without SACK there are none.
+    let r = two_hop(&[("run.duration_s", "20"), ("links.1.ab.delay_spikes", spike)]);
+    assert_eq!(r.flows[0].dsacks, 0);
+}
+
+#[test]
+fn after_a_timeout_go_back_n_skips_sacked_segments() {
+    // A burst of losses that ends in a timeout: with SACK the resend skips what the
+    // receiver holds, so far fewer retransmissions are unnecessary.
+    let ov = |sack: &'static str| {
+        two_hop(&[
+            ("run.duration_s", "60"),
+            ("flows.0.bytes", "3000000"),
+            ("links.1.ab.loss", "{ model = \"list\", packets = [300, 301, 302, 303, 304, 305, 306, 307, 320, 321] }"),
+            ("tcp.sack", sack),
+        ])
+    };
+    let (plain, sack) = (ov("false"), ov("true"));
+    for r in [&plain, &sack] {
+        assert_eq!(r.flows[0].delivered_bytes, 3_000_000);
+    }
+    assert!(
+        sack.flows[0].unnecessary_retransmissions < plain.flows[0].unnecessary_retransmissions.max(1),
+        "{} vs {}",
+        sack.flows[0].unnecessary_retransmissions,
+        plain.flows[0].unnecessary_retransmissions
+    );
+}
+
+#[test]
+fn prr_needs_sack() {
+    let text = common::TWO_HOP;
+    let err = wtcp_engine::Scenario::from_toml_str(text, &[("tcp.recovery".into(), "\"prr\"".into())]).unwrap_err();
+    assert!(err.to_string().contains("tcp.recovery") && err.to_string().contains("sack"), "{err}");
+}
