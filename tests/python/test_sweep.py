@@ -90,9 +90,19 @@ def test_sweep_from_dict_and_algorithm_flows() -> None:
     assert doc["flows"][0]["cc"] == "cubic" and run.algorithm == "cubic"
 
 
+def test_algorithm_params_reach_only_their_algorithm() -> None:
+    sweep = Sweep.from_dict({"scenario": "two-hop-wireless", "algorithms": ["westwood", "reno"], "algorithm_params": {"westwood": {"flavour": "ns2"}},
+                             "set": {"run": {"duration_s": 5.0, "measure_from_s": 1.0}}})
+    docs = {run.algorithm: __import__("tomllib").loads(run.toml) for run in sweep.runs()}
+    assert docs["westwood"]["flows"][0]["cc_params"] == {"flavour": "ns2"}
+    assert docs["reno"]["flows"][0].get("cc_params", {}) == {}
+
+
 @pytest.mark.parametrize(
     ("body", "path"),
     [
+        ('scenario = "two-hop-wireless"\nalgorithms = ["reno"]\n[algorithm_params]\nvegas = { alpha = 1 }\n', "algorithm_params.vegas"),
+        ('scenario = "two-hop-wireless"\nalgorithms = ["westwood"]\n[algorithm_params]\nwestwood = { flavor = "ns2" }\n', "algorithm_params.westwood"),
         ('scenario = "two-hop-wireless"\ngrdi = {}\n', "grdi"),
         ('scenario = "two-hop-wireless"\n[grid]\n"links.1.ab.loss.rte" = [0.1]\n', "grid.links.1.ab.loss.rte"),
         ('scenario = "two-hop-wireless"\n[set]\n"run.duratoin_s" = 3\n', "set.run.duratoin_s"),

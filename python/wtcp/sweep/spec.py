@@ -21,7 +21,7 @@ from wtcp import _core
 from wtcp.errors import ScenarioError
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path
 
-TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "points", "algorithms", "algorithm_flows", "replications", "seed")
+TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "points", "algorithms", "algorithm_params", "algorithm_flows", "replications", "seed")
 RESERVED_PATHS = ("run.seed", "run.replication")
 
 
@@ -59,6 +59,8 @@ class Sweep:
     zips: list[dict[str, list[Any]]] = field(default_factory=list)
     points: list[dict[str, Any]] = field(default_factory=list)
     algorithms: list[str] = field(default_factory=list)
+    # cc_params per algorithm name (default: the algorithm's defaults)
+    algorithm_params: dict[str, dict[str, Any]] = field(default_factory=dict)
     algorithm_flows: list[int] | None = None
     replications: int = 1
     seed: int = 1
@@ -119,6 +121,7 @@ class Sweep:
         flows = doc.get("algorithm_flows")
         if flows is not None:
             sweep.algorithm_flows = _flow_indices(flows, base)
+        sweep.algorithm_params = _algorithm_params(doc.get("algorithm_params", {}), sweep)
         sweep.replications = _positive_int(doc.get("replications", 1), "replications", minimum=1)
         sweep.seed = _positive_int(doc.get("seed", base.document.get("run", {}).get("seed", 1)), "seed", minimum=0)
         sweep._check_paths()
@@ -196,7 +199,8 @@ class Sweep:
             except OSError:
                 pass
         doc = {"name": self.name, "description": self.description, "set": self.fixed, "grid": self.grid, "zip": self.zips, "points": self.points,
-               "algorithms": self.algorithms, "algorithm_flows": self.algorithm_flows, "replications": self.replications, "seed": self.seed}
+               "algorithms": self.algorithms, "algorithm_params": self.algorithm_params, "algorithm_flows": self.algorithm_flows,
+               "replications": self.replications, "seed": self.seed}
         return json.dumps({k: v for k, v in doc.items() if v not in (None, "", [], {})}, indent=1, default=str)
 
     def algorithm_overrides(self, algorithm: str) -> dict[str, Any]:
@@ -208,7 +212,7 @@ class Sweep:
         out: dict[str, Any] = {}
         for i in flows:
             out[f"flows.{i}.cc"] = algorithm
-            out[f"flows.{i}.cc_params"] = {}
+            out[f"flows.{i}.cc_params"] = self.algorithm_params.get(algorithm, {})
         return out
 
     # --- checks ---
@@ -328,6 +332,30 @@ def _positive_int(value: Any, path: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise SweepError(path, f"must be an integer >= {minimum}, not {value!r}")
     return value
+
+
+def _algorithm_params(table: Any, sweep: Sweep) -> dict[str, dict[str, Any]]:
+    """`algorithm_params = { westwood = { flavour = "ns2" } }`: each key one of `algorithms`,
+    each value a parameter table that the algorithm accepts (checked on the base scenario)."""
+    if not isinstance(table, Mapping):
+        raise SweepError("algorithm_params", "must be a table of algorithm name = { parameter table }")
+    out: dict[str, dict[str, Any]] = {}
+    for name, params in table.items():
+        path = f"algorithm_params.{name}"
+        if name not in sweep.algorithms:
+            raise SweepError(path, f"`{name}` is not in `algorithms` ({', '.join(sweep.algorithms) or 'none'})")
+        if not isinstance(params, Mapping):
+            raise SweepError(path, "must be a table of the algorithm's parameters (see `wtcp algorithms`)")
+        out[name] = dict(params)
+        try:
+            probe: dict[str, Any] = {}
+            for i in sweep.algorithm_flows or tcp_flow_indices(sweep.base.document)[:1]:
+                probe[f"flows.{i}.cc"] = name
+                probe[f"flows.{i}.cc_params"] = out[name]
+            sweep.base.with_overrides(probe)
+        except ScenarioError as e:
+            raise SweepError(path, str(e)) from None
+    return out
 
 
 def _flow_indices(value: Any, base: Scenario) -> list[int]:
