@@ -198,6 +198,12 @@ pub struct TcpCounters {
     pub mac_hints: u64,
     /// ACKs whose first SACK block was a D-SACK (RFC 2883): a segment arrived twice.
     pub dsacks: u64,
+    /// SYNs sent (the first and its retransmissions; 0 without the handshake).
+    pub syns_sent: u64,
+    /// Seconds from the first SYN to the SYN-ACK.
+    pub handshake_s: Option<f64>,
+    /// When the receiver held the last byte of a finite transfer in order.
+    pub completed_at: Option<crate::time::Time>,
     /// IP-level bytes sent (payload + headers, retransmissions included).
     pub bytes_sent: u64,
     /// Integral of SRTT over time (ns * ns) and the time it covers, for the mean SRTT.

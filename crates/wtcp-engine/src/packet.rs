@@ -16,6 +16,10 @@ pub enum PacketKind {
     Ack,
     /// A UDP datagram (CBR traffic).
     Udp,
+    /// The connection request (RFC 793 SYN), sender to receiver, when the handshake is on.
+    Syn,
+    /// The receiver's SYN-ACK.
+    SynAck,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -44,6 +44,13 @@ pub struct FlowResult {
     pub mac_hints: u64,
     /// D-SACKs received (RFC 2883; 0 without SACK).
     pub dsacks: u64,
+    /// SYNs sent, retransmissions included (0 without the handshake).
+    pub syns_sent: u64,
+    /// Seconds from the first SYN to the SYN-ACK (null without the handshake).
+    pub handshake_s: Option<f64>,
+    /// Flow completion time of a finite transfer (`bytes = N`), seconds from the flow's
+    /// start to the last byte held in order at the receiver; null if unfinished or unlimited.
+    pub fct_s: Option<f64>,
     /// Time-averaged smoothed RTT, seconds (TCP; NaN before any sample, null in JSON).
     pub mean_srtt_s: Option<f64>,
     /// UDP: datagrams received.

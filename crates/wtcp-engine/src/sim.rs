@@ -496,9 +496,19 @@ impl<'s> World<'s> {
                 if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
                     t.oracle.on_delivered(p.seq);
                     t.receiver.on_data(&p, self.now, &mut self.ev, &mut self.out);
+                    // A finite transfer is complete when its last byte is held in order.
+                    if t.counters.completed_at.is_none() && t.sender.total().is_some_and(|n| t.receiver.rcv_nxt >= n) {
+                        t.counters.completed_at = Some(self.now);
+                    }
                 }
             }
             PacketKind::Ack => self.with_sender(flow, |s, io| s.on_ack(&p, io)),
+            PacketKind::Syn => {
+                if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
+                    t.receiver.on_syn(&p, self.now, &mut self.out);
+                }
+            }
+            PacketKind::SynAck => self.with_sender(flow, |s, io| s.on_syn_ack(&p, io)),
             PacketKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[flow as usize].state {
                     c.received_bytes += u64::from(p.len);
@@ -524,6 +534,8 @@ impl<'s> World<'s> {
                 PacketKind::Data => "data",
                 PacketKind::Ack => "ack",
                 PacketKind::Udp => "udp",
+                PacketKind::Syn => "syn",
+                PacketKind::SynAck => "syn_ack",
             });
             tr.drop_seq.push(p.seq);
             tr.drop_cause.push(cause.as_str());
@@ -594,6 +606,9 @@ impl<'s> World<'s> {
                 frto_spurious_timeouts: 0,
                 mac_hints: 0,
                 dsacks: 0,
+                syns_sent: 0,
+                handshake_s: None,
+                fct_s: None,
                 mean_srtt_s: None,
                 packets_received: 0,
             };
@@ -615,6 +630,11 @@ impl<'s> World<'s> {
                     r.frto_spurious_timeouts = c.frto_spurious;
                     r.mac_hints = c.mac_hints;
                     r.dsacks = c.dsacks;
+                    r.syns_sent = c.syns_sent;
+                    r.handshake_s = c.handshake_s;
+                    // Flow completion time: from the application's start (the first SYN with
+                    // the handshake) to the last byte held in order at the receiver.
+                    r.fct_s = c.completed_at.map(|t| (t - cfg.start) as f64 / 1e9);
                     r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
                     if t.receiver.rcv_nxt == 0 {
                         warnings.push(format!("flow `{}` delivered no data: the path may be unusable (loss rate 1, or an outage covering the run)", cfg.name));

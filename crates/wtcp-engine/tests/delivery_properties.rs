@@ -35,6 +35,7 @@ proptest! {
         frto in any::<bool>(),
         spike_ms in 0.0f64..1500.0,
         recovery in prop_oneof![Just("off"), Just("classic"), Just("prr")],
+        handshake in any::<bool>(),
     ) {
         let seed = seed.to_string();
         let bytes_s = bytes.to_string();
@@ -60,6 +61,7 @@ proptest! {
             // SACK off, or on with RFC 6675 or PRR recovery.
             ("tcp.sack", if recovery == "off" { "false" } else { "true" }),
             ("tcp.recovery", if recovery == "prr" { "prr" } else { "classic" }),
+            ("tcp.handshake", if handshake { "true" } else { "false" }),
         ]);
         let f = &r.flows[0];
         // The receiver's in-order delivery point reaches the end of the transfer exactly:

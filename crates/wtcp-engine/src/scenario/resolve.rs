@@ -50,6 +50,8 @@ pub struct TcpConfig {
     pub recovery: Recovery,
     /// When the RTO backoff is cleared.
     pub backoff_reset: BackoffReset,
+    /// Open the connection with SYN / SYN-ACK before data (RFC 793, RFC 6298 §5.7).
+    pub handshake: bool,
 }
 
 impl Default for TcpConfig {
@@ -76,6 +78,7 @@ impl Default for TcpConfig {
             sack: false,
             recovery: Recovery::Classic,
             backoff_reset: BackoffReset::RttSample,
+            handshake: false,
         }
     }
 }
@@ -84,6 +87,12 @@ impl TcpConfig {
     /// Header bytes of every segment and ACK (IP + TCP + timestamps option).
     pub fn packet_overhead(&self) -> u32 {
         self.header_bytes + if self.timestamps { 12 } else { 0 }
+    }
+
+    /// Bytes of a SYN or SYN-ACK: the header, the timestamps option if on, the MSS option
+    /// (4 bytes) and SACK-permitted padded to 4 bytes if SACK is on (RFC 793, RFC 2018 §2).
+    pub fn syn_size(&self) -> u32 {
+        self.packet_overhead() + 4 + if self.sack { 4 } else { 0 }
     }
 }
 
@@ -820,6 +829,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         sack,
         recovery,
         backoff_reset: pick!(backoff_reset).unwrap_or(d.backoff_reset),
+        handshake: pick!(handshake).unwrap_or(d.handshake),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

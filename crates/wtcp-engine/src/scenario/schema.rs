@@ -86,6 +86,7 @@ pub struct TcpSection {
     pub sack: Option<bool>,
     pub recovery: Option<Recovery>,
     pub backoff_reset: Option<BackoffReset>,
+    pub handshake: Option<bool>,
 }
 
 /// Loss recovery after a fast retransmit.

@@ -48,6 +48,8 @@ pub struct Receiver {
     sack: Option<SackReporter>,
     /// Blocks that fit beside the other options: 4, or 3 with timestamps (RFC 2018 §3).
     sack_blocks: usize,
+    /// Bytes of a SYN-ACK.
+    syn_size: u32,
 }
 
 impl Receiver {
@@ -76,6 +78,7 @@ impl Receiver {
             control,
             sack: cfg.sack.then(SackReporter::default),
             sack_blocks: if cfg.timestamps { MAX_BLOCKS - 1 } else { MAX_BLOCKS },
+            syn_size: cfg.syn_size(),
         }
     }
 
@@ -157,6 +160,17 @@ impl Receiver {
             self.ooo.remove(0);
         }
         self.ooo_bytes = self.ooo.iter().map(|(s, e)| e - s).sum();
+    }
+
+    /// A SYN arrived: answer with a SYN-ACK (again for a retransmitted SYN).
+    pub fn on_syn(&mut self, p: &Packet, now: Time, out: &mut Vec<Packet>) {
+        let mut a = Packet::new(PacketKind::SynAck, self.flow, self.node, self.peer, self.syn_size, now);
+        if self.timestamps {
+            a.ts_val = now;
+            a.ts_ecr = p.ts_val;
+        }
+        a.rwnd = self.buffer;
+        out.push(a);
     }
 
     /// Fold an arrival into the SACK blocks (after `ooo` and RCV.NXT took it in).

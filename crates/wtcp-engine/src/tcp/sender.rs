@@ -10,9 +10,14 @@
 //! D-SACKs counted. After a timeout the SACK information is kept and go-back-N skips
 //! SACKed segments (as Linux does).
 //!
-//! Simplifications (documented in docs/model.md): no connection handshake (data starts
-//! at the flow's start time with the initial window); segments always start at multiples
-//! of the MSS; no zero-window probing (the receive buffer is consumed at once).
+//! With `handshake = true` the sender first sends a SYN, retransmitted with the backed-off
+//! initial RTO until the SYN-ACK arrives (RFC 6298 §2.1, §5.7); the SYN-ACK gives the
+//! first RTT sample unless the SYN was resent, and data follows at once (the first data
+//! segment acknowledges the SYN-ACK; no separate third packet).
+//!
+//! Simplifications (documented in docs/model.md): without the handshake data starts at the
+//! flow's start time with the initial window; segments always start at multiples of the
+//! MSS; no zero-window probing (the receive buffer is consumed at once).
 
 use std::collections::VecDeque;
 
@@ -116,12 +121,17 @@ pub struct Sender {
     sb: Option<Scoreboard>,
     /// PRR state of the current recovery (RFC 6937), with `recovery = "prr"`.
     prr: Option<Prr>,
+    /// The SYN-ACK has arrived (always true without the handshake).
+    established: bool,
+    /// When the first SYN left and how many were sent.
+    syn_sent_at: Time,
+    syns_sent: u32,
 }
 
 impl Sender {
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, total: Option<u64>) -> Self {
         let mss = u64::from(cfg.mss);
-        let (cfg_sack, dupack_threshold) = (cfg.sack, cfg.dupack_threshold);
+        let (cfg_sack, dupack_threshold, handshake) = (cfg.sack, cfg.dupack_threshold, cfg.handshake);
         Sender {
             flow,
             src,
@@ -159,7 +169,15 @@ impl Sender {
             pace_timer: LazyTimer::default(),
             sb: cfg_sack.then(|| Scoreboard::new(mss, dupack_threshold)),
             prr: None,
+            established: !handshake,
+            syn_sent_at: 0,
+            syns_sent: 0,
         }
+    }
+
+    /// Bytes of a finite transfer (`None`: unlimited).
+    pub fn total(&self) -> Option<u64> {
+        self.total
     }
 
     pub fn cc(&self) -> &dyn CongestionControl {
@@ -207,10 +225,20 @@ impl Sender {
 
     /// The application starts: RFC 5681 §3.1 initial window and ssthresh, then send.
     pub fn start(&mut self, io: &mut SenderIo) {
+        if !self.established {
+            if self.syns_sent == 0 {
+                self.send_syn(io);
+            }
+            return; // the window is set up when the SYN-ACK arrives
+        }
         self.started = true;
         self.data_end = self.total.unwrap_or(u64::MAX);
         self.win.cwnd = self.cfg.initial_cwnd_segments * self.mss as f64;
         self.win.ssthresh = self.cfg.initial_ssthresh_segments.map_or(f64::INFINITY, |s| s * self.mss as f64);
+        if self.syns_sent > 1 {
+            // RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window is one segment.
+            self.win.cwnd = self.mss as f64;
+        }
         self.call_cc(io, |cc, w, cx| cc.init(w, cx));
         self.send_available(io);
     }
@@ -226,6 +254,43 @@ impl Sender {
             self.data_end = self.total.unwrap_or(u64::MAX);
             self.send_available(io);
         }
+    }
+
+    // ---- connection set-up ----
+
+    /// Send (or resend) the SYN and arm the timer with the (backed-off) initial RTO.
+    fn send_syn(&mut self, io: &mut SenderIo) {
+        if self.syns_sent == 0 {
+            self.syn_sent_at = io.now;
+        }
+        self.syns_sent += 1;
+        io.counters.syns_sent += 1;
+        let mut p = Packet::new(PacketKind::Syn, self.flow, self.src, self.dst, self.cfg.syn_size(), io.now);
+        p.ts_val = io.now;
+        io.out.push(p);
+        self.restart_rto(io);
+    }
+
+    /// The SYN-ACK arrived: the connection is open and data may flow.
+    pub fn on_syn_ack(&mut self, p: &Packet, io: &mut SenderIo) {
+        if self.established {
+            return; // a duplicate SYN-ACK
+        }
+        self.established = true;
+        self.stop_rto(io);
+        if self.cfg.timestamps {
+            self.ts_recent = p.ts_val;
+        }
+        if self.syns_sent == 1 {
+            // Karn: only an unambiguous SYN gives a sample (RFC 6298 §3).
+            self.rtt.on_sample(io.now - self.syn_sent_at);
+            self.srtt_since = Some(io.now);
+        } else {
+            // RFC 6298 §5.7: the SYN was resent, so the RTO restarts at 3 s.
+            self.rtt.reinitialise_after_syn_loss(3_000_000_000);
+        }
+        io.counters.handshake_s = Some((io.now - self.syn_sent_at) as f64 / 1e9);
+        self.start(io);
     }
 
     // ---- transmission ----
@@ -663,6 +728,13 @@ impl Sender {
 
     pub fn on_rto_event(&mut self, io: &mut SenderIo) {
         if !self.rto_timer.fire(io.now, io.ev, Event::Rto { flow: self.flow }) {
+            return;
+        }
+        if !self.established {
+            // RFC 6298 §5.5-5.6 for the SYN: back off and resend.
+            self.rtt.on_timeout();
+            io.counters.max_backoff = io.counters.max_backoff.max(self.rtt.backoff());
+            self.send_syn(io);
             return;
         }
         if self.snd_una >= self.snd_max {
