@@ -67,20 +67,22 @@ impl SackReporter {
         self.refresh(held, rcv_nxt);
     }
 
-    /// Drop blocks now covered by the cumulative ACK and widen blocks that merged.
+    /// Drop blocks now covered by the cumulative ACK and widen blocks that merged, in
+    /// place (at most MAX_BLOCKS + 1 entries; no allocation per segment).
     fn refresh(&mut self, held: &[Block], rcv_nxt: u64) {
-        let mut kept: Vec<Block> = Vec::with_capacity(self.recent.len());
-        for &(s, e) in &self.recent {
+        let mut n = 0;
+        for i in 0..self.recent.len() {
+            let (s, e) = self.recent[i];
             if e <= rcv_nxt {
                 continue;
             }
             let Some(&b) = held.iter().find(|&&(hs, he)| hs <= s && e <= he) else { continue };
-            if !kept.contains(&b) {
-                kept.push(b);
+            if !self.recent[..n].contains(&b) {
+                self.recent[n] = b;
+                n += 1;
             }
         }
-        kept.truncate(MAX_BLOCKS);
-        self.recent = kept;
+        self.recent.truncate(n.min(MAX_BLOCKS));
     }
 
     /// The blocks for the next ACK, at most `max_blocks`; a pending D-SACK goes first and

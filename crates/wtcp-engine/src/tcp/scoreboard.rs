@@ -59,6 +59,19 @@ impl RangeSet {
         self.bytes - before
     }
 
+    /// Keep only the ranges for which `keep(start, end)` holds.
+    pub fn retain(&mut self, mut keep: impl FnMut(u64, u64) -> bool) {
+        let mut bytes = self.bytes;
+        self.ranges.retain(|&(s, e)| {
+            let k = keep(s, e);
+            if !k {
+                bytes -= e - s;
+            }
+            k
+        });
+        self.bytes = bytes;
+    }
+
     /// Forget everything below `seq`.
     pub fn trim_below(&mut self, seq: u64) {
         let n = self.ranges.partition_point(|&(_, e)| e <= seq);
@@ -155,15 +168,10 @@ impl Scoreboard {
                 u.newly_sacked += self.sacked.insert(s, e);
             }
         }
+        // A retransmission later SACKed is no longer in flight twice (in place: no
+        // allocation per ACK).
         let sacked = &self.sacked;
-        // A retransmission later SACKed is no longer in flight twice.
-        let still: Vec<Block> = self.retransmitted.ranges().iter().copied().filter(|&(s, e)| !sacked.covers(s, e)).collect();
-        if still.len() != self.retransmitted.ranges().len() {
-            self.retransmitted.clear();
-            for (s, e) in still {
-                self.retransmitted.insert(s, e);
-            }
-        }
+        self.retransmitted.retain(|s, e| !sacked.covers(s, e));
         u
     }
 
