@@ -7,18 +7,28 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEPS := $(VENV)/.deps
 BUILT := $(VENV)/.built
+NS3 := $(VENV)/.ns3
 export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test install browser bench reproduce rust-test py-test clean
+.PHONY: demo test install ns3 browser bench reproduce rust-test py-test clean
 
 demo: install
 	$(BIN)/wtcp demo
 
-test: install browser rust-test py-test
+test: install ns3 browser rust-test py-test
 
 install: $(BUILT)
+
+# ns-3 3.44 (the `ns3` extra: its Python wheel, through cppyy) for the tests that run the
+# same scenarios in ns-3 and cross-check wtcp against it. The test set-up installs it;
+# `make demo` does not need it.
+ns3: $(NS3)
+
+$(NS3): $(DEPS)
+	$(BIN)/pip install -q "ns3==3.44.post0"
+	touch $@
 
 $(DEPS): constraints.txt pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -39,8 +49,8 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-py-test: install
-	WTCP_REQUIRE_CHROMIUM=1 $(BIN)/pytest -q
+py-test: install ns3
+	WTCP_REQUIRE_CHROMIUM=1 WTCP_REQUIRE_NS3=1 $(BIN)/pytest -q
 
 bench: install
 	$(BIN)/python -m wtcp.bench

@@ -18,9 +18,12 @@ from rich.console import Console
 
 from wtcp import _core, demo, report
 from wtcp.errors import CliError, ScenarioError, SimulationError
+from wtcp.ns3.refuse import Ns3Unavailable
+from wtcp.result import ENGINES
 from wtcp.scenario import Scenario, builtin_scenario_path
 from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
+from wtcp.crosscheck import register as register_crosscheck
 
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
@@ -72,12 +75,16 @@ def cli() -> None:
 @click.option("--seed", type=int, help="Override run.seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object, nothing else.")
 @click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR.")
-def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None) -> None:
+@click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
+@click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
+def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
     """Run the scenario FILE and print its metrics."""
+    if ns3_attributes and engine != "ns3":
+        raise click.UsageError("--ns3-attribute needs --engine ns3")
     scenario = read_scenario(file)
     with scenario_errors(file):
         scenario = scenario.with_text_overrides(sets)
-        result = scenario.run(seed=seed, trace=True if trace_dir else None)
+        result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes)
     if as_json:
         click.echo(result.to_json())
     else:
@@ -128,6 +135,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
 
 register_sweep(cli)
 register_reproduce(cli)
+register_crosscheck(cli)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         click.echo(f"error: {e.format_message()}", err=True)
         return e.exit_code
-    except CliError as e:
+    except (CliError, Ns3Unavailable) as e:
         click.echo(f"error: {e}", err=True)
         return USAGE_ERROR
     except SimulationError as e:

@@ -31,7 +31,8 @@ def mbps(bps: float) -> str:
 
 
 def flows_table(metrics: Mapping[str, Any]) -> Table:
-    table = Table(title=f"{metrics['scenario']}: flows (seed {metrics['seed']}, replication {metrics['replication']})", title_justify="left")
+    engine = "" if metrics.get("engine", "wtcp") == "wtcp" else f", engine {metrics['engine']}"
+    table = Table(title=f"{metrics['scenario']}: flows (seed {metrics['seed']}, replication {metrics['replication']}{engine})", title_justify="left")
     for header in ("flow", "cc", "src→dst"):
         table.add_column(header)
     for header in ("goodput Mb/s", "thru Mb/s", "segments", "retx", "unnec", "FR", "FR c/w/s", "RTO", "RTO c/w/s", "max backoff", "srtt ms"):
@@ -76,7 +77,7 @@ def run_footer(metrics: Mapping[str, Any]) -> str:
     fair = f"{fairness:.4f}" if fairness is not None else "-"
     return (
         f"events {metrics['events']:,}{rate}   simulated {metrics['sim_seconds']:g} s   "
-        f"wall {wall:.3f} s   Jain fairness {fair}   peak packets {metrics.get('peak_packets', '-')}"
+        f"wall {wall:.3f} s   Jain fairness {fair}   peak packets {metrics.get('peak_packets') if metrics.get('peak_packets') is not None else '-'}"
     )
 
 

@@ -12,8 +12,18 @@ if TYPE_CHECKING:
 
 # Short column prefixes for the per-flow cause counters.
 CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict", "verdicts_by_cause": "cm"}
-SUMMARY_KEYS = ("scenario", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "peak_packets", "warnings")
+SUMMARY_KEYS = ("engine", "scenario", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "peak_packets", "warnings")
 TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
+ENGINES = ("wtcp", "ns3")
+
+
+def with_engine(metrics_json: str, engine: str) -> str:
+    """The core's metrics JSON with `"engine"` as its first key (the text is otherwise
+    unchanged, so every number stays exactly as the simulator wrote it)."""
+    body = metrics_json.lstrip()
+    if not body.startswith("{") or body.startswith('{"engine"'):
+        return metrics_json
+    return '{"engine":' + json.dumps(engine) + ("," if body[1:].lstrip() != "}" else "") + body[1:]
 
 
 class Result:
@@ -55,8 +65,13 @@ class Result:
         return pd.DataFrame(self.raw.get("wifi", []), columns=columns)
 
     @property
+    def engine(self) -> str:
+        """The simulator that produced the run: "wtcp" (native) or "ns3"."""
+        return self.raw.get("engine", "wtcp")
+
+    @property
     def summary(self) -> dict[str, Any]:
-        """Run-wide numbers: seed, replication, fairness, events, times, warnings."""
+        """Run-wide numbers: engine, seed, replication, fairness, events, times, warnings."""
         return {k: self.raw.get(k) for k in SUMMARY_KEYS}
 
     @property
@@ -69,7 +84,7 @@ class Result:
 
     def __repr__(self) -> str:
         goodputs = ", ".join(f"{f['name']}={f['goodput_bps'] / 1e6:.3f}" for f in self.raw["flows"])
-        return f"<Result {self.raw['scenario']!r} seed={self.raw['seed']} goodput Mb/s: {goodputs}>"
+        return f"<Result {self.raw['scenario']!r} engine={self.engine} seed={self.raw['seed']} goodput Mb/s: {goodputs}>"
 
 
 class Traces:

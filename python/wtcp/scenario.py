@@ -12,7 +12,7 @@ from typing import Any, Union
 
 from wtcp import _core
 from wtcp.errors import scenario_error
-from wtcp.result import Result
+from wtcp.result import ENGINES, Result, with_engine
 from wtcp.toml_text import plain_scalar, to_toml_value
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
@@ -107,10 +107,26 @@ class Scenario:
 
     # --- running ---
 
-    def run(self, seed: int | None = None, replication: int | None = None, trace: bool | None = None, trace_interval_ms: float | None = None) -> Result:
+    def run(
+        self,
+        seed: int | None = None,
+        replication: int | None = None,
+        trace: bool | None = None,
+        trace_interval_ms: float | None = None,
+        engine: str = "wtcp",
+        ns3_attributes: Iterable[str] = (),
+    ) -> Result:
         """Run the scenario. `seed` and `replication` override `[run]`; `trace` turns the
         time series on or off (None: as the document's `[trace]` says; giving
-        `trace_interval_ms` turns it on)."""
+        `trace_interval_ms` turns it on). `engine` is "wtcp" (this simulator) or "ns3"
+        (the same scenario translated to ns-3 3.44, see `wtcp.ns3`; it raises
+        `Ns3TranslationError`, a `ScenarioError`, for what ns-3 cannot reproduce).
+        `ns3_attributes` ("Name=value") are extra ns-3 TcpSocketBase attributes for an
+        experiment beyond the scenario, e.g. "Sack=true" (ns3 engine only)."""
+        check_engine(engine)
+        ns3_attributes = list(ns3_attributes)
+        if ns3_attributes and engine != "ns3":
+            raise ValueError("ns3_attributes apply to engine=\"ns3\" only")
         if trace is None and trace_interval_ms is not None:
             trace = True
         extra = [
@@ -118,8 +134,12 @@ class Scenario:
             for path, value in (("run.seed", seed), ("run.replication", replication), ("trace.enabled", trace), ("trace.interval_ms", trace_interval_ms))
             if value is not None
         ]
+        if engine == "ns3":
+            from wtcp.ns3 import run_document
+
+            return Result(run_document(self.with_text_overrides(extra).document, ns3_attributes))
         metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra])
-        return Result(metrics_json, traces)
+        return Result(with_engine(metrics_json, "wtcp"), traces)
 
     def __repr__(self) -> str:
         where = f" from {self._source}" if self._source else ""
@@ -145,6 +165,11 @@ def run(scenario: Scenario | PathLike | Mapping[str, Any], **kwargs: Any) -> Res
     else:
         sc = Scenario.from_file(scenario)
     return sc.run(**kwargs)
+
+
+def check_engine(engine: Any) -> None:
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; allowed: {', '.join(ENGINES)}")
 
 
 def check_override_path(path: Any) -> None:

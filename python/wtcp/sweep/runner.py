@@ -19,8 +19,10 @@ from wtcp.result import flatten_flow
 from wtcp.sweep.spec import Run, Sweep
 from wtcp.sweep.store import Store
 
-# A job: (key, resolved scenario TOML). A batch: a list of jobs, run one after another.
-Job = tuple[str, str]
+# A job: (key, resolved scenario TOML), or (key, TOML, engine) for an engine other than
+# wtcp ("ns3").
+# A batch: a list of jobs, run one after another.
+Job = tuple[str, ...]
 
 MAX_BATCH = 64
 BATCH_TARGET_S = 0.25  # aim for batches of about this much wall time
@@ -43,16 +45,29 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
     combination, simulator failure) is caught and returned as a failed record."""
     from wtcp.errors import ScenarioError, SimulationError
 
+    import json
+
+    from wtcp.ns3 import Ns3Unavailable
+
     host = platform.node()
     plat = platform.platform()
     out = []
-    for key, toml in jobs:
+    for job in jobs:
+        key, toml = job[0], job[1]
+        engine = job[2] if len(job) > 2 else "wtcp"
         t0 = time.perf_counter()
-        rec: dict[str, Any] = {"key": key, "platform": plat, "host": host, "wtcp_version": _core.__version__}
+        rec: dict[str, Any] = {"key": key, "engine": engine, "platform": plat, "host": host, "wtcp_version": _core.__version__}
         try:
-            # Traces only when the sweep asks for them (`[set] "trace.enabled" = true`).
-            metrics_json, traces = _core.run(toml, "toml", [])
-            import json
+            if engine == "ns3":
+                # One ns-3 import per worker process (wtcp.ns3.run caches it).
+                import tomllib
+
+                from wtcp.ns3 import run_document
+
+                metrics_json, traces = run_document(tomllib.loads(toml)), None
+            else:
+                # Traces only when the sweep asks for them (`[set] "trace.enabled" = true`).
+                metrics_json, traces = _core.run(toml, "toml", [])
 
             raw = json.loads(metrics_json)
             if traces is not None:
@@ -66,7 +81,7 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
                 warnings=json.dumps(raw.get("warnings", [])),
                 flows=[flatten_flow(f) for f in raw["flows"]],
             )
-        except (ScenarioError, SimulationError) as e:
+        except (ScenarioError, SimulationError, Ns3Unavailable) as e:
             rec.update(status="failed", error=f"{type(e).__name__}: {e}", flows=[])
         except Exception as e:  # noqa: BLE001 - any failure of one run must not stop the sweep
             rec.update(status="failed", error=f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}", flows=[])
@@ -267,7 +282,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
             continue
         by_key[run.key] = run
         if run.error is not None:
-            invalid.append({"key": run.key, "status": "failed", "error": f"ScenarioError: {run.error}", "flows": [], "wtcp_version": _core.__version__, "platform": platform.platform(), "host": platform.node()})
+            invalid.append({"key": run.key, "engine": run.engine, "status": "failed", "error": f"ScenarioError: {run.error}", "flows": [], "wtcp_version": _core.__version__, "platform": platform.platform(), "host": platform.node()})
         else:
             todo.append(run)
     progress = Progress(total=len(runs) - outcome.skipped, started=time.perf_counter())
@@ -293,7 +308,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
         store_records(invalid)
 
     # First a small probe batch per worker to estimate the run time, then sized batches.
-    queue = [(run.key, run.toml) for run in todo]
+    queue: list[Job] = [(run.key, run.toml) if run.engine == "wtcp" else (run.key, run.toml, run.engine) for run in todo]
     pos = 0
     inflight: dict[Any, tuple[list[Job], int]] = {}
     est: float | None = None
@@ -321,7 +336,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                 if attempts < resubmits:
                     inflight[ex.submit(batch)] = (batch, attempts + 1)
                 else:
-                    store_records([{"key": k, "status": "failed", "error": f"worker failed: {type(e).__name__}: {e}", "flows": []} for k, _ in batch])
+                    store_records([{"key": k, "status": "failed", "error": f"worker failed: {type(e).__name__}: {e}", "flows": []} for k, *_ in batch])
                     fill()
                 break
             walls = [r["wall_seconds"] for r in records if r.get("wall_seconds")]

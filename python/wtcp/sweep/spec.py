@@ -23,6 +23,9 @@ from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_pat
 
 TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "points", "algorithms", "algorithm_params", "algorithm_flows", "replications", "seed")
 RESERVED_PATHS = ("run.seed", "run.replication")
+# Not a scenario field: which simulator runs the point ("wtcp" or "ns3"), settable and
+# sweepable like one (`[set] engine = "ns3"`, `[grid] engine = ["wtcp", "ns3"]`).
+ENGINE_KEY = "engine"
 
 
 class SweepError(ValueError):
@@ -47,6 +50,7 @@ class Run:
     toml: str | None  # resolved scenario (None when the overrides do not resolve)
     error: str | None  # ScenarioError of an invalid combination
     sim_seconds: float | None = None
+    engine: str = "wtcp"  # the simulator: "wtcp" or "ns3"
 
 
 @dataclass
@@ -155,18 +159,27 @@ class Sweep:
         return n * max(1, len(self.algorithms)) * self.replications
 
     def swept_paths(self) -> list[str]:
+        """The scenario paths the sweep varies (the engine has its own column)."""
         paths: list[str] = []
         for factor in self.factors():
             for part in factor:
-                paths.extend(p for p in part if p not in paths)
+                paths.extend(p for p in part if p not in paths and p != ENGINE_KEY)
         return paths
 
     def runs(self) -> Iterator[Run]:
-        """Every run, resolved: points x algorithms x replications, in that order."""
+        """Every run, resolved: points x algorithms x replications, in that order.
+
+        The engine of a point is not part of its random streams: a point run in wtcp and
+        in ns-3 gets the same `run.seed` and `run.replication`, and a wtcp run keeps the
+        store key it would have without an engine axis."""
         version = _core.__version__
-        base_fixed = self.base.with_overrides(self.fixed) if self.fixed else self.base
+        fixed = {p: v for p, v in self.fixed.items() if p != ENGINE_KEY}
+        default_engine = self.fixed.get(ENGINE_KEY, "wtcp")
+        base_fixed = self.base.with_overrides(fixed) if fixed else self.base
         algorithms: list[str | None] = list(self.algorithms) or [None]
-        for point in self.expand_points():
+        for full_point in self.expand_points():
+            engine = full_point.get(ENGINE_KEY, default_engine)
+            point = {p: v for p, v in full_point.items() if p != ENGINE_KEY}
             params_json = canonical(point)
             for algorithm in algorithms:
                 for r in range(self.replications):
@@ -185,11 +198,18 @@ class Sweep:
                         toml = sc._resolved_toml
                         sim = float(doc.get("run", {}).get("duration_s", 0.0))
                         identity: Any = doc
+                        if engine != "wtcp":
+                            from wtcp.ns3 import plan
+
+                            plan(doc)  # refused before it is queued
                     except ScenarioError as e:
                         error = str(e)
-                        identity = {"base": self.base.document, "set": self.fixed, "overrides": overrides}
+                        toml = None
+                        identity = {"base": self.base.document, "set": fixed, "overrides": overrides}
+                    if engine != "wtcp":
+                        identity = {"engine": engine, "scenario": identity}
                     key = run_key(identity, self.seed, r, version)
-                    yield Run(key, dict(point), algorithm, self.seed, r, stream, toml, error, sim)
+                    yield Run(key, dict(point), algorithm, self.seed, r, stream, toml, error, sim, engine)
 
     def definition(self) -> str:
         """The sweep as run, as text: its file if it has one, else its factors as JSON."""
@@ -217,6 +237,13 @@ class Sweep:
 
     # --- checks ---
 
+    def _check_engines(self) -> None:
+        from wtcp.result import ENGINES
+
+        for where, value in _engine_values(self):
+            if value not in ENGINES:
+                raise SweepError(where, f"is {value!r}; allowed engines: {', '.join(ENGINES)}")
+
     def _check_paths(self) -> None:
         seen: dict[str, str] = {}
         where = [("set", p) for p in self.fixed] + [("grid", p) for p in self.grid]
@@ -229,6 +256,7 @@ class Sweep:
             if path in seen:
                 raise SweepError(f"{section}.{path}", f"is already given in {seen[path]}")
             seen[path] = section
+        self._check_engines()
         # A path the scenario schema does not have is a mistake in the sweep file (exit 2),
         # while a bad value is an invalid point (recorded as a failed run).
         values: dict[str, tuple[str, Any]] = {p: ("set", v) for p, v in self.fixed.items()}
@@ -241,12 +269,25 @@ class Sweep:
             for p, v in point.items():
                 values.setdefault(p, (f"points.{i}", v))
         for path, (section, value) in values.items():
+            if path == ENGINE_KEY:
+                continue
             try:
                 self.base.set(path, value)
             except ScenarioError as e:
                 reason = getattr(e, "reason", str(e))
                 if reason.startswith("unknown field") or "out of range" in reason or "invalid override path" in reason:
                     raise SweepError(f"{section}.{path}", str(e)) from None
+
+
+def _engine_values(sweep: Sweep) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    if ENGINE_KEY in sweep.fixed:
+        out.append((f"set.{ENGINE_KEY}", sweep.fixed[ENGINE_KEY]))
+    out += [(f"grid.{ENGINE_KEY}.{i}", v) for i, v in enumerate(sweep.grid.get(ENGINE_KEY, []))]
+    for z, group in enumerate(sweep.zips):
+        out += [(f"zip.{z}.{ENGINE_KEY}.{i}", v) for i, v in enumerate(group.get(ENGINE_KEY, []))]
+    out += [(f"points.{i}.{ENGINE_KEY}", p[ENGINE_KEY]) for i, p in enumerate(sweep.points) if ENGINE_KEY in p]
+    return out
 
 
 def load_sweep(source: str | os.PathLike[str] | Mapping[str, Any]) -> Sweep:

@@ -21,6 +21,7 @@ RUN_COLUMNS = {
     "key": "VARCHAR PRIMARY KEY",
     "sweep": "VARCHAR",
     "params": "VARCHAR",
+    "engine": "VARCHAR",
     "algorithm": "VARCHAR",
     "seed": "BIGINT",
     "replication": "INTEGER",
@@ -101,6 +102,8 @@ class Store:
             self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
             self.con.execute("CREATE TABLE IF NOT EXISTS flows (key VARCHAR, flow_id INTEGER, PRIMARY KEY (key, flow_id))")
         self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
+        if not read_only:
+            self.ensure_columns("runs", {"engine": "VARCHAR"})  # stores written before engines existed
 
     def close(self) -> None:
         self.con.close()
@@ -260,7 +263,8 @@ class Store:
     def flows(self, sweep: str | None = None) -> pd.DataFrame:
         """The `flows` table joined with its run's sweep, parameters, algorithm and
         replication (done runs only), one row per flow per run."""
-        run_cols = ["sweep", "params", "algorithm", "seed", "replication"] + self.param_columns()
+        engine = ["engine"] if "engine" in self._table_columns("runs") else []
+        run_cols = ["sweep", "params", *engine, "algorithm", "seed", "replication"] + self.param_columns()
         select = ", ".join(f"r.{_quote(c)}" for c in run_cols)
         where = "r.status = 'done'" + (" AND r.sweep = ?" if sweep is not None else "")
         sql = f"SELECT f.*, {select} FROM flows f JOIN runs r USING (key) WHERE {where} ORDER BY r.sweep, f.key, f.flow_id"
@@ -281,18 +285,18 @@ class Store:
         """Mean of `metric` with a Student-t 95 % confidence interval across replications.
 
         `metric` is a `flows` column (one value per flow per run) or a `runs` column.
-        Default grouping: sweep, the swept-parameter columns, algorithm and (for flow
-        metrics) flow name. Columns: the groups, n, mean, std, ci_low, ci_high."""
+        Default grouping: sweep, the swept-parameter columns, engine, algorithm and (for
+        flow metrics) flow name. Columns: the groups, n, mean, std, ci_low, ci_high."""
         flows = self.flows(sweep)
         if metric in flows.columns:
             table = flows
-            default_by = ["sweep", *self.param_columns(), "algorithm", "name"]
+            default_by = ["sweep", *self.param_columns(), "engine", "algorithm", "name"]
         else:
             table = self.runs(sweep)
             table = table[table["status"] == "done"]
             if metric not in table.columns:
                 raise KeyError(f"no metric {metric!r} in the flows or runs table")
-            default_by = ["sweep", *self.param_columns(), "algorithm"]
+            default_by = ["sweep", *self.param_columns(), "engine", "algorithm"]
         return summarize(table, metric, list(by) if by is not None else default_by)
 
     def export(self, directory: str | os.PathLike[str], fmt: str = "parquet") -> list[Path]:

@@ -1,0 +1,244 @@
+"""`wtcp crosscheck`: the same scenario in wtcp and in ns-3, side by side.
+
+Every (algorithm, point, seed) runs in both engines; the table gives, per algorithm and
+point, the mean over the seeds of the TCP flows' total goodput, retransmitted segments
+and timeouts in each engine, and the goodput difference (wtcp - ns-3) / ns-3, flagged when
+it exceeds `FLAG_PERCENT`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import statistics
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from wtcp.errors import scenario_error
+from wtcp.result import Result
+from wtcp.scenario import Scenario
+
+FLAG_PERCENT = 5.0
+
+
+@dataclass
+class EngineStats:
+    """One engine's numbers at one (algorithm, point), one entry per seed."""
+
+    goodput_mbps: list[float] = field(default_factory=list)
+    retransmissions: list[int] = field(default_factory=list)
+    timeouts: list[int] = field(default_factory=list)
+
+    def add(self, result: Result) -> None:
+        tcp = [f for f in result.raw["flows"] if f["kind"] == "tcp"]
+        self.goodput_mbps.append(sum(f["goodput_bps"] for f in tcp) / 1e6)
+        self.retransmissions.append(sum(f["retransmitted_segments"] for f in tcp))
+        self.timeouts.append(sum(f["timeouts"] for f in tcp))
+
+    def mean(self, name: str) -> float:
+        values = getattr(self, name)
+        return statistics.fmean(values) if values else math.nan
+
+
+@dataclass
+class Row:
+    algorithm: str
+    point: dict[str, Any]
+    wtcp: EngineStats = field(default_factory=EngineStats)
+    ns3: EngineStats = field(default_factory=EngineStats)
+
+    def diff_percent(self) -> float:
+        ours, theirs = self.wtcp.mean("goodput_mbps"), self.ns3.mean("goodput_mbps")
+        return (ours - theirs) / theirs * 100.0 if theirs > 0 else math.nan
+
+    def flagged(self) -> bool:
+        d = self.diff_percent()
+        return math.isnan(d) or abs(d) > FLAG_PERCENT
+
+
+def algorithm_overrides(scenario: Scenario, algorithm: str) -> dict[str, Any]:
+    """Every TCP flow runs `algorithm` with its default parameters."""
+    out: dict[str, Any] = {}
+    for i, f in enumerate(scenario.document.get("flows", [])):
+        if f.get("kind", "tcp") == "tcp":
+            out[f"flows.{i}.cc"] = algorithm
+            out[f"flows.{i}.cc_params"] = {}
+    return out
+
+
+def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequence[str] | None) -> list[tuple[str, dict[str, Any], Scenario]]:
+    """(algorithm, point, scenario) of every combination, checked by both engines'
+    translators before anything runs (a `ScenarioError` names the first refusal).
+    `algorithms` None keeps the scenario's own algorithm and parameters."""
+    from wtcp.ns3 import plan
+
+    out = []
+    for algorithm in algorithms if algorithms is not None else [None]:
+        for point in points:
+            overrides = algorithm_overrides(scenario, algorithm) if algorithm is not None else {}
+            sc = scenario.with_overrides({**overrides, **point})
+            plan(sc.document)
+            out.append((algorithm or scenario_algorithm(sc), point, sc))
+    return out
+
+
+def crosscheck(
+    scenario: Scenario,
+    points: Sequence[dict[str, Any]],
+    algorithms: Sequence[str] | None,
+    seeds: Sequence[int],
+    on_run: Callable[[], None] | None = None,
+    ns3_attributes: Sequence[str] = (),
+) -> list[Row]:
+    """Run every (algorithm, point, seed) in wtcp and in ns-3 (`points`: dicts of
+    path -> value, [{}] for the scenario as it is; `algorithms` None: as the scenario
+    says)."""
+    rows = []
+    for algorithm, point, sc in cases(scenario, points, algorithms):
+        row = Row(algorithm, dict(point))
+        for seed in seeds:
+            row.wtcp.add(sc.run(seed=seed, engine="wtcp"))
+            if on_run:
+                on_run()
+            row.ns3.add(sc.run(seed=seed, engine="ns3", ns3_attributes=ns3_attributes))
+            if on_run:
+                on_run()
+        rows.append(row)
+    return rows
+
+
+def short_names(paths: Sequence[str]) -> dict[str, str]:
+    """The last component of each swept path, or more components where they would clash."""
+    out = {}
+    for path in paths:
+        parts = path.split(".")
+        for k in range(1, len(parts) + 1):
+            name = ".".join(parts[-k:])
+            if sum(1 for p in paths if p == name or p.endswith("." + name)) == 1:
+                break
+        out[path] = name
+    return out
+
+
+def value_text(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def format_table(title: str, rows: Sequence[Row], paths: Sequence[str]) -> list[str]:
+    """The side-by-side table, 80 columns wide."""
+    names = short_names(paths)
+    lines = [title]
+    if paths:
+        lines.append("point: " + ", ".join(f"{names[p]} = {p}" for p in paths))
+    lines.append(f"{'':13}{'':16}{'goodput Mb/s':>15} {'diff':>8}  {'retransmits':>13} {'timeouts':>11}")
+    lines.append(f"{'algorithm':13}{'point':16}{'wtcp':>7} {'ns-3':>7} {'%':>8}  {'wtcp':>6} {'ns-3':>6} {'wtcp':>5} {'ns-3':>5}")
+    for r in rows:
+        label = ",".join(f"{names[p]}={value_text(r.point[p])}" for p in paths) or "-"
+        if len(label) > 15:
+            label = label[:14] + "~"
+        d = r.diff_percent()
+        diff = "n/a" if math.isnan(d) else f"{d:+.1f}"
+        flag = " !" if r.flagged() else ""
+        lines.append(
+            f"{r.algorithm[:12]:13}{label:16}"
+            f"{r.wtcp.mean('goodput_mbps'):7.3f} {r.ns3.mean('goodput_mbps'):7.3f} {diff:>8}{flag:2}"
+            f"{r.wtcp.mean('retransmissions'):6.0f} {r.ns3.mean('retransmissions'):6.0f} "
+            f"{r.wtcp.mean('timeouts'):5.1f} {r.ns3.mean('timeouts'):5.1f}"
+        )
+    lines.append(f"diff = (wtcp - ns-3) / ns-3 of the goodput; ! beyond {FLAG_PERCENT:g} %")
+    return lines
+
+
+def parse_grid(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {}
+    for item in values:
+        key, eq, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not eq or not key or not text:
+            raise click.BadParameter(f"{item!r} is not PATH=V1,V2,... (for example links.1.ab.loss.rate=0,0.01,0.05)")
+        if not text.startswith("["):
+            text = f"[{text}]"
+        try:
+            values_list = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            raise click.BadParameter(f"{item!r}: the values must be TOML values separated by commas") from None
+        if not values_list:
+            raise click.BadParameter(f"{item!r}: no values")
+        grid[key] = values_list
+    return grid
+
+
+def parse_algorithms(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    from wtcp import _core
+
+    names = [a.strip() for a in value.split(",") if a.strip()]
+    known = [a["name"] for a in _core.algorithms()]
+    for a in names:
+        if a not in known:
+            raise click.BadParameter(f"unknown algorithm `{a}`; allowed: {', '.join(known)}")
+    return names
+
+
+@click.command("crosscheck")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a field: dotted path = TOML value (repeatable).")
+@click.option("--grid", "grid", multiple=True, metavar="PATH=V1,V2,...", callback=parse_grid, help="Compare at each of these values of PATH (repeatable: every combination).")
+@click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True, help="Seeds 1..N per point.")
+@click.option("--algorithms", callback=parse_algorithms, metavar="A,B,...", help="Run every TCP flow with each of these algorithms (default: as the scenario says).")
+@click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="An extra ns-3 TcpSocketBase attribute for the ns-3 runs, e.g. Sack=true (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows (per-seed values included) as JSON.")
+def crosscheck_command(file: Path, sets: tuple[str, ...], grid: dict[str, list[Any]], seeds: int, algorithms: list[str] | None, ns3_attributes: tuple[str, ...], as_json: bool) -> None:
+    """Run the scenario FILE in wtcp and in ns-3 over seeds and compare them."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from wtcp.cli import parse_sets, read_scenario, scenario_errors
+
+    scenario = read_scenario(file)
+    pairs = parse_sets(click.get_current_context(), None, sets)  # type: ignore[arg-type]
+    paths = list(grid)
+    points = [dict(zip(paths, combo)) for combo in itertools.product(*grid.values())]
+    with scenario_errors(file):
+        scenario = scenario.with_text_overrides(pairs)
+        checked = cases(scenario, points, algorithms)
+    from wtcp.ns3 import run as ns3_run
+
+    err = Console(stderr=True)
+    if not as_json:
+        err.print("loading ns-3 (about 10 s) ...", highlight=False)
+    ns3_run.load()
+    seed_list = list(range(1, seeds + 1))
+    total = len(checked) * len(seed_list) * 2
+    with Progress(TextColumn("crosscheck"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True, disable=as_json) as progress:
+        task = progress.add_task("runs", total=total)
+        with scenario_errors(file):
+            rows = crosscheck(scenario, points, algorithms, seed_list, on_run=lambda: progress.advance(task), ns3_attributes=ns3_attributes)
+    if as_json:
+        click.echo(json.dumps([{**asdict(r), "diff_percent": r.diff_percent()} for r in rows], indent=1))
+        return
+    title = f"{scenario.name}: wtcp vs ns-3 3.44, mean of {seeds} seed{'s' if seeds > 1 else ''}, TCP flows summed"
+    if ns3_attributes:
+        title += f"\nns-3 sockets also set: {', '.join(ns3_attributes)}"
+    for line in format_table(title, rows, paths):
+        click.echo(line)
+
+
+def scenario_algorithm(scenario: Scenario) -> str:
+    """The scenario's own algorithm(s), as a row label."""
+    ccs = sorted({f.get("cc", "newreno") for f in scenario.document.get("flows", []) if f.get("kind", "tcp") == "tcp"})
+    if not ccs:
+        raise scenario_error("flows", "no TCP flow to compare")
+    return "+".join(ccs)
+
+
+def register(cli_group: click.Group) -> None:
+    if crosscheck_command.name not in cli_group.commands:
+        cli_group.add_command(crosscheck_command)

@@ -1,0 +1,1032 @@
+// The C++ half of wtcp's ns-3 engine, compiled once per process by cppyy (cling) after
+// `from ns import ns`. Python (translate.py) calls the Harness to build one run: nodes,
+// point-to-point links whose device DropTail queue is the only buffer, receive-side loss
+// and outages per link direction, TCP and CBR flows; the Harness counts what wtcp's
+// metrics report (per-flow goodput, retransmissions, fast retransmits and timeouts with
+// their ground-truth causes, drops per link direction) with per-packet C++ hooks, so that
+// Python is never called per packet.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wtcpns3
+{
+using namespace ns3;
+
+// Drop causes of a link direction and loss causes of a sender, as wtcp names them.
+enum DropCause
+{
+    kQueue = 0,
+    kChannel = 1,
+    kOutage = 2
+};
+
+enum LossCause
+{
+    kCongestion = 0,
+    kWireless = 1,
+    kSpurious = 2
+};
+
+// The transmission number of a TCP segment copy (1 = original), carried to the drop points
+// so that a drop is charged to the segment's latest transmission only (wtcp's Oracle).
+class TxNoTag : public Tag
+{
+  public:
+    uint32_t n = 0;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("wtcpns3::TxNoTag").SetParent<Tag>().SetGroupName("wtcp").AddConstructor<TxNoTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 4;
+    }
+
+    void Serialize(TagBuffer i) const override
+    {
+        i.WriteU32(n);
+    }
+
+    void Deserialize(TagBuffer i) override
+    {
+        n = i.ReadU32();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "tx=" << n;
+    }
+};
+
+// Fate of a segment's latest transmission (wtcp's metrics::Oracle).
+struct Fate
+{
+    uint32_t lastTx = 0;
+    int lastDrop = -1;
+    bool delivered = false;
+};
+
+// Counters of one flow, read by Python after the run.
+struct FlowStats
+{
+    bool tcp = true;
+    uint64_t segmentsSent = 0;
+    uint64_t retransmitted = 0;
+    uint64_t unnecessary = 0;
+    uint64_t fastRetransmits = 0;
+    uint64_t timeouts = 0;
+    uint32_t backoff = 0;
+    uint32_t maxBackoff = 0;
+    uint64_t frCauses[3] = {0, 0, 0};
+    uint64_t toCauses[3] = {0, 0, 0};
+    uint64_t bytesSent = 0; // IP bytes put on the wire by the sender (headers included)
+    uint64_t delivered = 0; // application bytes delivered in order at the receiver
+    uint64_t packetsReceived = 0;
+    uint64_t startDelivered = 0;
+    uint64_t startSent = 0;
+    uint64_t endDelivered = 0;
+    uint64_t endSent = 0;
+    bool ended = false;
+    // Time-averaged smoothed RTT: integral of SRTT (ns * ns) and the time it covers.
+    double srttArea = 0;
+    double srttSpan = 0;
+    int64_t srttSince = -1;
+    int64_t srttNs = 0;
+    // Sequence numbers relative to the first data byte, unwrapped to 64 bits.
+    bool haveIsn = false;
+    uint32_t isn = 0;
+    uint64_t highest = 0;
+    std::map<uint64_t, Fate> fates;
+
+    uint64_t Unwrap(uint32_t raw) const
+    {
+        uint32_t rel = raw - isn;
+        auto d = static_cast<int32_t>(rel - static_cast<uint32_t>(highest));
+        int64_t v = static_cast<int64_t>(highest) + d;
+        return v < 0 ? 0 : static_cast<uint64_t>(v);
+    }
+
+    // The cause of a retransmission of `seq`: the fate of its latest transmission.
+    int CauseOf(uint64_t seq) const
+    {
+        auto it = fates.find(seq);
+        if (it == fates.end() || it->second.delivered)
+        {
+            return kSpurious;
+        }
+        switch (it->second.lastDrop)
+        {
+        case kQueue:
+            return kCongestion;
+        case kChannel:
+        case kOutage:
+            return kWireless;
+        default:
+            return kSpurious;
+        }
+    }
+
+    void OnDrop(uint64_t seq, uint32_t txNo, int cause)
+    {
+        auto it = fates.find(seq);
+        if (it != fates.end() && it->second.lastTx == txNo)
+        {
+            it->second.lastDrop = cause;
+        }
+    }
+
+    void OnDelivered(uint64_t seq)
+    {
+        auto it = fates.find(seq);
+        if (it != fates.end())
+        {
+            it->second.delivered = true;
+        }
+    }
+
+    void Advance(uint64_t una)
+    {
+        fates.erase(fates.begin(), fates.lower_bound(una));
+    }
+
+    void Srtt(int64_t now, int64_t srtt)
+    {
+        if (srttSince >= 0)
+        {
+            srttArea += static_cast<double>(srttNs) * static_cast<double>(now - srttSince);
+            srttSpan += static_cast<double>(now - srttSince);
+        }
+        srttNs = srtt;
+        srttSince = now;
+    }
+};
+
+// Counters of one link direction.
+struct DirStats
+{
+    uint64_t queue = 0;
+    uint64_t channel = 0;
+    uint64_t outage = 0;
+    uint64_t tx = 0;
+};
+
+class Harness;
+
+// A TCP sender: ns-3's TcpSocketBase plus the hooks wtcp's metrics need (timeouts, the
+// fast-retransmit and timeout causes, the end of the application's supply).
+class Sender : public TcpSocketBase
+{
+  public:
+    FlowStats* st = nullptr;
+    bool supplyStopped = false;
+    SequenceNumber32 supplyEnd;
+
+    void Hook(FlowStats* s)
+    {
+        st = s;
+        TraceConnectWithoutContext("Tx", MakeCallback(&Sender::OnTx, this));
+        TraceConnectWithoutContext("RTT", MakeCallback(&Sender::OnSrtt, this));
+        m_tcb->TraceConnectWithoutContext("CongState", MakeCallback(&Sender::OnCongState, this));
+    }
+
+    // wtcp's stop_s: no new data after this instant; data already sent is still recovered.
+    void StopSupply()
+    {
+        supplyStopped = true;
+        supplyEnd = m_tcb->m_highTxMark;
+    }
+
+    void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        uint32_t len = p->GetSize();
+        if (len == 0)
+        {
+            return; // SYN, FIN or pure ACK: not a data segment
+        }
+        if (!st->haveIsn)
+        {
+            st->isn = h.GetSequenceNumber().GetValue();
+            st->haveIsn = true;
+        }
+        uint64_t seq = st->Unwrap(h.GetSequenceNumber().GetValue());
+        Fate& f = st->fates[seq];
+        f.lastTx += 1;
+        f.lastDrop = -1;
+        if (seq < st->highest)
+        {
+            st->retransmitted += 1;
+        }
+        if (f.delivered && f.lastTx > 1)
+        {
+            st->unnecessary += 1;
+        }
+        TxNoTag tag;
+        tag.n = f.lastTx;
+        p->AddPacketTag(tag);
+        st->segmentsSent += 1;
+        st->bytesSent += len + h.GetSerializedSize() + 20; // + IPv4 header
+        st->highest = std::max(st->highest, seq + len);
+    }
+
+    void OnSrtt(Time, Time now)
+    {
+        st->Srtt(Simulator::Now().GetNanoSeconds(), now.GetNanoSeconds());
+    }
+
+    void OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+    {
+        if (now == TcpSocketState::CA_RECOVERY && st->haveIsn)
+        {
+            // EnterRecovery sets the state before it retransmits the head: classify it now.
+            st->fastRetransmits += 1;
+            st->frCauses[st->CauseOf(st->Unwrap(m_txBuffer->HeadSequence().GetValue()))] += 1;
+        }
+    }
+
+  protected:
+    void ReTxTimeout() override
+    {
+        uint32_t before = m_dataRetrCount;
+        int cause = kSpurious;
+        if (st->haveIsn && m_txBuffer->Size() > 0)
+        {
+            cause = st->CauseOf(st->Unwrap(m_txBuffer->HeadSequence().GetValue()));
+        }
+        TcpSocketBase::ReTxTimeout();
+        if (m_dataRetrCount != before)
+        {
+            // A data retransmission timeout (not a SYN or FIN timer).
+            st->timeouts += 1;
+            st->toCauses[cause] += 1;
+            st->backoff += 1;
+            st->maxBackoff = std::max(st->maxBackoff, st->backoff);
+        }
+    }
+
+    void NewAck(const SequenceNumber32& ack, bool resetRTO) override
+    {
+        if (st->haveIsn)
+        {
+            st->Advance(st->Unwrap(ack.GetValue()));
+        }
+        if (resetRTO)
+        {
+            st->backoff = 0; // the RTO is recomputed from the estimator: no backoff left
+        }
+        TcpSocketBase::NewAck(ack, resetRTO);
+    }
+
+    uint32_t AvailableWindow() const override
+    {
+        uint32_t w = TcpSocketBase::AvailableWindow();
+        if (supplyStopped && w > 0)
+        {
+            SequenceNumber32 next;
+            SequenceNumber32 high;
+            bool rule3 = m_sackEnabled && m_tcb->m_congState == TcpSocketState::CA_RECOVERY;
+            if (!m_txBuffer->NextSeg(&next, &high, rule3) || next >= supplyEnd)
+            {
+                return 0; // only retransmissions of data sent before the stop may go
+            }
+        }
+        return w;
+    }
+};
+
+// Receive-side impairment of one link direction, on the receiving device: outages first,
+// then the loss model (an ns-3 error model), applied to the packets wtcp exposes (data
+// only, or all). The outage test uses the instant the frame finished transmission
+// (arrival minus the propagation delay), as wtcp does.
+class RxFilter : public ErrorModel
+{
+  public:
+    Harness* h = nullptr;
+    int dir = 0;
+    bool dataOnly = true;
+    int64_t delayNs = 0;
+    Ptr<ErrorModel> inner;
+    std::vector<std::pair<int64_t, int64_t>> outages; // merged [start, end), ns
+
+    void SetOutages(std::vector<std::pair<int64_t, int64_t>> spans)
+    {
+        std::sort(spans.begin(), spans.end());
+        outages.clear();
+        for (auto& s : spans)
+        {
+            if (!outages.empty() && s.first <= outages.back().second)
+            {
+                outages.back().second = std::max(outages.back().second, s.second);
+            }
+            else
+            {
+                outages.push_back(s);
+            }
+        }
+    }
+
+    bool InOutage(int64_t t) const
+    {
+        auto it = std::upper_bound(outages.begin(),
+                                   outages.end(),
+                                   std::make_pair(t, INT64_MAX));
+        if (it == outages.begin())
+        {
+            return false;
+        }
+        --it;
+        return t >= it->first && t < it->second;
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override;
+
+    void DoReset() override
+    {
+    }
+};
+
+// Gilbert-Elliott loss exactly as wtcp's net::loss: the two-state chain steps once per
+// exposed packet (from the good state), then the packet sees the new state.
+class GilbertElliott : public ErrorModel
+{
+  public:
+    double pGoodToBad = 0;
+    double pBadToGood = 0;
+    double lossGood = 0;
+    double lossBad = 1;
+    bool bad = false;
+    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+
+  private:
+    bool DoCorrupt(Ptr<Packet>) override
+    {
+        double flip = bad ? pBadToGood : pGoodToBad;
+        if (rng->GetValue() < flip)
+        {
+            bad = !bad;
+        }
+        double p = bad ? lossBad : lossGood;
+        return p > 0 && rng->GetValue() < p;
+    }
+
+    void DoReset() override
+    {
+        bad = false;
+    }
+};
+
+// Queue limited in bytes as wtcp counts them: IP packet sizes, without the link-layer
+// header the device has already added (the packet in transmission is not in the queue).
+class ByteQueue : public DropTailQueue<Packet>
+{
+  public:
+    uint64_t limit = 0;
+    uint32_t linkHeader = 0;
+
+    bool Enqueue(Ptr<Packet> p) override
+    {
+        uint64_t held = GetNBytes() - static_cast<uint64_t>(linkHeader) * GetNPackets();
+        if (held + p->GetSize() - linkHeader > limit)
+        {
+            DropBeforeEnqueue(p);
+            return false;
+        }
+        return DropTailQueue<Packet>::Enqueue(p);
+    }
+};
+
+struct DirProbe
+{
+    Harness* h = nullptr;
+    int dir = 0;
+    void OnMacTxDrop(Ptr<const Packet> p);
+    void OnPhyTxEnd(Ptr<const Packet> p);
+};
+
+// The TCP application: an unlimited (or `limit`-byte) bulk source that keeps the socket's
+// send buffer full from the connection on.
+struct TcpSource
+{
+    Ptr<Sender> sock;
+    Address peer;
+    uint16_t port = 0;
+    uint64_t limit = 0; // 0: unlimited
+    uint64_t written = 0;
+    bool connected = false;
+    bool stopped = false;
+
+    void Start()
+    {
+        sock->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+        sock->SetConnectCallback(MakeCallback(&TcpSource::OnConnected, this),
+                                 MakeCallback(&TcpSource::OnFailed, this));
+        sock->SetSendCallback(MakeCallback(&TcpSource::OnSend, this));
+        sock->Connect(peer);
+    }
+
+    void Stop()
+    {
+        stopped = true;
+        sock->StopSupply();
+    }
+
+    void OnConnected(Ptr<Socket>)
+    {
+        connected = true;
+        Fill();
+    }
+
+    void OnFailed(Ptr<Socket>)
+    {
+    }
+
+    void OnSend(Ptr<Socket>, uint32_t)
+    {
+        if (connected)
+        {
+            Fill();
+        }
+    }
+
+    void Fill()
+    {
+        while (!stopped && (limit == 0 || written < limit))
+        {
+            uint32_t room = sock->GetTxAvailable();
+            if (room == 0)
+            {
+                break;
+            }
+            uint64_t n = room;
+            if (limit != 0)
+            {
+                n = std::min<uint64_t>(n, limit - written);
+            }
+            int sent = sock->Send(Create<Packet>(static_cast<uint32_t>(n)), 0);
+            if (sent <= 0)
+            {
+                break;
+            }
+            written += static_cast<uint64_t>(sent);
+        }
+    }
+};
+
+struct TcpSink
+{
+    FlowStats* st = nullptr;
+    Ptr<Socket> listener;
+    std::vector<Ptr<Socket>> accepted;
+
+    void OnAccept(Ptr<Socket> s, const Address&)
+    {
+        s->SetRecvCallback(MakeCallback(&TcpSink::OnRecv, this));
+        s->TraceConnectWithoutContext("Rx", MakeCallback(&TcpSink::OnRx, this));
+        accepted.push_back(s);
+    }
+
+    void OnRecv(Ptr<Socket> s)
+    {
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+            st->delivered += p->GetSize();
+        }
+    }
+
+    void OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (p->GetSize() > 0 && st->haveIsn)
+        {
+            st->OnDelivered(st->Unwrap(h.GetSequenceNumber().GetValue()));
+        }
+    }
+};
+
+// Constant-bit-rate UDP as wtcp sends it: the first datagram at the start, then one every
+// `intervalNs` until the stop.
+struct CbrSource
+{
+    FlowStats* st = nullptr;
+    Ptr<Socket> sock;
+    Address peer;
+    uint32_t bytes = 0;
+    int64_t intervalNs = 0;
+    EventId next;
+
+    void Start()
+    {
+        sock->Bind();
+        sock->Connect(peer);
+        Send();
+    }
+
+    void Stop()
+    {
+        next.Cancel();
+    }
+
+    void Send()
+    {
+        sock->Send(Create<Packet>(bytes));
+        st->segmentsSent += 1;
+        st->bytesSent += bytes + 28; // + IPv4 and UDP headers
+        next = Simulator::Schedule(NanoSeconds(intervalNs), &CbrSource::Send, this);
+    }
+};
+
+struct UdpSink
+{
+    FlowStats* st = nullptr;
+    Ptr<Socket> sock;
+
+    void OnRecv(Ptr<Socket> s)
+    {
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+            st->packetsReceived += 1;
+            st->delivered += p->GetSize();
+        }
+    }
+};
+
+struct LinkEnds
+{
+    Ptr<PointToPointNetDevice> dev[2];
+    Ipv4Address addr[2];
+    int ifIndex[2] = {0, 0};
+    int node[2] = {0, 0};
+    int64_t delayNs = 0;
+};
+
+// Data-port base of the flows: flow i listens on kPortBase + i at its destination.
+static const uint16_t kPortBase = 10000;
+static const uint16_t kSourcePortBase = 40000;
+
+class Harness
+{
+  public:
+    std::vector<Ptr<Node>> nodes;
+    std::vector<LinkEnds> links;
+    std::vector<DirStats> dirs;
+    std::vector<std::unique_ptr<DirProbe>> probes;
+    std::vector<std::unique_ptr<FlowStats>> flows;
+    std::vector<std::unique_ptr<TcpSource>> tcpSources;
+    std::vector<std::unique_ptr<TcpSink>> tcpSinks;
+    std::vector<std::unique_ptr<CbrSource>> cbrSources;
+    std::vector<std::unique_ptr<UdpSink>> udpSinks;
+    std::map<uint16_t, int> flowByPort;
+    std::vector<Ptr<RxFilter>> filters;
+
+    int AddNodes(int n)
+    {
+        InternetStackHelper stack;
+        stack.SetIpv6StackInstall(false);
+        for (int i = 0; i < n; i++)
+        {
+            Ptr<Node> node = CreateObject<Node>();
+            stack.Install(node);
+            nodes.push_back(node);
+        }
+        return static_cast<int>(nodes.size());
+    }
+
+    // A full-duplex point-to-point link: one PointToPointNetDevice (2-byte PPP header) per
+    // end with its own DropTail queue, no NetDeviceQueueInterface and no queue disc, so the
+    // device queue is the only buffer and the only place a packet waits or is dropped.
+    int AddLink(int a,
+                int b,
+                double rateBps,
+                int64_t delayNs,
+                uint32_t mtu,
+                uint32_t limitPackets,
+                uint64_t limitBytes,
+                uint32_t linkHeader,
+                uint32_t network)
+    {
+        Ptr<PointToPointChannel> channel = CreateObject<PointToPointChannel>();
+        channel->SetAttribute("Delay", TimeValue(NanoSeconds(delayNs)));
+        LinkEnds ends;
+        ends.delayNs = delayNs;
+        int ids[2] = {a, b};
+        int linkIndex = static_cast<int>(links.size());
+        for (int k = 0; k < 2; k++)
+        {
+            Ptr<Node> node = nodes[ids[k]];
+            Ptr<PointToPointNetDevice> dev = CreateObject<PointToPointNetDevice>();
+            dev->SetAddress(Mac48Address::Allocate());
+            dev->SetDataRate(DataRate(static_cast<uint64_t>(rateBps)));
+            dev->SetMtu(static_cast<uint16_t>(mtu));
+            Ptr<Queue<Packet>> queue;
+            if (limitBytes > 0)
+            {
+                Ptr<ByteQueue> q = CreateObject<ByteQueue>();
+                q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, UINT32_MAX));
+                q->limit = limitBytes;
+                q->linkHeader = linkHeader;
+                queue = q;
+            }
+            else
+            {
+                Ptr<DropTailQueue<Packet>> q = CreateObject<DropTailQueue<Packet>>();
+                q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, limitPackets));
+                queue = q;
+            }
+            dev->SetQueue(queue);
+            node->AddDevice(dev);
+            dev->Attach(channel);
+            ends.dev[k] = dev;
+            ends.node[k] = ids[k];
+            // Direction 2*link + k leaves this end.
+            auto probe = std::make_unique<DirProbe>();
+            probe->h = this;
+            probe->dir = 2 * linkIndex + k;
+            dev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&DirProbe::OnMacTxDrop, probe.get()));
+            dev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&DirProbe::OnPhyTxEnd, probe.get()));
+            probes.push_back(std::move(probe));
+            dirs.emplace_back();
+            // Addresses: the link's own /30, .1 at a and .2 at b.
+            Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+            int32_t iface = ipv4->AddInterface(dev);
+            Ipv4Address addr(network + 1 + k);
+            ipv4->AddAddress(iface, Ipv4InterfaceAddress(addr, Ipv4Mask("255.255.255.252")));
+            ipv4->SetMetric(iface, 1);
+            ipv4->SetUp(iface);
+            ends.addr[k] = addr;
+            ends.ifIndex[k] = iface;
+        }
+        links.push_back(ends);
+        return linkIndex;
+    }
+
+    // `node` reaches the /30 of link `target` through link `via` (an interface of `node`).
+    void AddRoute(int node, int target, int via)
+    {
+        Ipv4StaticRoutingHelper helper;
+        Ptr<Ipv4StaticRouting> routing = helper.GetStaticRouting(nodes[node]->GetObject<Ipv4>());
+        const LinkEnds& l = links[via];
+        int k = l.node[0] == node ? 0 : 1;
+        Ipv4Address network = links[target].addr[0].CombineMask(Ipv4Mask("255.255.255.252"));
+        routing->AddNetworkRouteTo(network, Ipv4Mask("255.255.255.252"), l.addr[1 - k], l.ifIndex[k]);
+    }
+
+    // Impairments of direction `dir` (2*link + 0: a -> b, 2*link + 1: b -> a), installed
+    // on the receiving device. model: 0 none, 1 uniform(p1), 2 ber(p1), 3 list, 4
+    // Gilbert-Elliott(p1..p4).
+    RxFilter* SetImpairment(int dir,
+                            bool dataOnly,
+                            int model,
+                            double p1,
+                            double p2,
+                            double p3,
+                            double p4,
+                            std::vector<uint32_t> list,
+                            std::vector<int64_t> outageStart,
+                            std::vector<int64_t> outageEnd)
+    {
+        const LinkEnds& l = links[dir / 2];
+        Ptr<RxFilter> f = CreateObject<RxFilter>();
+        f->h = this;
+        f->dir = dir;
+        f->dataOnly = dataOnly;
+        f->delayNs = l.delayNs;
+        if (model == 1 || model == 2)
+        {
+            Ptr<RateErrorModel> m = CreateObject<RateErrorModel>();
+            m->SetUnit(model == 1 ? RateErrorModel::ERROR_UNIT_PACKET : RateErrorModel::ERROR_UNIT_BIT);
+            m->SetRate(p1);
+            f->inner = m;
+        }
+        else if (model == 3)
+        {
+            Ptr<ReceiveListErrorModel> m = CreateObject<ReceiveListErrorModel>();
+            std::list<uint32_t> indices(list.begin(), list.end());
+            m->SetList(indices);
+            f->inner = m;
+        }
+        else if (model == 4)
+        {
+            Ptr<GilbertElliott> m = CreateObject<GilbertElliott>();
+            m->pGoodToBad = p1;
+            m->pBadToGood = p2;
+            m->lossGood = p3;
+            m->lossBad = p4;
+            f->inner = m;
+        }
+        std::vector<std::pair<int64_t, int64_t>> spans;
+        for (size_t i = 0; i < outageStart.size(); i++)
+        {
+            spans.emplace_back(outageStart[i], outageEnd[i]);
+        }
+        f->SetOutages(spans);
+        l.dev[1 - dir % 2]->SetReceiveErrorModel(f);
+        filters.push_back(f);
+        return PeekPointer(f);
+    }
+
+    // Random outages of wtcp's `random_outages`: a Poisson process of mean interval
+    // `meanIntervalS` from `fromNs`, each of `durationNs` (or exponential with that mean).
+    void AddRandomOutages(RxFilter* f, double meanIntervalS, int64_t durationNs, bool exponential, int64_t fromNs, int64_t untilNs)
+    {
+        Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
+        gap->SetAttribute("Mean", DoubleValue(meanIntervalS));
+        Ptr<ExponentialRandomVariable> len = CreateObject<ExponentialRandomVariable>();
+        len->SetAttribute("Mean", DoubleValue(static_cast<double>(durationNs)));
+        std::vector<std::pair<int64_t, int64_t>> spans = f->outages;
+        int64_t t = fromNs + static_cast<int64_t>(gap->GetValue() * 1e9 + 0.5);
+        while (t < untilNs)
+        {
+            int64_t d = exponential ? static_cast<int64_t>(len->GetValue() + 0.5) : durationNs;
+            spans.emplace_back(t, t + d);
+            t += std::max<int64_t>(1, static_cast<int64_t>(gap->GetValue() * 1e9 + 0.5));
+        }
+        f->SetOutages(spans);
+    }
+
+    Ipv4Address AddressOf(int node)
+    {
+        Ptr<Ipv4> ipv4 = nodes[node]->GetObject<Ipv4>();
+        return ipv4->GetAddress(1, 0).GetLocal(); // interface 0 is the loopback
+    }
+
+    static void SetAttributes(Ptr<Object> obj, const std::vector<std::string>& attrs)
+    {
+        for (const auto& a : attrs)
+        {
+            auto eq = a.find('=');
+            obj->SetAttribute(a.substr(0, eq), StringValue(a.substr(eq + 1)));
+        }
+    }
+
+    int AddTcpFlow(int src,
+                   int dst,
+                   std::string ccType,
+                   std::vector<std::string> ccAttrs,
+                   std::vector<std::string> socketAttrs,
+                   std::vector<std::string> rttAttrs,
+                   bool pacing,
+                   uint64_t limit,
+                   int64_t startNs,
+                   int64_t stopNs)
+    {
+        int id = static_cast<int>(flows.size());
+        auto st = std::make_unique<FlowStats>();
+        st->tcp = true;
+        uint16_t port = kPortBase + id;
+        Ptr<TcpL4Protocol> srcTcp = nodes[src]->GetObject<TcpL4Protocol>();
+        Ptr<TcpL4Protocol> dstTcp = nodes[dst]->GetObject<TcpL4Protocol>();
+
+        // Receiver: a listening socket with the flow's options; accepted sockets are forks.
+        auto sink = std::make_unique<TcpSink>();
+        sink->st = st.get();
+        Ptr<Socket> listener = dstTcp->CreateSocket(TcpNewReno::GetTypeId(), TcpClassicRecovery::GetTypeId());
+        SetAttributes(listener, socketAttrs);
+        listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+        listener->Listen();
+        listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                    MakeCallback(&TcpSink::OnAccept, sink.get()));
+        sink->listener = listener;
+
+        // Sender: built as TcpL4Protocol::CreateSocket does, with the hooks of Sender.
+        Ptr<Sender> sock = CreateObject<Sender>();
+        Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
+        SetAttributes(rtt, rttAttrs);
+        ObjectFactory ccFactory;
+        ccFactory.SetTypeId(ccType);
+        Ptr<TcpCongestionOps> cc = ccFactory.Create<TcpCongestionOps>();
+        SetAttributes(cc, ccAttrs);
+        sock->SetNode(nodes[src]);
+        sock->SetTcp(srcTcp);
+        sock->SetRtt(rtt);
+        sock->SetCongestionControlAlgorithm(cc);
+        sock->SetRecoveryAlgorithm(CreateObject<TcpClassicRecovery>());
+        SetAttributes(sock, socketAttrs);
+        sock->SetPacingStatus(pacing);
+        sock->Hook(st.get());
+
+        auto source = std::make_unique<TcpSource>();
+        source->sock = sock;
+        source->peer = InetSocketAddress(AddressOf(dst), port);
+        source->port = kSourcePortBase + id;
+        source->limit = limit;
+        Simulator::Schedule(NanoSeconds(startNs), &TcpSource::Start, source.get());
+        if (stopNs >= 0)
+        {
+            Simulator::Schedule(NanoSeconds(stopNs), &TcpSource::Stop, source.get());
+        }
+        flowByPort[port] = id;
+        tcpSources.push_back(std::move(source));
+        tcpSinks.push_back(std::move(sink));
+        flows.push_back(std::move(st));
+        return id;
+    }
+
+    int AddCbrFlow(int src, int dst, uint32_t bytes, int64_t intervalNs, int64_t startNs, int64_t stopNs)
+    {
+        int id = static_cast<int>(flows.size());
+        auto st = std::make_unique<FlowStats>();
+        st->tcp = false;
+        uint16_t port = kPortBase + id;
+        auto sink = std::make_unique<UdpSink>();
+        sink->st = st.get();
+        sink->sock = Socket::CreateSocket(nodes[dst], UdpSocketFactory::GetTypeId());
+        sink->sock->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+        sink->sock->SetRecvCallback(MakeCallback(&UdpSink::OnRecv, sink.get()));
+        auto source = std::make_unique<CbrSource>();
+        source->st = st.get();
+        source->sock = Socket::CreateSocket(nodes[src], UdpSocketFactory::GetTypeId());
+        source->peer = InetSocketAddress(AddressOf(dst), port);
+        source->bytes = bytes;
+        source->intervalNs = intervalNs;
+        Simulator::Schedule(NanoSeconds(startNs), &CbrSource::Start, source.get());
+        if (stopNs >= 0)
+        {
+            Simulator::Schedule(NanoSeconds(stopNs), &CbrSource::Stop, source.get());
+        }
+        flowByPort[port] = id;
+        cbrSources.push_back(std::move(source));
+        udpSinks.push_back(std::move(sink));
+        flows.push_back(std::move(st));
+        return id;
+    }
+
+    void MeasureStart()
+    {
+        for (auto& f : flows)
+        {
+            f->startDelivered = f->delivered;
+            f->startSent = f->bytesSent;
+        }
+    }
+
+    void MeasureEnd()
+    {
+        for (auto& f : flows)
+        {
+            f->endDelivered = f->delivered;
+            f->endSent = f->bytesSent;
+            f->ended = true;
+        }
+    }
+
+    uint64_t Run(int64_t durationNs, int64_t fromNs, int64_t toNs)
+    {
+        Simulator::Schedule(NanoSeconds(fromNs), &Harness::MeasureStart, this);
+        Simulator::Schedule(NanoSeconds(toNs), &Harness::MeasureEnd, this);
+        Simulator::Stop(NanoSeconds(durationNs));
+        Simulator::Run();
+        for (auto& f : flows)
+        {
+            if (f->tcp && f->srttSince >= 0)
+            {
+                f->Srtt(durationNs, f->srttNs);
+            }
+            if (!f->ended)
+            {
+                f->endDelivered = f->delivered;
+                f->endSent = f->bytesSent;
+            }
+        }
+        return Simulator::GetEventCount();
+    }
+
+    FlowStats* Flow(int i)
+    {
+        return flows[i].get();
+    }
+
+    DirStats* Dir(int i)
+    {
+        return &dirs[i];
+    }
+
+    // Charge a drop to the flow and the transmission of the TCP segment it carried.
+    void Attribute(Ptr<const Packet> pkt, int cause)
+    {
+        Ptr<Packet> p = pkt->Copy();
+        PppHeader ppp;
+        p->RemoveHeader(ppp);
+        Ipv4Header ip;
+        p->RemoveHeader(ip);
+        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+        {
+            return;
+        }
+        TcpHeader th;
+        p->RemoveHeader(th);
+        if (p->GetSize() == 0)
+        {
+            return;
+        }
+        auto it = flowByPort.find(th.GetDestinationPort());
+        TxNoTag tag;
+        if (it == flowByPort.end() || !p->PeekPacketTag(tag))
+        {
+            return;
+        }
+        FlowStats* st = flows[it->second].get();
+        if (st->haveIsn)
+        {
+            st->OnDrop(st->Unwrap(th.GetSequenceNumber().GetValue()), tag.n, cause);
+        }
+    }
+
+    // What wtcp's `loss_applies_to = "data"` exposes: TCP segments carrying data, and UDP.
+    static bool IsData(Ptr<const Packet> pkt)
+    {
+        Ptr<Packet> p = pkt->Copy();
+        PppHeader ppp;
+        p->RemoveHeader(ppp);
+        Ipv4Header ip;
+        p->RemoveHeader(ip);
+        if (ip.GetProtocol() == UdpL4Protocol::PROT_NUMBER)
+        {
+            return true;
+        }
+        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+        {
+            return false;
+        }
+        TcpHeader th;
+        p->RemoveHeader(th);
+        return p->GetSize() > 0;
+    }
+
+    void Clear()
+    {
+        for (auto& s : tcpSources)
+        {
+            s->sock = nullptr;
+        }
+        tcpSources.clear();
+        tcpSinks.clear();
+        cbrSources.clear();
+        udpSinks.clear();
+        filters.clear();
+        probes.clear();
+        links.clear();
+        nodes.clear();
+        flows.clear();
+        dirs.clear();
+        flowByPort.clear();
+    }
+};
+
+inline void
+DirProbe::OnMacTxDrop(Ptr<const Packet> p)
+{
+    h->dirs[dir].queue += 1;
+    h->Attribute(p, kQueue);
+}
+
+inline void
+DirProbe::OnPhyTxEnd(Ptr<const Packet>)
+{
+    h->dirs[dir].tx += 1;
+}
+
+inline bool
+RxFilter::DoCorrupt(Ptr<Packet> p)
+{
+    if (dataOnly && !Harness::IsData(p))
+    {
+        return false;
+    }
+    if (!outages.empty() && InOutage(Simulator::Now().GetNanoSeconds() - delayNs))
+    {
+        h->dirs[dir].outage += 1;
+        h->Attribute(p, kOutage);
+        return true;
+    }
+    if (inner && inner->IsCorrupt(p))
+    {
+        h->dirs[dir].channel += 1;
+        h->Attribute(p, kChannel);
+        return true;
+    }
+    return false;
+}
+
+} // namespace wtcpns3
