@@ -58,6 +58,7 @@ REFUSED = {
     "Reno": ({"flows.0.cc": "reno"}, "flows.0.cc"),
     "an algorithm ns-3 lacks": ({"flows.0.cc": "taichung"}, "flows.0.cc"),
     "a parameter ns-3 has not": ({"flows.0.cc_params": {"halve": "pipe"}}, "flows.0.cc_params.halve"),
+    "CUBIC with HyStart++": ({"flows.0.cc": "cubic"}, "flows.0.cc_params.hystart"),
     "Westwood+ Linux filter": ({"flows.0.cc": "westwoodplus", "flows.0.cc_params": {"filter": "linux"}}, "flows.0.cc_params.filter"),
     "fractional Vegas alpha": ({"flows.0.cc": "vegas", "flows.0.cc_params": {"alpha": 1.5}}, "flows.0.cc_params.alpha"),
     "on/off": ({"flows.0.on_off": {"on_s": 1.0, "off_s": 1.0}}, "flows.0.on_off"),

@@ -102,6 +102,8 @@ struct FlowStats
     uint64_t toCauses[3] = {0, 0, 0};
     uint64_t bytesSent = 0; // IP bytes put on the wire by the sender (headers included)
     uint64_t delivered = 0; // application bytes delivered in order at the receiver
+    uint64_t limit = 0;      // bytes of a finite transfer (0: unlimited)
+    int64_t completedNs = -1; // when the last byte of a finite transfer was delivered
     uint64_t packetsReceived = 0;
     uint64_t startDelivered = 0;
     uint64_t startSent = 0;
@@ -513,6 +515,10 @@ struct TcpSink
         {
             st->delivered += p->GetSize();
         }
+        if (st->limit != 0 && st->completedNs < 0 && st->delivered >= st->limit)
+        {
+            st->completedNs = Simulator::Now().GetNanoSeconds();
+        }
     }
 
     void OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
@@ -789,7 +795,8 @@ class Harness
                    bool pacing,
                    uint64_t limit,
                    int64_t startNs,
-                   int64_t stopNs)
+                   int64_t stopNs,
+                   std::string recoveryType)
     {
         int id = static_cast<int>(flows.size());
         auto st = std::make_unique<FlowStats>();
@@ -821,7 +828,9 @@ class Harness
         sock->SetTcp(srcTcp);
         sock->SetRtt(rtt);
         sock->SetCongestionControlAlgorithm(cc);
-        sock->SetRecoveryAlgorithm(CreateObject<TcpClassicRecovery>());
+        ObjectFactory recoveryFactory;
+        recoveryFactory.SetTypeId(recoveryType);
+        sock->SetRecoveryAlgorithm(recoveryFactory.Create<TcpRecoveryOps>());
         SetAttributes(sock, socketAttrs);
         sock->SetPacingStatus(pacing);
         sock->Hook(st.get());
@@ -831,6 +840,7 @@ class Harness
         source->peer = InetSocketAddress(AddressOf(dst), port);
         source->port = kSourcePortBase + id;
         source->limit = limit;
+        st->limit = limit;
         Simulator::Schedule(NanoSeconds(startNs), &TcpSource::Start, source.get());
         if (stopNs >= 0)
         {

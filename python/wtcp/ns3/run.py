@@ -159,6 +159,12 @@ def collect(p: Plan, h: Any, events: int, wall: float) -> dict[str, Any]:
             "loss_verdicts": {"congestion": None, "wireless": None, "none": None},
             "verdicts_by_cause": {c: {"congestion": None, "wireless": None, "none": None} for c in CAUSES},
             "frto_spurious_timeouts": 0,
+            # ns-3 runs no MAC hints (no 802.11 here) and its D-SACKs and SYNs are not counted.
+            "mac_hints": 0,
+            "dsacks": None,
+            "syns_sent": None,
+            "handshake_s": None,
+            "fct_s": ((st.completedNs - f.start_ns) / 1e9) if tcp and st.completedNs >= 0 else None,
             "mean_srtt_s": (st.srttArea / st.srttSpan / 1e9) if tcp and st.srttSpan > 0 else None,
             "packets_received": int(st.packetsReceived),
         }

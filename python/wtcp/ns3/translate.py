@@ -61,6 +61,10 @@ TCP_DEFAULTS: dict[str, Any] = {
     "ecn_echo": "per_packet",
     "frto": False,
     "partial_ack_timer": "impatient",
+    "sack": False,
+    "recovery": "classic",
+    "backoff_reset": "rtt_sample",
+    "handshake": False,
 }
 
 NS3_RTO_CAP_S = 60.0  # tcp-socket-base.cc ReTxTimeout: m_rto = Min(2 * m_rto, 60 s)
@@ -90,7 +94,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "westwoodplus": Algorithm("ns3::TcpWestwoodPlus", {"filter": ("FilterType", "westwood_filter")}),
     "vegas": Algorithm("ns3::TcpVegas", {"alpha": ("Alpha", "uint"), "beta": ("Beta", "uint"), "gamma": ("Gamma", "uint")}),
     "veno": Algorithm("ns3::TcpVeno", {"beta": ("Beta", "uint")}),
-    # wtcp's CUBIC has no HyStart: ns-3's (on by default) is turned off.
+    # ns-3's HyStart is the 2011 one (ACK train and delay), wtcp's RFC 9406 HyStart++: only
+    # `hystart = false` translates (ns-3's turned off too).
     "cubic": Algorithm(
         "ns3::TcpCubic",
         {"c": ("C", "float"), "beta": ("Beta", "float"), "fast_convergence": ("FastConvergence", "bool"), "reno_friendly": ("TcpFriendliness", "bool")},
@@ -154,6 +159,11 @@ class TcpFlowPlan:
     start_ns: int
     stop_ns: int  # -1: never
     max_packet: int
+    recovery_type: str = "ns3::TcpClassicRecovery"
+    # The differences ns-3 cannot turn off, recorded in the output (ns-3 always opens the
+    # connection and clears the backoff on new ACKs).
+    handshake: bool = False
+    backoff_reset: str = "rtt_sample"
 
 
 @dataclass
@@ -470,6 +480,14 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     timer, path = opt("partial_ack_timer")
     if timer != "impatient":
         raise refuse(path, f"is \"{timer}\"; ns-3 restarts the RTO on the first partial ACK only (RFC 6582 Impatient, TcpSocketBase::ProcessAck); allowed: \"impatient\"")
+    sack, _ = opt("sack")
+    recovery, _ = opt("recovery")
+    reset, path = opt("backoff_reset")
+    if reset != "new_ack":
+        # ns-3 recomputes the RTO from its estimator on every ACK of new data, so the backoff
+        # never outlives a new ACK; wtcp's default keeps it until a valid RTT sample.
+        pass
+    handshake, _ = opt("handshake")
 
     socket_attrs = [
         f"SegmentSize={mss}",
@@ -485,7 +503,7 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
         f"SndBufSize={sndbuf}",
         f"RcvBufSize={rcvbuf}",
         f"Timestamp={'true' if timestamps else 'false'}",
-        "Sack=false",  # wtcp models no SACK
+        f"Sack={'true' if sack else 'false'}",
         "WindowScaling=true",  # buffers beyond 64 KiB are advertised as they are
         f"DataRetries={U32}",  # wtcp never gives a connection up
         "ConnCount=16",
@@ -497,7 +515,11 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     alg, cc_attrs = algorithm_plan(p, cc, f.get("cc_params") or {})
     bytes_limit = int(f.get("bytes", 0) or 0)
     max_packet = mss + IP_TCP_HEADER_BYTES + (TIMESTAMP_OPTION_BYTES if timestamps else 0)
-    return TcpFlowPlan(name, src, dst, cc, alg.type_id, cc_attrs, socket_attrs, rtt_attrs, alg.pacing, bytes_limit, start_ns, stop_ns, max_packet)
+    # ns-3 names its recovery by TypeId: TcpClassicRecovery (inflation, RFC 6582) or
+    # TcpPrrRecovery (RFC 6937). With SACK on, ns-3's classic recovery still inflates.
+    recovery_type = "ns3::TcpPrrRecovery" if recovery == "prr" else "ns3::TcpClassicRecovery"
+    return TcpFlowPlan(name, src, dst, cc, alg.type_id, cc_attrs, socket_attrs, rtt_attrs, alg.pacing, bytes_limit, start_ns, stop_ns, max_packet,
+                       recovery_type, bool(handshake), reset)
 
 
 def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, list[str]]:
@@ -506,6 +528,8 @@ def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, 
         raise refuse(f"{p}.cc", f"is \"{cc}\"; {reason}; allowed: {', '.join(ALGORITHMS)}")
     alg = ALGORITHMS[cc]
     defaults = algorithm_defaults().get(cc, {})
+    if cc == "cubic" and params.get("hystart", defaults.get("hystart")) is True:
+        raise refuse(f"{p}.cc_params.hystart", "is true (wtcp's CUBIC runs RFC 9406 HyStart++ by default); ns-3 3.44 has only the 2011 HyStart (ACK train and delay), a different slow-start exit; allowed: false (ns-3's HyStart is then off too)")
     attrs = list(alg.fixed)
     for name, (attribute, kind) in alg.knobs.items():
         value = params.get(name, defaults.get(name))
@@ -513,7 +537,7 @@ def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, 
         text = attribute_text(f"{p}.cc_params.{name}", value, kind, qualified)
         attrs.append(f"{attribute}={text}")
     for name, value in params.items():
-        if name in alg.knobs:
+        if name in alg.knobs or (cc == "cubic" and name == "hystart"):
             continue
         if name in defaults and same_value(value, defaults[name]):
             continue
@@ -589,6 +613,7 @@ def build(p: Plan, h: Any, std: Any) -> None:
     strings = std.vector["std::string"]
     for f in p.flows:
         if isinstance(f, TcpFlowPlan):
-            h.AddTcpFlow(f.src, f.dst, f.type_id, strings(f.cc_attrs), strings(f.socket_attrs), strings(f.rtt_attrs), f.pacing, f.limit_bytes, f.start_ns, f.stop_ns)
+            h.AddTcpFlow(f.src, f.dst, f.type_id, strings(f.cc_attrs), strings(f.socket_attrs), strings(f.rtt_attrs), f.pacing, f.limit_bytes, f.start_ns, f.stop_ns,
+                         f.recovery_type)
         else:
             h.AddCbrFlow(f.src, f.dst, f.packet_bytes, f.interval_ns, f.start_ns, f.stop_ns)
