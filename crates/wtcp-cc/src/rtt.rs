@@ -95,8 +95,9 @@ impl RttEstimator {
     /// RFC 6298 §5.7: with no RTT sample after a retransmitted SYN (or SYN-ACK), the RTO is
     /// re-initialised to 3 s (`rto`) when data transmission begins.
     pub fn reinitialise_after_syn_loss(&mut self, rto: Time) {
-        if self.srtt.is_none() {
-            self.base_rto = rto.clamp(self.cfg.min_rto.min(rto), self.cfg.max_rto);
+        // "if ... using an RTO less than 3 seconds, the RTO MUST be re-initialized to 3 s".
+        if self.srtt.is_none() && self.base_rto < rto {
+            self.base_rto = rto.min(self.cfg.max_rto);
         }
         self.backoff = 0;
     }

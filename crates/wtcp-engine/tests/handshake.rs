@@ -41,6 +41,17 @@ fn a_lost_syn_costs_one_initial_rto() {
     assert!((hs - clean - 1.0).abs() < 1e-6, "{hs} vs {clean}");
     assert_eq!(f.delivered_bytes, 100_000);
     assert!(f.fct_s.unwrap() > 1.0 + clean);
+    // RFC 5681 §3.1: after a lost SYN the first flight is one segment (10 without the loss).
+    let first_cwnd = |r: &RunResult| {
+        let t = r.traces.as_ref().unwrap();
+        let cwnd = &t.flow_columns.iter().find(|(n, _)| *n == "cwnd").unwrap().1;
+        let una = &t.flow_columns.iter().find(|(n, _)| *n == "snd_max").unwrap().1;
+        (0..cwnd.len()).find(|&i| una[i] > 0.0).map(|i| cwnd[i]).unwrap()
+    };
+    let traced = [("trace.enabled", "true"), ("trace.interval_ms", "1")];
+    let lost_t = transfer(&[("links.0.ab.loss", "{ model = \"list\", packets = [1] }"), ("links.0.ab.loss_applies_to", "all"), traced[0], traced[1]]);
+    assert_eq!(first_cwnd(&lost_t), 1000.0);
+    assert_eq!(first_cwnd(&transfer(&traced)), 10_000.0);
     // With rto_initial_s = 3 (RFC 2988's value) it costs 3 s.
     let lost3 = transfer(&[
         ("links.0.ab.loss", "{ model = \"list\", packets = [1] }"),

@@ -107,8 +107,9 @@ pub enum BackoffReset {
     /// With the next valid RTT sample (RFC 6298 §5.7 with Karn's rule, §3): after a
     /// go-back-N without timestamps that can take many backed-off timeouts.
     RttSample,
-    /// On every ACK that acknowledges new data (Linux's tcp_ack clears icsk_backoff; ns-3's
-    /// TcpSocketBase resets the RTO from the estimator on new ACKs).
+    /// On every ACK that acknowledges new data (ns-3's TcpSocketBase recomputes the RTO from
+    /// the estimator on new ACKs; Linux clears the backoff on every valid RTT measurement,
+    /// which with its default timestamps is nearly every ACK).
     NewAck,
 }
 

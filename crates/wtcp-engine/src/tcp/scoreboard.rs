@@ -59,17 +59,36 @@ impl RangeSet {
         self.bytes - before
     }
 
-    /// Keep only the ranges for which `keep(start, end)` holds.
-    pub fn retain(&mut self, mut keep: impl FnMut(u64, u64) -> bool) {
-        let mut bytes = self.bytes;
-        self.ranges.retain(|&(s, e)| {
-            let k = keep(s, e);
-            if !k {
-                bytes -= e - s;
+    /// Remove `[start, end)` from the set (splitting a range that contains it).
+    pub fn remove(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        let mut i = self.ranges.partition_point(|&(_, e)| e <= start);
+        while i < self.ranges.len() && self.ranges[i].0 < end {
+            let (s, e) = self.ranges[i];
+            let (cut_s, cut_e) = (s.max(start), e.min(end));
+            self.bytes -= cut_e - cut_s;
+            match (s < start, e > end) {
+                (true, true) => {
+                    // The removed part is inside: split in two.
+                    self.ranges[i] = (s, start);
+                    self.ranges.insert(i + 1, (end, e));
+                    return;
+                }
+                (true, false) => {
+                    self.ranges[i].1 = start;
+                    i += 1;
+                }
+                (false, true) => {
+                    self.ranges[i].0 = end;
+                    return;
+                }
+                (false, false) => {
+                    self.ranges.remove(i);
+                }
             }
-            k
-        });
-        self.bytes = bytes;
+        }
     }
 
     /// Forget everything below `seq`.
@@ -166,12 +185,11 @@ impl Scoreboard {
             let (s, e) = (s.max(ack), e);
             if s < e {
                 u.newly_sacked += self.sacked.insert(s, e);
+                // SetPipe (b) counts retransmitted octets that are not SACKed: a SACKed
+                // retransmission (or part of one) is no longer in flight twice.
+                self.retransmitted.remove(s, e);
             }
         }
-        // A retransmission later SACKed is no longer in flight twice (in place: no
-        // allocation per ACK).
-        let sacked = &self.sacked;
-        self.retransmitted.retain(|s, e| !sacked.covers(s, e));
         u
     }
 
@@ -273,6 +291,20 @@ impl Scoreboard {
         self.high_rxt = self.high_rxt.max(seq + len);
     }
 
+    /// Record the rescue retransmission (NextSeg (4)): in flight again, but "HighRxt MUST
+    /// NOT be updated" (RFC 6675 §4).
+    pub fn on_rescue(&mut self, seq: u64, len: u64) {
+        self.retransmitted.insert(seq, seq + len);
+    }
+
+    /// RFC 6675 §5 (4.3): after the first retransmission of a recovery, "set both HighRxt
+    /// and RescueRxt to the highest sequence number in the retransmitted segment".
+    pub fn on_first_retransmit(&mut self, seq: u64, len: u64) {
+        self.on_retransmit(seq, len);
+        // The highest sequence number in the segment is its last byte.
+        self.rescue_rxt = Some(seq + len - 1);
+    }
+
     /// A new recovery starts: retransmission bookkeeping restarts from SND.UNA.
     pub fn start_recovery(&mut self, snd_una: u64) {
         self.retransmitted.clear();
@@ -280,8 +312,9 @@ impl Scoreboard {
         self.rescue_rxt = None;
     }
 
-    /// RFC 6675 §5.1 / RFC 2018 §8: after a retransmission timeout the SACK information is
-    /// kept but nothing counts as retransmitted any more.
+    /// RFC 6675 §5.1 ("SHOULD utilize all SACK information" after an RTO, rather than RFC
+    /// 2018 §8's clearing of the SACKed bits): the SACK information is kept, nothing counts
+    /// as retransmitted any more.
     pub fn on_timeout(&mut self, snd_una: u64) {
         self.start_recovery(snd_una);
     }
@@ -397,15 +430,53 @@ mod tests {
 
     #[test]
     fn sacked_retransmissions_leave_the_pipe() {
+        // Segments 0, 1 lost (2..5 SACKed); both retransmitted: [0, 2000) in flight twice? No:
+        // once each (they are lost), so pipe = 2000.
+        let mut sb = Scoreboard::new(M, 3);
+        sb.update(0, &[(2000, 6000)]);
+        sb.start_recovery(0);
+        sb.on_retransmit(0, M);
+        sb.on_retransmit(1000, M);
+        assert_eq!(sb.pipe(0, 6000), 2000);
+        // The retransmission of segment 1 is SACKed, segment 0's is lost again: only 1000
+        // bytes are in flight (SetPipe counts retransmitted octets that are not SACKed).
+        sb.update(0, &[(1000, 6000)]);
+        assert_eq!(sb.pipe(0, 6000), 1000);
+        // The cumulative ACK covers everything.
+        sb.update(6000, &[]);
+        assert_eq!(sb.pipe(6000, 6000), 0);
+    }
+
+    #[test]
+    fn the_rescue_does_not_move_high_rxt_so_rule_3_still_reaches_lower_holes() {
+        // Segment 0 lost, 1..4 SACKed, 5..7 at the tail unSACKed (not lost: too few above).
         let mut sb = Scoreboard::new(M, 3);
         sb.update(0, &[(1000, 5000)]);
         sb.start_recovery(0);
-        sb.on_retransmit(0, M);
-        assert_eq!(sb.pipe(0, 5000), 1000);
-        // The retransmission arrives but the ACK for it is lost; a later ACK SACKs... the
-        // cumulative ACK covers it.
-        sb.update(5000, &[]);
-        assert_eq!(sb.pipe(5000, 5000), 0);
+        sb.on_first_retransmit(0, M);
+        assert_eq!(sb.rescue_rxt, Some(999));
+        // No rescue before HighACK passes RescueRxt (RFC 6675 (4.3)).
+        assert_eq!(sb.rescue(0, 8000), None);
+        sb.update(1000, &[(1000, 5000)]);
+        let r = sb.rescue(1000, 8000).unwrap();
+        assert_eq!(r, 7000);
+        sb.on_rescue(r, M);
+        assert_eq!(sb.high_rxt, 1000);
+        // 6 and 7 SACKed later: rule 3 offers the unSACKed 5000 below the highest SACK.
+        sb.update(5000, &[(6000, 8000)]);
+        assert_eq!(sb.next_retransmission(5000, 8000, true), Some(5000));
+    }
+
+    #[test]
+    fn range_removal_splits_and_trims() {
+        let mut r = RangeSet::default();
+        r.insert(0, 10_000);
+        r.remove(2000, 3000);
+        assert_eq!((r.ranges(), r.bytes()), (&[(0, 2000), (3000, 10_000)][..], 9000));
+        r.remove(1000, 4000);
+        assert_eq!((r.ranges(), r.bytes()), (&[(0, 1000), (4000, 10_000)][..], 7000));
+        r.remove(0, 20_000);
+        assert_eq!((r.ranges(), r.bytes()), (&[][..], 0));
     }
 
     /// RFC 6675 §4 SetPipe and IsLost written literally, segment by segment.
@@ -449,6 +520,16 @@ mod tests {
             for (i, &r) in retx.iter().enumerate() {
                 if r { sb.on_retransmit(i as u64 * M, M); }
             }
+            // Every other retransmission is then SACKed (its copy arrived).
+            let mut later = Vec::new();
+            for (i, r) in retx.iter_mut().enumerate() {
+                if *r && i % 2 == 0 {
+                    later.push((i as u64 * M, i as u64 * M + M));
+                    sacked[i] = true;
+                    *r = false;
+                }
+            }
+            sb.update(una, &later);
             let first = (una / M) as usize;
             let expect = naive_pipe(&sacked[first..], &retx[first..], 3);
             proptest::prop_assert_eq!(sb.pipe(una, n as u64 * M), expect);

@@ -38,6 +38,19 @@ struct SegTx {
     tx_count: u32,
 }
 
+/// Which rule of RFC 6675's NextSeg() chose a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NextSeg {
+    /// (1) a lost segment above HighRxt.
+    Lost,
+    /// (2) new data.
+    NewData,
+    /// (3) an unSACKed, not yet lost segment below the highest SACKed byte.
+    Unlost,
+    /// (4) the rescue retransmission.
+    Rescue,
+}
+
 /// F-RTO (RFC 5682 §2) progress after a timeout.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Frto {
@@ -235,11 +248,12 @@ impl Sender {
         self.data_end = self.total.unwrap_or(u64::MAX);
         self.win.cwnd = self.cfg.initial_cwnd_segments * self.mss as f64;
         self.win.ssthresh = self.cfg.initial_ssthresh_segments.map_or(f64::INFINITY, |s| s * self.mss as f64);
+        self.call_cc(io, |cc, w, cx| cc.init(w, cx));
         if self.syns_sent > 1 {
-            // RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window is one segment.
+            // RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window "MUST" be one
+            // segment, whatever the algorithm's own initial window.
             self.win.cwnd = self.mss as f64;
         }
-        self.call_cc(io, |cc, w, cx| cc.init(w, cx));
         self.send_available(io);
     }
 
@@ -328,14 +342,10 @@ impl Sender {
                 }
                 self.frto_allowance -= 1;
             }
-            if let Some(rate) = self.win.pacing_rate.filter(|r| *r > 0.0) {
-                if io.now < self.next_send_at {
-                    self.pace_timer.set(Some(self.next_send_at), io.ev, Event::Pace { flow: self.flow });
-                    break;
-                }
-                let size = len as f64 + f64::from(self.cfg.packet_overhead());
-                self.next_send_at = io.now + (size / rate * 1e9) as Time;
+            if self.pace_blocked(io) {
+                break;
             }
+            self.pace_sent(len, io);
             self.transmit(self.snd_nxt, len, io);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
@@ -344,7 +354,29 @@ impl Sender {
 
     pub fn on_pace_event(&mut self, io: &mut SenderIo) {
         if self.pace_timer.fire(io.now, io.ev, Event::Pace { flow: self.flow }) {
+            if self.in_recovery && self.sb.is_some() {
+                self.sack_send(0, io);
+            }
             self.send_available(io);
+        }
+    }
+
+    /// Pacing: the next segment may not leave yet (the timer is armed for it).
+    fn pace_blocked(&mut self, io: &mut SenderIo) -> bool {
+        let paced = self.win.pacing_rate.is_some_and(|r| r > 0.0);
+        if paced && io.now < self.next_send_at {
+            self.pace_timer.set(Some(self.next_send_at), io.ev, Event::Pace { flow: self.flow });
+            return true;
+        }
+        false
+    }
+
+    /// Pacing: a segment of `len` payload bytes leaves now; the next no earlier than its
+    /// wire size / rate later.
+    fn pace_sent(&mut self, len: u64, io: &SenderIo) {
+        if let Some(rate) = self.win.pacing_rate.filter(|r| *r > 0.0) {
+            let size = len as f64 + f64::from(self.cfg.packet_overhead());
+            self.next_send_at = io.now + (size / rate * 1e9) as Time;
         }
     }
 
@@ -469,18 +501,22 @@ impl Sender {
             self.ts_recent = self.ts_recent.max(p.ts_val);
         }
         let frto = self.frto;
+        let una_before = self.snd_una;
         // RFC 6675 §5 Update(): every ACK's SACK blocks go into the scoreboard first.
+        // RFC 6937 §3: DeliveredData = change in snd.una + (signed) change in SACKed bytes.
+        let mut delivered = ack.saturating_sub(una_before);
         let sacked = match self.sb.as_mut() {
             Some(sb) => {
+                let before = sb.sacked().bytes();
                 let u = sb.update(ack, p.sack.as_slice());
                 io.counters.dsacks += u64::from(u.dsack);
+                delivered = (delivered + sb.sacked().bytes()).saturating_sub(before);
                 Some(u)
             }
             None => None,
         };
-        let delivered = ack.saturating_sub(self.snd_una) + sacked.map_or(0, |u| u.newly_sacked);
         if ack > self.snd_una {
-            self.on_new_ack(p, s, io);
+            self.on_new_ack(p, s, sacked, io);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dup_ack(s, sacked, io);
         }
@@ -488,14 +524,15 @@ impl Sender {
             self.sack_send(delivered, io);
         }
         if frto != Frto::Off {
-            self.frto_step(frto, ack, io);
+            self.frto_step(frto, ack > una_before, io);
         }
         self.send_available(io);
     }
 
-    /// RFC 5682 §2 steps 2 and 3, on the ACKs after a timeout. `ack` has been processed.
-    fn frto_step(&mut self, state: Frto, ack: u64, io: &mut SenderIo) {
-        let advanced = self.snd_una == ack && self.dupacks == 0;
+    /// RFC 5682 §2 steps 2 and 3, on the ACKs after a timeout; `advanced`: this ACK moved
+    /// SND.UNA (with SACK an ACK that does not, e.g. a D-SACK alone, is a duplicate here).
+    fn frto_step(&mut self, state: Frto, advanced: bool, io: &mut SenderIo) {
+        let ack = self.snd_una;
         let recover = self.recover.unwrap_or(0);
         match state {
             Frto::AwaitFirst { prior } => {
@@ -532,7 +569,13 @@ impl Sender {
         self.snd_nxt = self.snd_una.max(self.rto_head_end);
     }
 
-    fn on_new_ack(&mut self, p: &Packet, mut s: AckSample, io: &mut SenderIo) {
+    /// Recovery ends on the first new ACK only for Reno-style algorithms without SACK; with
+    /// SACK every algorithm recovers to RecoveryPoint (RFC 6675 §5 (4.1), §5.1).
+    fn reno_exit(&self) -> bool {
+        self.sb.is_none() && self.cc.recovery_style() == RecoveryStyle::Reno
+    }
+
+    fn on_new_ack(&mut self, p: &Packet, mut s: AckSample, sacked: Option<SackUpdate>, io: &mut SenderIo) {
         let ack = p.ack;
         let acked = ack - self.snd_una;
         let sample = self.rtt_sample(p, io.now);
@@ -544,8 +587,9 @@ impl Sender {
         self.dupacks = 0;
         self.consecutive_rto = 0;
         if self.cfg.backoff_reset == BackoffReset::NewAck && self.rtt.backoff() > 0 {
-            // Linux (tcp_ack clears icsk_backoff) and ns-3: new data acknowledged ends the
-            // backoff even without a valid RTT sample.
+            // As ns-3 (the RTO is recomputed from the estimator on every new ACK): new data
+            // acknowledged ends the backoff even without a valid RTT sample. (Linux clears it
+            // on every valid RTT measurement, nearly every ACK with its default timestamps.)
             self.rtt.reset_backoff();
         }
         if let Some(r) = sample {
@@ -561,7 +605,7 @@ impl Sender {
             self.cwr_pending = true;
         }
         if self.in_recovery {
-            let full = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| ack >= r);
+            let full = self.reno_exit() || self.recover.is_none_or(|r| ack >= r);
             if full {
                 // RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6 / RFC 6675 §5: leave recovery.
                 self.in_recovery = false;
@@ -595,6 +639,13 @@ impl Sender {
         } else {
             self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
             self.rearm_after_new_ack(io);
+            // RFC 6675 §2: an ACK that SACKs new data counts as a duplicate even when it also
+            // moves the cumulative point; recovery may start at once if SND.UNA is lost.
+            if sacked.is_some_and(|u| u.newly_sacked > 0) && self.frto == Frto::Off {
+                self.snd_max_at_first_dup = self.snd_max;
+                self.dupacks = 1;
+                self.maybe_enter_recovery(io);
+            }
         }
     }
 
@@ -622,17 +673,27 @@ impl Sender {
             self.cwr_pending = true;
         }
         self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
-        // RFC 6675 §5 (4): DupThresh duplicates, or IsLost(HighACK + 1).
-        let head_lost = self.sb.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss.min(self.snd_max - self.snd_una)));
         if self.in_recovery {
             if self.sb.is_none() {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate.
                 self.inflation += self.mss as f64;
             }
-        } else if self.dupacks == self.cfg.dupack_threshold || (head_lost && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold) {
+        } else {
+            self.maybe_enter_recovery(io);
+        }
+    }
+
+    /// RFC 5681 §3.2 / RFC 6675 §5 (4): the DupThresh-th duplicate, or with SACK
+    /// IsLost(HighACK + 1), starts a recovery if the cumulative ACK covers `recover`.
+    fn maybe_enter_recovery(&mut self, io: &mut SenderIo) {
+        if self.snd_max <= self.snd_una {
+            return;
+        }
+        let head_lost = self.sb.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss.min(self.snd_max - self.snd_una)));
+        if self.dupacks == self.cfg.dupack_threshold || (head_lost && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold) {
             // RFC 6582 §3.2 step 2: a new recovery only if the ACK covers `recover` (set by
             // timeouts only under FastRetransmitOnly).
-            let allowed = self.cc.recovery_style() == RecoveryStyle::Reno || self.recover.is_none_or(|r| self.snd_una >= r);
+            let allowed = self.reno_exit() || self.recover.is_none_or(|r| self.snd_una >= r);
             if allowed {
                 self.enter_fast_retransmit(io);
             }
@@ -653,8 +714,9 @@ impl Sender {
             if let Some(sb) = self.sb.as_mut() {
                 // RFC 6675 §5 (4.1): RecoveryPoint = HighData; no inflation (pipe instead).
                 sb.start_recovery(self.snd_una);
-                if self.cfg.recovery == Recovery::Prr {
-                    // RFC 6937 §3: RecoverFS = snd.nxt - snd.una.
+                // RFC 6937 §3: RecoverFS = snd.nxt - snd.una. An algorithm that paces sets its
+                // own window through recovery (BBR), as Linux runs PRR only for the others.
+                if self.cfg.recovery == Recovery::Prr && self.win.pacing_rate.is_none() {
                     self.prr = Some(Prr::start(self.snd_max - self.snd_una));
                 }
             } else {
@@ -666,7 +728,8 @@ impl Sender {
         let len = self.mss.min(self.snd_max - self.snd_una);
         self.retransmit_head(io);
         if let Some(sb) = self.sb.as_mut() {
-            sb.on_retransmit(self.snd_una, len);
+            // RFC 6675 (4.3): HighRxt and RescueRxt at the retransmitted segment.
+            sb.on_first_retransmit(self.snd_una, len);
         }
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(len);
@@ -684,27 +747,35 @@ impl Sender {
             None => self.win.cwnd.max(0.0) as u64,
         };
         while pipe + mss <= window {
+            if self.pace_blocked(io) {
+                break;
+            }
             let Some(sb) = self.sb.as_mut() else { return };
             // NextSeg (1): a lost segment above HighRxt.
-            let mut pick = sb.next_retransmission(self.snd_una, self.snd_max, false);
-            let mut new_data = false;
+            let mut pick = sb.next_retransmission(self.snd_una, self.snd_max, false).map(|s| (s, NextSeg::Lost));
             if pick.is_none() && self.snd_max < self.data_end {
                 // NextSeg (2): new data, within the receive window and the send buffer.
                 let len = mss.min(self.data_end - self.snd_max);
                 let in_flight_span = self.snd_max + len - self.snd_una;
                 if in_flight_span <= self.rwnd && in_flight_span <= self.cfg.send_buffer_bytes {
-                    pick = Some(self.snd_max);
-                    new_data = true;
+                    pick = Some((self.snd_max, NextSeg::NewData));
                 }
             }
             // NextSeg (3): an unSACKed hole below the highest SACKed byte; (4) the rescue.
-            let pick = pick.or_else(|| sb.next_retransmission(self.snd_una, self.snd_max, true)).or_else(|| sb.rescue(self.snd_una, self.snd_max));
-            let Some(seq) = pick else { break };
+            let pick = pick
+                .or_else(|| sb.next_retransmission(self.snd_una, self.snd_max, true).map(|s| (s, NextSeg::Unlost)))
+                .or_else(|| sb.rescue(self.snd_una, self.snd_max).map(|s| (s, NextSeg::Rescue)));
+            let Some((seq, rule)) = pick else { break };
+            let new_data = rule == NextSeg::NewData;
             let end = if new_data { self.data_end } else { self.snd_max };
             let len = mss.min(end - seq);
-            if !new_data {
-                sb.on_retransmit(seq, len);
+            match rule {
+                NextSeg::Lost | NextSeg::Unlost => sb.on_retransmit(seq, len),
+                // "HighRxt MUST NOT be updated" by the rescue (RFC 6675 §4).
+                NextSeg::Rescue => sb.on_rescue(seq, len),
+                NextSeg::NewData => {}
             }
+            self.pace_sent(len, io);
             self.transmit(seq, len, io);
             if new_data {
                 self.snd_max += len;
