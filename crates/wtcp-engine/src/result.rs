@@ -126,6 +126,9 @@ pub struct WifiStationResult {
     pub frame_errors: u64,
     /// Frames given up at the retry limit.
     pub retry_limit_drops: u64,
+    /// Frames given up at the retry limit although a copy had arrived (every ACK lost):
+    /// not drops, but still retry-limit hints.
+    pub gave_up_after_delivery: u64,
     /// Packets refused by the full interface queue.
     pub queue_drops: u64,
 }

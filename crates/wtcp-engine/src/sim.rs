@@ -469,6 +469,11 @@ impl<'s> World<'s> {
                     }
                     self.drop_packet(packet, self.wifi_trace_dir(channel), cause);
                 }
+                WifiOutcome::GaveUpAfterDelivery { station, flow, seq } => {
+                    if let Some(delay) = self.wifi_hint_delay(channel, station, flow) {
+                        self.ev.schedule(self.now + delay, Event::MacHint { flow, seq });
+                    }
+                }
             }
         }
         self.wifi_out = out;
@@ -684,6 +689,7 @@ impl<'s> World<'s> {
                         collisions: s.collisions,
                         frame_errors: s.frame_errors,
                         retry_limit_drops: s.retry_limit_drops,
+                        gave_up_after_delivery: s.gave_up_after_delivery,
                         queue_drops: s.queue_drops,
                     }
                 })

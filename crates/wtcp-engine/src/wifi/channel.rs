@@ -95,7 +95,8 @@ impl WifiChannel {
     pub fn enqueue(&mut self, station: u32, packet: PacketId, dst: u32, now: Time, ev: &mut EventQueue, pool: &PacketPool) -> Result<(), PacketId> {
         let s = station as usize;
         assert!(dst as usize != s && (dst as usize) < self.st.len(), "bad destination station {dst}");
-        let head = Head { packet, dst, size: pool.get(packet).size, attempts: 0, delivered: false };
+        let p = pool.get(packet);
+        let head = Head { packet, dst, size: p.size, attempts: 0, delivered: false, flow: p.flow, seq: p.seq, data: p.kind == crate::packet::PacketKind::Data };
         let ifs = self.ifs(s);
         let sta = &mut self.st[s];
         if sta.head.is_some() {
@@ -436,8 +437,9 @@ impl WifiChannel {
         // "retries for failed transmission attempts shall continue until the SRC ... is
         // equal to dot11ShortRetryLimit": the count reaching the limit ends the MSDU, so
         // a frame that always fails is sent `limit` times (ns-2 RetransmitDATA:
-        // `if (*rcount >= thresh)` after `(*rcount)++`; ns-3 NeedRetransmission:
-        // `retryCount < maxRetryCount`).
+        // `if (*rcount >= thresh)` after `(*rcount)++`; ns-3.44's WifiMac::FrameRetryLimit,
+        // "the maximum number of transmission attempts of a frame"). A CTS resets the
+        // SSRC, which is also this count (ns-2's reading; see the module docs).
         let give_up = if long_frame {
             sta.slrc += 1;
             sta.slrc >= long
@@ -464,6 +466,10 @@ impl WifiChannel {
         sta.record_done(&h, acked);
         if !acked && !h.delivered {
             out.push(WifiOutcome::Dropped { station: s as u32, packet: h.packet, cause: DropCause::Channel, retry_limit: true });
+        } else if !acked && h.data {
+            // A copy arrived but every ACK was lost: the MAC cannot know that, and reports
+            // the give-up all the same (TCP-CLAP Fig. 6: Retry Count = Retry Limit).
+            out.push(WifiOutcome::GaveUpAfterDelivery { station: s as u32, flow: h.flow, seq: h.seq });
         }
         sta.cw = cw_min;
         sta.ssrc = 0;

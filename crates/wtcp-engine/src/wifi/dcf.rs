@@ -46,6 +46,11 @@ pub(crate) struct Head {
     pub attempts: u32,
     /// Some copy reached the receiver (later copies are duplicates, filtered there).
     pub delivered: bool,
+    /// The packet's flow and sequence number, and whether it is a TCP data segment: what
+    /// a retry-limit hint names once a delivered copy has been handed on.
+    pub flow: u32,
+    pub seq: u64,
+    pub data: bool,
 }
 
 /// Where the station is in its own frame exchange.

@@ -38,12 +38,20 @@
 //! When either of these limits is reached, retry attempts shall cease, and the MSDU ...
 //! shall be discarded". So the limits count transmission attempts: with the defaults 7 /
 //! 4, a frame that always fails is sent 7 times (under RTS/CTS an RTS never answered is
-//! sent 7 times, and a data frame sent after a CTS and never acknowledged 4 times; a CTS
-//! resets the short count). ns-2 (`Mac802_11::RetransmitDATA`: `(*rcount)++; if (*rcount
-//! >= thresh)` discard, "IEEE Spec section 9.2.3.5 says this should be greater than or
-//! equal") and ns-3 (`WifiRemoteStationManager::NeedRetransmission`: retransmit while
-//! `retryCount < maxRetryCount`, the count incremented by `ReportDataFailed`) read it the
-//! same way. `retry_hist` bins acknowledged MSDUs by retries (at most `limit - 1`).
+//! sent 7 times, and a data frame sent after a CTS and never acknowledged 4 times). ns-2
+//! (`Mac802_11::RetransmitDATA`: `(*rcount)++; if (*rcount >= thresh)` discard, "IEEE
+//! Spec section 9.2.3.5 says this should be greater than or equal") reads it the same way,
+//! and so does ns-3.44's `WifiMac::FrameRetryLimit`: "The maximum number of transmission
+//! attempts of a frame that are made before a failure condition is indicated. This
+//! corresponds to the dot11ShortRetryLimit parameter in the standard." `retry_hist` bins
+//! acknowledged MSDUs by retries (at most `limit - 1` without RTS/CTS).
+//!
+//! Deviation under RTS/CTS (only with `rts_threshold_bytes` set; off by default): a CTS
+//! resets the station's SSRC, which here is also the count held against the limit, as in
+//! ns-2 (`recvCTS` resets `ssrc_`). 802.11-2012 keeps a per-MSDU SRC that a CTS does not
+//! reset ("If the RTS transmission fails, the SRC for the MSDU ... and the SSRC are
+//! incremented"; only "The SSRC shall be reset to 0 when a CTS frame is received"), so
+//! there an MSDU whose RTS exchanges keep failing between CTSs is discarded sooner.
 //!
 //! EIFS: "the length of time it takes to transmit an ACK Control frame at the PHY's lowest
 //! mandatory rate" plus SIFS and DIFS (IEEE 802.11 9.2.10 as quoted in the 802.11e "EIFS
@@ -180,6 +188,9 @@ pub enum WifiOutcome {
     /// `station` gave `packet` up; the caller owns it now. Retry-limit drops carry
     /// `DropCause::Channel` with `retry_limit` set ("wireless: retry limit").
     Dropped { station: u32, packet: PacketId, cause: DropCause, retry_limit: bool },
+    /// `station` reached the retry limit on a TCP data frame of `flow` at `seq` whose copy
+    /// had arrived (all ACKs lost): no drop, but the MAC's give-up is still its hint.
+    GaveUpAfterDelivery { station: u32, flow: u32, seq: u64 },
 }
 
 /// `kind` values of [`Event::Wifi`](crate::events::Event::Wifi).

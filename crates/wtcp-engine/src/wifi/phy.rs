@@ -14,7 +14,10 @@
 //!   long preamble, 304 us, EIFS 364 us. 802.11g: the model's rate set is ERP-OFDM only,
 //!   whose mandatory rates are 6, 12 and 24 Mb/s, so 6 Mb/s: 20 us preamble + SIGNAL, 6
 //!   symbols (16 + 112 + 6 bits at 24 bits/symbol) and the 6 us signal extension, 50 us,
-//!   EIFS 88 us (INET's ERP-only `g(erp)` mode set uses the same 6 Mb/s mode). A full ERP
+//!   EIFS 88 us (INET's ERP-only `g(erp)` mode set uses the same 6 Mb/s mode; 802.11-2016
+//!   replaced ACKTxTime by an EstimatedAckTxTime by the PHY of the frame that caused the
+//!   EIFS, which on this OFDM-only channel is an OFDM ACK). The 6 Mb/s reading rests on the
+//!   model's OFDM-only rate set, not on the PHY as such: a full ERP
 //!   PHY also has the DSSS/CCK rates, whose 1 Mb/s is then the lowest mandatory rate
 //!   ("Mandatory rates for IEEE 802.11g PHY: 1, 2, 5.5, 11, 6, 12, 24 Mbps", Linux
 //!   mac80211); ns-3's `Configure80211g` (EIFS - DIFS = 10 + 304 us) and INET's mixed `g`
