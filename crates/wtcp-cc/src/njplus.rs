@@ -5,8 +5,9 @@
 //! 2(6), Dec. 2008 (DOI 10.3837/tiis.2008.06.004), §3 and Figs. 2-3.
 //!
 //! TCP New Jersey with three changes: MABE takes the larger of the ACK-timed and the
-//! receiver-timed bandwidth estimates; EASR restarts an unwarned timeout from the mean of the
-//! last two optimal windows; BERR raises cwnd by one segment on an unwarned fast retransmit.
+//! receiver-timed bandwidth estimates; EASR restarts an unwarned timeout from the mean of
+//! ownd_n and ownd_{n-1}, the optimal window measured before the loss episode; BERR raises
+//! cwnd by one segment on an unwarned fast retransmit.
 //!
 //! Deviations and ambiguities resolved:
 //! - Built on [`Jersey`] (New Jersey): the estimators, congestion-warning bookkeeping, growth,
@@ -17,15 +18,25 @@
 //!   R_rn (TABE, receiver's data arrival times) each run their own Eq. 1 recursion; the
 //!   maximum is not fed back. Without timestamps R_rn stays 0, so R_n = R_sn (Fig. 2 line 2
 //!   applies MABE only "if (timestamp)").
-//! - L_n of both recursions is the data the ACK reports as received (`new_jersey.abe_bytes`
-//!   and `tabe_bytes` = "received"; New Jersey's own ABE default is the cumulative-ACK
-//!   advance). Fig. 2 writes the same L_n in both (l.105 and l.109), "the length of the data
-//!   packet referenced by the nth ACK" for R_sn and "the length of the n-th data packet"
-//!   for R_rn (l.124), so a duplicate ACK counts the out-of-order segment it reports and the
-//!   ACK that fills a hole only the segment that filled it. With the cumulative-ACK advance
-//!   in R_sn, the max takes R_sn's jump after every recovery (up to 1.8x the bottleneck rate
-//!   on the NJ+ two-hop path at 1 % loss): measured over 5 seeds, 200 s, 1 % loss, goodput
-//!   1.22 instead of 1.38 Mb/s and 104 instead of 66 timeouts.
+//! - L_n (Fig. 2 lines 2 and 5, l.105 and l.109): each recursion keeps the L_n of the method
+//!   it comes from. NJ+ "compares the two methods shown above and selects a higher value"
+//!   (l.88), the methods being Jersey's ABE and New Jersey's TABE as l.86-88 define them;
+//!   R_sn is the "ABE based on ACK packet inter arrival time" (l.107), "measured based on the
+//!   ACK receiving rate" (l.124), and Jersey's L_n is "the size of the data packet
+//!   acknowledged by the nth ACK" (l.86). l.124 words the two L_n differently: "the length
+//!   of the data packet referenced by the nth ACK" for R_sn, "the length of the n-th data
+//!   packet" for R_rn. So R_sn takes what the n-th ACK acknowledges, the cumulative-ACK
+//!   advance, 0 for a duplicate ACK (`new_jersey.abe_bytes = "cumulative_ack"`, New Jersey's
+//!   own default), and R_rn every data segment that reached the receiver (`tabe_bytes =
+//!   "received"`, see `jersey`). That Fig. 2 writes one symbol L_n in both lines does not
+//!   make them one quantity: Formula (1) (l.83) also serves Jersey and New Jersey with one
+//!   L_n, and l.124 defines each. `new_jersey.abe_bytes = "received"` gives R_sn the
+//!   receiver's count instead (reading "referenced by" as the segment whose arrival sent the
+//!   ACK); that count is carried with the receiver's timestamp here, is not part of the
+//!   RFC 7323 option, and is not information an ACK-timed ABE has. What the choice does on
+//!   the NJ+ two-hop path (`faithful_jersey.rs`, 1 % loss): on the cumulative advance R_sn
+//!   jumps on the ACK that fills a hole and the maximum takes the jump, above the
+//!   bottleneck's payload rate; on the received count it stays at or below that rate.
 //! - ownd_{n-1} in EASR (`previous_ownd = "before_event"`): ownd after the last ACK before
 //!   the loss episode that ends in the RTO, i.e. the last new ACK outside fast recovery and
 //!   outside an earlier RTO's recovery; the first duplicate ACK (or the RTO itself, when no
@@ -55,15 +66,15 @@
 use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
-use crate::jersey::{Estimators, Jersey, JerseyParams, LnBytes};
+use crate::jersey::{Estimators, Jersey, JerseyParams};
 use crate::registry::{AlgorithmInfo, ParamInfo};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "new_jersey",
         unit: "table",
-        default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","abe_bytes":"received","tabe_bytes":"received","dupack_credit":false}"#,
-        doc: "parameters of the underlying New Jersey (see `newjersey`), except abe_bytes = received (Fig. 2: both estimators share L_n); its timeout_without_warning is replaced by EASR",
+        default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","abe_bytes":"cumulative_ack","tabe_bytes":"received","dupack_credit":false}"#,
+        doc: "parameters of the underlying New Jersey (see `newjersey`), its defaults: R_sn's L_n (abe_bytes) is the cumulative-ACK advance (l.86, l.124), R_rn's (tabe_bytes) the data the receiver got; abe_bytes = received feeds R_sn the receiver's count; timeout_without_warning is replaced by EASR",
     },
     ParamInfo {
         name: "previous_ownd",
@@ -75,7 +86,7 @@ const PARAMS: &[ParamInfo] = &[
 
 pub const NJPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
     name: "njplus",
-    summary: "New Jersey with the larger of the ACK- and receiver-timed bandwidth estimates (MABE), cwnd = mean of the last two ownd after an unwarned timeout (EASR) and +1 MSS on an unwarned fast retransmit (BERR).",
+    summary: "New Jersey with the larger of the ACK- and receiver-timed bandwidth estimates (MABE), cwnd = mean of ownd_n and the ownd measured before the loss episode after an unwarned timeout (EASR) and +1 MSS on an unwarned fast retransmit (BERR).",
     reference: "Lee, Kim, Park, Koo, Choo, KSII TIIS 2(6), 2008",
     params: PARAMS,
     timeout_collapses_window: false,
@@ -101,7 +112,8 @@ pub enum PreviousOwnd {
 #[serde(default, deny_unknown_fields)]
 pub struct NjPlusParams {
     /// The underlying New Jersey's parameters (estimator window, RTT, ownd floor, warning
-    /// window, mark response, rate-control cut). The paper does not change them.
+    /// window, mark response, rate-control cut, the L_n of R_sn and R_rn). The paper does
+    /// not change them; a partial table keeps New Jersey's defaults for the rest.
     pub new_jersey: JerseyParams,
     /// ownd_{n-1} of EASR: `before_event` (l.181), `previous_ack` (the per-ACK index taken
     /// literally) or `previous_round`.
@@ -110,11 +122,9 @@ pub struct NjPlusParams {
 
 impl Default for NjPlusParams {
     fn default() -> Self {
-        NjPlusParams {
-            // Fig. 2 feeds the same L_n to R_sn and R_rn (l.124): the data the ACK reports.
-            new_jersey: JerseyParams { abe_bytes: LnBytes::Received, ..JerseyParams::default() },
-            previous_ownd: PreviousOwnd::BeforeEvent,
-        }
+        // R_sn is Jersey's ABE and R_rn New Jersey's TABE, each with its own L_n (l.86-88,
+        // l.124): New Jersey's defaults.
+        NjPlusParams { new_jersey: JerseyParams::default(), previous_ownd: PreviousOwnd::BeforeEvent }
     }
 }
 
@@ -251,6 +261,7 @@ impl CongestionControl for NjPlus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jersey::LnBytes;
     use crate::testing::{Harness, MSS, var as trace, ack_timed, approx};
 
     const MS: u64 = 1_000_000;
@@ -334,22 +345,100 @@ mod tests {
     /// Receiver time of the last arrival of `steady`.
     const STEADY_RX_END: u64 = 1_000 * MS + 300 * 10 * MS;
 
+    /// A cumulative ACK of `segments` segments sent by one segment (a retransmission filling
+    /// a hole) that reached the receiver at `rx`, `gap` after the previous event; RTT 100 ms.
+    fn hole_filling_ack(h: &mut Harness, segments: u64, gap: u64, rx: u64) {
+        h.fill_window();
+        h.now += gap;
+        h.dupacks = 0;
+        h.snd_una += segments * u64::from(MSS);
+        h.rx_bytes += u64::from(MSS);
+        h.rtt.on_sample(100 * MS);
+        let s = AckSample {
+            ack: h.snd_una,
+            acked_bytes: segments * u64::from(MSS),
+            rtt: Some(100 * MS),
+            rx_arrival: Some(rx),
+            rx_bytes: Some(h.rx_bytes),
+            delivered: h.snd_una,
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
     #[test]
-    fn mabe_feeds_both_recursions_the_data_the_ack_reports() {
-        // Fig. 2: the same L_n in R_sn and R_rn (l.105, l.109), the length of the data
-        // packet the ACK reports (l.124): a duplicate ACK counts its out-of-order segment.
+    fn mabe_runs_jerseys_abe_and_new_jerseys_tabe_each_with_its_own_l_n() {
+        // R_sn: L_n = the data the n-th ACK acknowledges (l.86, l.124), nothing for a
+        // duplicate ACK; R_rn: every data segment that reached the receiver (l.124).
         let mut h = njplus();
         steady(&mut h, 10 * MS);
         let (mut rs, mut rr) = (trace(&h, "abe_bps"), trace(&h, "tabe_bps"));
-        for k in 1..=3 {
-            // ACKs 20 ms apart at the sender, segments 10 ms apart at the receiver; Tw = 100 ms.
-            h.dup_ack_rx(20 * MS, STEADY_RX_END + k * 10 * MS);
-            rs = tsw(rs, M, 0.020, 0.100);
+        for k in 1..=8 {
+            // Duplicate ACKs 10 ms apart at the sender, their segments 10 ms apart at the
+            // receiver.
+            h.dup_ack_rx(10 * MS, STEADY_RX_END + k * 10 * MS);
+            rs = tsw(rs, 0.0, 0.010, 0.100);
             rr = tsw(rr, M, 0.010, 0.100);
             assert!(approx(trace(&h, "abe_bps"), rs), "{} vs {rs}", trace(&h, "abe_bps"));
             assert!(approx(trace(&h, "tabe_bps"), rr), "{} vs {rr}", trace(&h, "tabe_bps"));
             assert_eq!(trace(&h, "rate_bps"), rs.max(rr));
         }
+        // The retransmission fills the hole: the ACK acknowledges nine segments, the
+        // receiver got one. R_sn jumps above R_rn and the maximum takes it.
+        hole_filling_ack(&mut h, 9, 10 * MS, STEADY_RX_END + 90 * MS);
+        rs = tsw(rs, 9.0 * M, 0.010, 0.100);
+        rr = tsw(rr, M, 0.010, 0.100);
+        assert!(approx(trace(&h, "abe_bps"), rs) && approx(trace(&h, "tabe_bps"), rr));
+        assert!(rs > 1.1 * rr, "{rs} vs {rr}");
+        assert_eq!(trace(&h, "rate_bps"), rs);
+
+        // `abe_bytes = "received"`: R_sn counts the receiver's segments too.
+        let p = NjPlusParams { new_jersey: JerseyParams { abe_bytes: LnBytes::Received, ..JerseyParams::default() }, ..NjPlusParams::default() };
+        let mut h = Harness::new(build(&p));
+        steady(&mut h, 10 * MS);
+        let mut rs = trace(&h, "abe_bps");
+        for k in 1..=8 {
+            h.dup_ack_rx(10 * MS, STEADY_RX_END + k * 10 * MS);
+            rs = tsw(rs, M, 0.010, 0.100);
+        }
+        hole_filling_ack(&mut h, 9, 10 * MS, STEADY_RX_END + 90 * MS);
+        rs = tsw(rs, M, 0.010, 0.100);
+        assert!(approx(trace(&h, "abe_bps"), rs), "{} vs {rs}", trace(&h, "abe_bps"));
+        assert!((rs - 100_000.0).abs() < 1.0, "{rs}");
+    }
+
+    #[test]
+    fn without_timestamps_the_rate_is_r_sn_on_the_cumulative_ack() {
+        // Fig. 2 line 2 applies MABE "if (timestamp)": without timestamps R_rn is never
+        // sampled and R_n = R_sn, whose L_n is the cumulative advance even with
+        // `abe_bytes = "received"` (there is no receiver count to read).
+        let received = NjPlusParams { new_jersey: JerseyParams { abe_bytes: LnBytes::Received, ..JerseyParams::default() }, ..NjPlusParams::default() };
+        for p in [NjPlusParams::default(), received] {
+            let mut h = Harness::new(build(&p));
+            let mut r = 0.0;
+            // The first ACK starts the clock; then one segment every 10 ms, Tw = 100 ms.
+            ack_at(&mut h, 1, 10 * MS, 100 * MS, None, false);
+            for _ in 0..50 {
+                ack_at(&mut h, 1, 10 * MS, 100 * MS, None, false);
+                r = tsw(r, M, 0.010, 0.100);
+            }
+            h.now += 20 * MS;
+            h.dup_ack();
+            r = tsw(r, 0.0, 0.021, 0.100);
+            assert_eq!(trace(&h, "tabe_bps"), 0.0);
+            assert!(approx(trace(&h, "abe_bps"), r), "{} vs {r}", trace(&h, "abe_bps"));
+            assert_eq!(trace(&h, "rate_bps"), trace(&h, "abe_bps"));
+        }
+    }
+
+    #[test]
+    fn a_partial_new_jersey_table_keeps_the_other_defaults() {
+        let p: NjPlusParams = serde_json::from_str(r#"{"new_jersey": {"window_rtts": 1.0}}"#).unwrap();
+        assert_eq!(p, NjPlusParams::default());
+        assert_eq!(p.new_jersey.abe_bytes, LnBytes::CumulativeAck);
+        assert_eq!(p.new_jersey.tabe_bytes, LnBytes::Received);
+        let p: NjPlusParams = serde_json::from_str(r#"{"new_jersey": {"window_rtts": 2.0}}"#).unwrap();
+        assert_eq!(p.new_jersey, JerseyParams { window_rtts: 2.0, ..JerseyParams::default() });
     }
 
     #[test]
