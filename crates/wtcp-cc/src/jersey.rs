@@ -41,7 +41,10 @@
 //!   ends fast recovery, which the sender gives to `on_recovery_exit` instead of `on_ack`,
 //!   is folded in the same way on the cumulative ACK (ABE at the time of the hook, TABE at
 //!   the next receiver timestamp); on the received count it is left out like a lost ACK and
-//!   the next ACK's count includes its data.
+//!   the next ACK's count includes its data. A congestion mark on that ACK (signalled just
+//!   before the hook) is answered in the hook as on any marked new ACK: rate control if
+//!   due, after recovery's cwnd is restored; no mark is carried to a later ACK or past a
+//!   loss.
 //! - RTT in Tw and in ownd (Eq. 2: ownd = RTT * R / seg_size) is SRTT by default; `rtt`
 //!   selects the latest sample (ns-3 port) or the minimum. ownd is kept in bytes and floored
 //!   at `ownd_floor_segments` (2, as the ns-3 port and algorithms.md §5.2 "max(ownd, 2)").
@@ -610,9 +613,27 @@ impl Jersey {
         self.s.rate_control.reduced(cx);
     }
 
+    /// A marked new ACK outside recovery. NJ+ l.65: "The sender who receives the marked
+    /// packets decreases its cwnd": rate control to ownd_n, at most once per window by
+    /// default (`mark_response`). Returns whether it cut.
+    fn answer_mark(&mut self, w: &mut Window, cx: &Ctx) -> bool {
+        let due = match self.params.mark_response {
+            MarkResponse::OncePerWindow => self.s.rate_control.allows(cx),
+            MarkResponse::EveryMark => true,
+            MarkResponse::Ignore => false,
+        };
+        if due {
+            let ownd = self.s.ownd;
+            self.rate_control(ownd, w, cx);
+        }
+        due
+    }
+
     /// Start a loss episode: the cwnd to restore at the end of fast recovery (`None` for a
     /// timeout, which leaves recovery), and marks of the current window will not cut again.
     pub fn begin_loss_episode(&mut self, exit_cwnd: Option<f64>, cx: &Ctx) {
+        // A mark is answered on the ACK it came with; none is carried past a loss.
+        self.s.mark_pending = false;
         self.s.exit_cwnd = exit_cwnd;
         self.s.rate_control.reduced(cx);
     }
@@ -664,16 +685,7 @@ impl CongestionControl for Jersey {
             return;
         }
         if marked {
-            // NJ+ l.65: "The sender who receives the marked packets decreases its cwnd":
-            // rate control to ownd, at most once per window by default.
-            let due = match self.params.mark_response {
-                MarkResponse::OncePerWindow => self.s.rate_control.allows(cx),
-                MarkResponse::EveryMark => true,
-                MarkResponse::Ignore => false,
-            };
-            if due {
-                let ownd = self.s.ownd;
-                self.rate_control(ownd, w, cx);
+            if self.answer_mark(w, cx) {
                 // The ACK that cuts does not also grow.
                 return;
             }
@@ -732,6 +744,12 @@ impl CongestionControl for Jersey {
         self.s.ownd = self.ownd(cx);
         self.s.warning.on_ack(cx.now);
         w.cwnd = self.s.exit_cwnd.take().unwrap_or(w.ssthresh);
+        // A mark on the ACK that ends recovery (signalled just before this hook) is the
+        // mark of a new ACK outside recovery, answered on this ACK, not on the next one.
+        if std::mem::take(&mut self.s.mark_pending) {
+            self.s.warning.marked_acks += 1;
+            self.answer_mark(w, cx);
+        }
     }
 
     fn on_signal(&mut self, signal: Signal, _w: &mut Window, cx: &mut Ctx) {
@@ -1119,6 +1137,54 @@ mod tests {
         assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Congestion);
         assert_eq!(h.w.cwnd, M);
         assert!((h.w.ssthresh - ownd).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_mark_on_the_ack_that_ends_recovery_is_answered_on_that_ack() {
+        // New Jersey: the ACK that ends recovery carries no receiver sample, so the rate is
+        // the one the duplicates left.
+        let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, rx + k * 10 * MS);
+        }
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        let held = h.w.cwnd;
+        h.in_recovery = true;
+        h.dup_ack_rx(10 * MS, rx + 40 * MS);
+        // The full ACK (everything outstanding at the loss) carries a mark.
+        h.now += 10 * MS;
+        h.snd_una = h.snd_max;
+        h.signal(Signal::CongestionMark);
+        h.exit_recovery();
+        // Eq. 2 after that ACK's sample: ownd_n = R_n * SRTT.
+        let ownd = trace(&h, "rate_bps") * h.rtt.srtt().unwrap() as f64 / 1e9;
+        assert!(held > 2.0 * ownd, "precondition: held {held} ownd {ownd}");
+        assert!(approx(h.w.cwnd, ownd), "{} vs {ownd}", h.w.cwnd);
+        assert!(approx(h.w.ssthresh, ownd));
+        assert_eq!(trace(&h, "marked_acks"), 1.0);
+        // A timeout, then an unmarked ACK: it is not taken as marked (no count, no cut).
+        h.now += 500 * MS;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        let cwnd = h.w.cwnd;
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, false);
+        assert_eq!(trace(&h, "marked_acks"), 1.0);
+        assert!(h.w.cwnd >= cwnd, "{} vs {cwnd}", h.w.cwnd);
+
+        // Unmarked, the same exit keeps the window held at the loss.
+        let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, rx + k * 10 * MS);
+        }
+        h.loss(Loss::FastRetransmit);
+        let held = h.w.cwnd;
+        h.in_recovery = true;
+        h.now += 10 * MS;
+        h.snd_una = h.snd_max;
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, held);
+        assert_eq!(trace(&h, "marked_acks"), 0.0);
     }
 
     #[test]
