@@ -90,8 +90,15 @@
 //! - Timeout (NJ+ paper Fig. 3a and §3.2, which gives it for Jersey and New Jersey alike):
 //!   ssthresh = ownd; cwnd = 1 segment when warned, cwnd = ownd when not
 //!   (`timeout_without_warning = "ownd"`). algorithms.md §5.2 [REC] and the ns-3 port set
-//!   cwnd = 1 segment in both cases: `timeout_without_warning = "one_segment"`. A repeated
-//!   expiry keeps ssthresh (RFC 5681 §3.1) and sets cwnd by the same rule.
+//!   cwnd = 1 segment in both cases: `timeout_without_warning = "one_segment"`.
+//! - Repeated expiries (`timeout_ssthresh = "every_expiry"`, default): Fig. 3 sets
+//!   "ssthresh = ownd_n;" under "if (RTO expired)" (lines 05 and 09) with no exception for a
+//!   repeated expiry, and §3.2 says the same of "an RTO" (l.132, l.181), so every expiry
+//!   sets ssthresh = ownd_n and cwnd by the rule above. ownd_n moves between expiries only
+//!   if ACKs (duplicates) arrive between them. `"first_expiry"` keeps ssthresh after the
+//!   first expiry of the same data, as RFC 5681 §3.1 does for its FlightSize/2 (whose
+//!   FlightSize has collapsed after an RTO; ownd_n is an estimate of the rate, not of the
+//!   flight).
 //! - Slow start and congestion avoidance are Reno's (RFC 5681 per-ACK increase) via
 //!   `Reno::grow`; fast recovery is NewReno's (RFC 6582).
 
@@ -149,6 +156,12 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ownd|one_segment",
         default: "ownd",
         doc: "cwnd after an unwarned timeout: ownd (NJ+ paper Fig. 3a) or 1 segment (algorithms.md [REC], ns-3 port)",
+    },
+    ParamInfo {
+        name: "timeout_ssthresh",
+        unit: "every_expiry|first_expiry",
+        default: "every_expiry",
+        doc: "ssthresh = ownd_n on every RTO (NJ+ paper Fig. 3 lines 05/09) or on the first expiry of the same data only (RFC 5681 §3.1)",
     },
     ParamInfo {
         name: "abe_bytes",
@@ -234,6 +247,17 @@ pub enum TimeoutResponse {
     OneSegment,
 }
 
+/// Which timeouts set ssthresh = ownd_n.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutSsthresh {
+    /// Every expiry (NJ+ paper Fig. 3 lines 05 and 09).
+    #[default]
+    EveryExpiry,
+    /// The first expiry of the same data only (RFC 5681 §3.1).
+    FirstExpiry,
+}
+
 /// What an estimator counts as L_n, the bytes of one sample (Eq. 1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -272,6 +296,9 @@ pub struct JerseyParams {
     /// cwnd after an unwarned timeout: `ownd` (NJ+ paper Fig. 3a) or `one_segment`
     /// (algorithms.md §5.2 [REC], ns-3 port).
     pub timeout_without_warning: TimeoutResponse,
+    /// Which timeouts set ssthresh = ownd_n: `every_expiry` (Fig. 3 lines 05/09) or
+    /// `first_expiry` (RFC 5681 §3.1).
+    pub timeout_ssthresh: TimeoutSsthresh,
     /// ABE's L_n: `cumulative_ack` (the cumulative-ACK advance, what a sender knows; NJ+
     /// l.86 "the size of the data packet acknowledged by the nth ACK") or `received`.
     pub abe_bytes: LnBytes,
@@ -295,6 +322,7 @@ impl Default for JerseyParams {
             cwnd_cut: CwndCut::Min,
             grow_on_marked_acks: false,
             timeout_without_warning: TimeoutResponse::Ownd,
+            timeout_ssthresh: TimeoutSsthresh::EveryExpiry,
             abe_bytes: LnBytes::CumulativeAck,
             tabe_bytes: LnBytes::Received,
             dupack_credit: false,
@@ -629,6 +657,11 @@ impl Jersey {
         due
     }
 
+    /// Whether the `consecutive`-th expiry of the same data sets ssthresh = ownd_n.
+    pub fn timeout_sets_ssthresh(&self, consecutive: u32) -> bool {
+        consecutive <= 1 || self.params.timeout_ssthresh == TimeoutSsthresh::EveryExpiry
+    }
+
     /// Start a loss episode: the cwnd to restore at the end of fast recovery (`None` for a
     /// timeout, which leaves recovery), and marks of the current window will not cut again.
     pub fn begin_loss_episode(&mut self, exit_cwnd: Option<f64>, cx: &Ctx) {
@@ -714,8 +747,8 @@ impl CongestionControl for Jersey {
             }
             Loss::Timeout { consecutive } => {
                 self.begin_loss_episode(None, cx);
-                // NJ+ paper Fig. 3a: ssthresh = ownd_n (first expiry only, RFC 5681 §3.1).
-                if consecutive <= 1 {
+                // NJ+ paper Fig. 3a lines 05/09: ssthresh = ownd_n (every expiry by default).
+                if self.timeout_sets_ssthresh(consecutive) {
                     w.ssthresh = ownd;
                 }
                 // Fig. 3a: cwnd = 1 if warned, else cwnd = ownd_n.
@@ -1124,9 +1157,6 @@ mod tests {
         let ownd = trace(&h, "ownd_segments") * M;
         assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
         assert!((h.w.cwnd - ownd).abs() < 1e-6 && (h.w.ssthresh - ownd).abs() < 1e-6);
-        let first = h.w.ssthresh;
-        h.loss(Loss::Timeout { consecutive: 2 });
-        assert_eq!(h.w.ssthresh, first);
 
         let mut h = jersey();
         steady(&mut h);
@@ -1185,6 +1215,40 @@ mod tests {
         h.exit_recovery();
         assert_eq!(h.w.cwnd, held);
         assert_eq!(trace(&h, "marked_acks"), 0.0);
+    }
+
+    /// A first RTO, two duplicate ACKs 50 ms apart, a second RTO; returns (ownd_n at the
+    /// first expiry, ownd_n at the second), recomputed from Eq. 1 and Eq. 2.
+    fn two_expiries_with_acks_between(h: &mut Harness) -> (f64, f64) {
+        steady(h);
+        let r = trace(h, "abe_bps");
+        let first = ownd_bytes(r, h.rtt.srtt(), M, 2.0);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        // ABE: a duplicate ACK acknowledges nothing (L_n = 0); Tw = SRTT = 100 ms.
+        let mut r = r;
+        for k in 1..=2 {
+            h.dup_ack_rx(50 * MS, 5_000 * MS + k * 50 * MS);
+            r = tsw(r, 0.0, 0.050, 0.100);
+        }
+        h.now += 600 * MS;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        let second = ownd_bytes(r, h.rtt.srtt(), M, 2.0);
+        assert!(second < 0.5 * first && second > 2.0 * M, "precondition: {second} vs {first}");
+        (first, second)
+    }
+
+    #[test]
+    fn every_expiry_sets_ssthresh_to_ownd_n_as_fig_3_does() {
+        let mut h = jersey();
+        let (_, second) = two_expiries_with_acks_between(&mut h);
+        assert!(approx(h.w.ssthresh, second), "{} vs {second}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, second));
+        // `first_expiry` (RFC 5681 §3.1): the second expiry keeps the first one's ssthresh.
+        let p = JerseyParams { timeout_ssthresh: TimeoutSsthresh::FirstExpiry, ..JerseyParams::default() };
+        let mut h = Harness::new(build(&p));
+        let (first, second) = two_expiries_with_acks_between(&mut h);
+        assert!(approx(h.w.ssthresh, first), "{} vs {first}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, second));
     }
 
     #[test]

@@ -51,10 +51,12 @@
 //!   When nothing was measured before the event (an RTO before any clean ACK),
 //!   ownd_{n-1} = ownd_n. The paper's "therefore is higher" is an expectation, not a rule:
 //!   the mean is taken as measured.
-//! - EASR (Fig. 3b): an unwarned timeout sets ssthresh = ownd_n (first expiry only, RFC 5681
-//!   §3.1) and cwnd = (ownd_n + ownd_{n-1}) / 2, on every expiry; a warned timeout is New
-//!   Jersey's: cwnd = 1 segment, ssthresh = ownd_n. A timeout therefore does not collapse an
-//!   unwarned window (`timeout_collapses_window = false`).
+//! - EASR (Fig. 3b): an unwarned timeout sets ssthresh = ownd_n and cwnd = (ownd_n +
+//!   ownd_{n-1}) / 2; a warned timeout is New Jersey's: cwnd = 1 segment, ssthresh =
+//!   ownd_n. Both on every expiry, repeated ones included (Fig. 3b lines 05 and 09 have no
+//!   exception; `new_jersey.timeout_ssthresh = "first_expiry"` keeps ssthresh after the
+//!   first, RFC 5681 §3.1). A timeout therefore does not collapse an unwarned window
+//!   (`timeout_collapses_window = false`).
 //! - BERR (§3.3): an unwarned fast retransmit sets ssthresh = ownd_n and cwnd = cwnd + 1 MSS;
 //!   fast recovery (NewReno) ends at that cwnd. A warned one is New Jersey's: ssthresh =
 //!   ownd_n, cwnd = min(cwnd, ownd_n).
@@ -73,7 +75,7 @@ const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "new_jersey",
         unit: "table",
-        default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","abe_bytes":"cumulative_ack","tabe_bytes":"received","dupack_credit":false}"#,
+        default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","timeout_ssthresh":"every_expiry","abe_bytes":"cumulative_ack","tabe_bytes":"received","dupack_credit":false}"#,
         doc: "parameters of the underlying New Jersey (see `newjersey`), its defaults: R_sn's L_n (abe_bytes) is the cumulative-ACK advance (l.86, l.124), R_rn's (tabe_bytes) the data the receiver got; abe_bytes = received feeds R_sn the receiver's count; timeout_without_warning is replaced by EASR",
     },
     ParamInfo {
@@ -231,7 +233,7 @@ impl CongestionControl for NjPlus {
             Loss::Timeout { consecutive } => {
                 // EASR (Fig. 3b lines 7-9): cwnd = (ownd_n + ownd_{n-1}) / 2; ssthresh = ownd_n.
                 self.base.begin_loss_episode(None, cx);
-                if consecutive <= 1 {
+                if self.base.timeout_sets_ssthresh(consecutive) {
                     w.ssthresh = ownd_n;
                 }
                 w.cwnd = ((ownd_n + self.ownd_prev(ownd_n)) / 2.0).max(mss);
@@ -447,15 +449,15 @@ mod tests {
         steady(&mut h, 10 * MS);
         let before = trace(&h, "ownd_segments") * M;
         assert!(approx(trace(&h, "pre_event_ownd_segments") * M, before));
-        // The link deteriorates: out-of-order segments reach the receiver, and their
-        // duplicate ACKs the sender, 60 ms apart; both estimates fall (Eq. 1).
+        // The link deteriorates: out-of-order segments reach the receiver 30 ms apart, their
+        // duplicate ACKs the sender 60 ms apart; both estimates fall (Eq. 1).
         for k in 1..=3 {
-            h.dup_ack_rx(60 * MS, STEADY_RX_END + k * 60 * MS);
+            h.dup_ack_rx(60 * MS, STEADY_RX_END + k * 30 * MS);
         }
         assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
         h.in_recovery = true;
         for k in 4..=6 {
-            h.dup_ack_rx(60 * MS, STEADY_RX_END + k * 60 * MS);
+            h.dup_ack_rx(60 * MS, STEADY_RX_END + k * 30 * MS);
         }
         // The retransmission is lost as well: the timer expires.
         let ownd_n = (trace(&h, "abe_bps").max(trace(&h, "tabe_bps")) * h.rtt.srtt().unwrap() as f64 / 1e9).max(2.0 * M);
@@ -467,14 +469,26 @@ mod tests {
         // Fig. 3b: ssthresh = ownd_n, cwnd = (ownd_n + ownd_{n-1}) / 2.
         assert!(approx(h.w.ssthresh, ownd_n), "{} vs {ownd_n}", h.w.ssthresh);
         assert!(approx(h.w.cwnd, (ownd_n + before) / 2.0), "{} vs {}", h.w.cwnd, (ownd_n + before) / 2.0);
-        // A second expiry of the same episode: the same ownd_{n-1}, ssthresh kept.
-        h.loss(Loss::Timeout { consecutive: 2 });
-        assert!(approx(h.w.cwnd, (ownd_n + before) / 2.0));
-        assert!(approx(h.w.ssthresh, ownd_n));
+        // Duplicate ACKs between the expiries (more out-of-order segments reach the
+        // receiver, 30 ms apart): both estimates fall further (Eq. 1; ABE's clock last
+        // ticked at the sixth duplicate, 400 ms before the expiry).
+        let (rs, rr) = (trace(&h, "abe_bps"), trace(&h, "tabe_bps"));
+        h.dup_ack_rx(60 * MS, STEADY_RX_END + 7 * 30 * MS);
+        h.dup_ack_rx(60 * MS, STEADY_RX_END + 8 * 30 * MS);
+        let rs = tsw(tsw(rs, 0.0, 0.460, 0.100), 0.0, 0.060, 0.100);
+        let rr = tsw(tsw(rr, M, 0.030, 0.100), M, 0.030, 0.100);
+        let ownd_n2 = (rs.max(rr) * 0.100).max(2.0 * M);
+        assert!(ownd_n2 < 0.95 * ownd_n && ownd_n2 > 2.0 * M, "precondition: {ownd_n2} vs {ownd_n}");
+        // The second expiry of the episode: the same ownd_{n-1}; ssthresh = the new ownd_n
+        // (Fig. 3b line 09 on every expiry).
+        h.now += 800 * MS;
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 2 }), Verdict::Wireless);
+        assert!(approx(h.w.ssthresh, ownd_n2), "{} vs {ownd_n2}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, (ownd_n2 + before) / 2.0), "{} vs {}", h.w.cwnd, (ownd_n2 + before) / 2.0);
         // ACKs below the RTO's recovery point belong to the episode: the value stays while
         // ownd follows the new rate (one segment per 20 ms).
         let recover = h.snd_max;
-        let mut rx = STEADY_RX_END + 7 * 60 * MS;
+        let mut rx = STEADY_RX_END + 9 * 60 * MS;
         while h.snd_una + u64::from(MSS) < recover {
             rx += 20 * MS;
             ack_at(&mut h, 1, 20 * MS, 100 * MS, Some(rx), false);
@@ -487,23 +501,64 @@ mod tests {
         assert!(approx(trace(&h, "pre_event_ownd_segments") * M, now));
     }
 
+    /// After `steady` (receiver spacing 10 ms), one last ACK 40 ms after the previous one
+    /// whose segment arrived 30 ms after the previous one. Returns (ownd before that ACK,
+    /// ownd_n after it), both from Eq. 1 and Eq. 2 with SRTT = Tw = 100 ms.
+    fn slower_last_ack(h: &mut Harness) -> (f64, f64) {
+        let (rs, rr) = (trace(h, "abe_bps"), trace(h, "tabe_bps"));
+        let before = (rs.max(rr) * 0.100).max(2.0 * M);
+        ack_at(h, 1, 40 * MS, 100 * MS, Some(STEADY_RX_END + 30 * MS), false);
+        let (rs, rr) = (tsw(rs, M, 0.040, 0.100), tsw(rr, M, 0.030, 0.100));
+        let ownd_n = (rs.max(rr) * 0.100).max(2.0 * M);
+        assert!(before > 1.05 * ownd_n, "precondition: {before} > {ownd_n}");
+        (before, ownd_n)
+    }
+
     #[test]
     fn previous_ack_reading_takes_ownd_one_ack_before_the_rto() {
         let p = NjPlusParams { previous_ownd: PreviousOwnd::PreviousAck, ..NjPlusParams::default() };
         let mut h = Harness::new(build(&p));
         steady(&mut h, 10 * MS);
-        // A slower last ACK lowers ownd_n below ownd_{n-1}.
-        ack_at(&mut h, 1, 40 * MS, 100 * MS, Some(STEADY_RX_END + 30 * MS), false);
-        let ownd_n = trace(&h, "ownd_segments") * M;
-        let ownd_prev = trace(&h, "ownd_prev_segments") * M;
-        assert!(ownd_prev > ownd_n, "{ownd_prev} > {ownd_n}");
+        let (ownd_prev, ownd_n) = slower_last_ack(&mut h);
         assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
-        assert!((h.w.ssthresh - ownd_n).abs() < 1e-6);
-        assert!((h.w.cwnd - (ownd_n + ownd_prev) / 2.0).abs() < 1e-6, "{} vs {}", h.w.cwnd, (ownd_n + ownd_prev) / 2.0);
-        // A repeated expiry keeps ssthresh.
-        let first = h.w.ssthresh;
+        assert!(approx(h.w.ssthresh, ownd_n), "{} vs {ownd_n}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, (ownd_n + ownd_prev) / 2.0), "{} vs {}", h.w.cwnd, (ownd_n + ownd_prev) / 2.0);
+    }
+
+    #[test]
+    fn before_event_without_a_duplicate_before_the_rto_restarts_from_ownd_n() {
+        // No duplicate or partial ACK preceded the RTO: the last ACK before the event is
+        // the last ACK, so ownd_{n-1} = ownd_n and EASR gives New Jersey's cwnd = ownd_n.
+        let mut h = njplus();
+        steady(&mut h, 10 * MS);
+        let (_, ownd_n) = slower_last_ack(&mut h);
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
+        assert!(approx(h.w.ssthresh, ownd_n) && approx(h.w.cwnd, ownd_n), "{} vs {ownd_n}", h.w.cwnd);
+    }
+
+    #[test]
+    fn first_expiry_option_keeps_ssthresh_on_a_repeated_expiry() {
+        use crate::jersey::TimeoutSsthresh;
+        let nj = JerseyParams { timeout_ssthresh: TimeoutSsthresh::FirstExpiry, ..JerseyParams::default() };
+        let mut h = Harness::new(build(&NjPlusParams { new_jersey: nj, ..NjPlusParams::default() }));
+        steady(&mut h, 10 * MS);
+        let (_, ownd_n) = slower_last_ack(&mut h);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!(approx(h.w.ssthresh, ownd_n));
+        // Two duplicate ACKs between the expiries lower ownd_n (Eq. 1).
+        let (rs, rr) = (trace(&h, "abe_bps"), trace(&h, "tabe_bps"));
+        h.dup_ack_rx(60 * MS, STEADY_RX_END + 60 * MS);
+        h.dup_ack_rx(60 * MS, STEADY_RX_END + 90 * MS);
+        let rs = tsw(tsw(rs, 0.0, 0.060, 0.100), 0.0, 0.060, 0.100);
+        let rr = tsw(tsw(rr, M, 0.030, 0.100), M, 0.030, 0.100);
+        let ownd_n2 = (rs.max(rr) * 0.100).max(2.0 * M);
+        assert!(ownd_n2 < 0.95 * ownd_n, "precondition: {ownd_n2} vs {ownd_n}");
+        h.now += 600 * MS;
         h.loss(Loss::Timeout { consecutive: 2 });
-        assert_eq!(h.w.ssthresh, first);
+        assert!(approx(h.w.ssthresh, ownd_n), "{} vs {ownd_n}", h.w.ssthresh);
+        // ownd_{n-1} (before the episode) is the first expiry's ownd_n: no duplicate came
+        // before it.
+        assert!(approx(h.w.cwnd, (ownd_n2 + ownd_n) / 2.0), "{} vs {}", h.w.cwnd, (ownd_n2 + ownd_n) / 2.0);
     }
 
     #[test]
@@ -522,12 +577,37 @@ mod tests {
     fn previous_round_reading_takes_ownd_at_the_start_of_the_round() {
         let p = NjPlusParams { previous_ownd: PreviousOwnd::PreviousRound, ..NjPlusParams::default() };
         let mut h = Harness::new(build(&p));
-        steady(&mut h, 10 * MS);
-        let round_ownd = trace(&h, "round_ownd_segments") * M;
-        let ownd_n = trace(&h, "ownd_segments") * M;
-        assert!(round_ownd >= 2.0 * M);
-        h.loss(Loss::Timeout { consecutive: 1 });
-        assert!((h.w.cwnd - (ownd_n + round_ownd) / 2.0).abs() < 1e-6);
+        // Congestion avoidance from 4 segments, so a round trip is a few ACKs; the ACKs (and
+        // the arrivals at the receiver) come 10, 12, 14, ... ms apart, so ownd changes on
+        // every ACK.
+        h.w.cwnd = 4.0 * M;
+        h.w.ssthresh = 4.0 * M;
+        // A round trip begins with the first ACK at or above SND.MAX as it stood when the
+        // previous one began; ownd "at its start" is ownd before that ACK.
+        let (mut round_end, mut round_start_ownd, mut ownd_before) = (0u64, 0.0, 0.0);
+        let mut rx = 1_000 * MS;
+        for k in 0..23u64 {
+            let gap = (10 + 2 * k) * MS;
+            rx += gap;
+            let snd_max = h.snd_max.max(h.snd_una + h.w.cwnd.max(M) as u64);
+            let ack = h.snd_una + u64::from(MSS);
+            if ack >= round_end {
+                round_start_ownd = ownd_before;
+                round_end = snd_max.max(ack + 1);
+            }
+            let before = ownd_before;
+            ack_at(&mut h, 1, gap, 100 * MS, Some(rx), false);
+            ownd_before = trace(&h, "ownd_segments") * M;
+            if k == 22 {
+                // The readings differ here: ownd_n, ownd before the last ACK, and at the
+                // start of the round.
+                let ownd_n = ownd_before;
+                assert!((round_start_ownd - ownd_n).abs() > 0.05 * ownd_n, "{round_start_ownd} vs {ownd_n}");
+                assert!((round_start_ownd - before).abs() > 0.05 * before, "{round_start_ownd} vs {before}");
+                h.loss(Loss::Timeout { consecutive: 1 });
+                assert!(approx(h.w.cwnd, (ownd_n + round_start_ownd) / 2.0), "{} vs {}", h.w.cwnd, (ownd_n + round_start_ownd) / 2.0);
+            }
+        }
     }
 
 }
