@@ -17,8 +17,15 @@
 //! Deviations and ambiguities resolved:
 //! - ABE/TABE (NJ+ paper Eq. 1): R_n = (Tw * R_{n-1} + L_n) / ((t_n - t_{n-1}) + Tw), per
 //!   ACK, with Tw = K * RTT (`window_rtts` = K, 1 as in the paper and the ns-3 port).
-//!   R_0 = 0 and the first ACK only starts the clock. The ns-3 port's per-RTT update is not
-//!   used (algorithms.md §5.1 calls it a port artefact).
+//!   R_0 = 0, but the first ACK only starts the clock: its time becomes t_0 and its bytes
+//!   are not counted. Fig. 2's initialisation sets the times to 0 as well ("R_{s0}, R_{r0},
+//!   t_{s0}, t_{r0} <- 0", l.101), which would make the first sample L_1 / (t_1 + RTT) with
+//!   t_1 measured from the clock's origin: the start of the simulation for ABE, an origin
+//!   of the receiver's clock the sender does not know for TABE. Eq. 1 multiplies what the
+//!   start contributes by Tw / (t_n - t_{n-1} + Tw) at every later ACK, so the difference
+//!   between the two starts shrinks ACK by ACK (its effect on a run is not measured). The
+//!   ns-3 port's per-RTT update is not used
+//!   (algorithms.md §5.1 calls it a port artefact).
 //! - TABE's L_n (`tabe_bytes = "received"`, default): the payload of the data segments that
 //!   reached the receiver since the previous ACK, from the receiver's running byte count
 //!   (`AckSample::rx_bytes`). The paper times R_rn by data arrivals, "the time at which the
@@ -58,10 +65,15 @@
 //!   same window decide; for a timeout the reference is the last ACK before the silence, not
 //!   the expiry time (otherwise a timeout, at least one RTO after the last ACK, could never
 //!   be warned). Before any RTT sample every mark counts.
-//! - Marked ACK without loss (rate control, §5.2): ssthresh = ownd and cwnd = min(cwnd,
-//!   ownd) (`cwnd_cut = "min"`, as the NJ+ paper describes New Jersey; `"assign"`: cwnd =
-//!   ownd), at most once per window of data like an RFC 3168 response (ns-3 port), or on
-//!   every marked ACK (`mark_response`).
+//! - Marked ACK without loss (rate control, algorithms.md §5.2 [REC]): ssthresh = ownd and
+//!   cwnd = min(cwnd, ownd) (`cwnd_cut = "min"`; `"assign"`: cwnd = ownd), at most once per
+//!   window of data like an RFC 3168 response (ns-3 port), or on every marked ACK
+//!   (`mark_response`). The NJ+ paper gives the min rule only for New Jersey's warned
+//!   three duplicate ACKs ("reduces ssthresh to ownd_n and compares cwnd with ssthresh to
+//!   adjust it ... the current cwnd value is maintained if cwnd is lower than ssthresh, or
+//!   the ownd_n value is used to cwnd if it is higher", l.185); for a marked ACK without
+//!   loss it says only that the sender "decreases its cwnd" (l.65). Using the same rule
+//!   there is an extension.
 //! - No marked ACK grows the window (`grow_on_marked_acks = false`). The NJ+ paper says
 //!   only "The sender who receives the marked packets decreases its cwnd, otherwise it
 //!   maintains the current cwnd" (l.65), but it introduces CW as "an intermediate
@@ -143,7 +155,7 @@ const PARAMS: &[ParamInfo] = &[
         name: "cwnd_cut",
         unit: "min|assign",
         default: "min",
-        doc: "rate control sets cwnd = min(cwnd, ownd) (NJ+ paper on New Jersey) or cwnd = ownd",
+        doc: "rate control sets cwnd = min(cwnd, ownd) (the NJ+ paper's warned 3-dupack rule, l.185, extended to marked ACKs) or cwnd = ownd",
     },
     ParamInfo {
         name: "grow_on_marked_acks",
@@ -229,7 +241,8 @@ pub enum MarkResponse {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CwndCut {
-    /// cwnd = min(cwnd, ownd) (the NJ+ paper's description of New Jersey).
+    /// cwnd = min(cwnd, ownd) (NJ+ paper l.185 for New Jersey's warned 3 duplicate ACKs;
+    /// applied to marked ACKs without loss as an extension).
     #[default]
     Min,
     /// cwnd = ownd.
@@ -283,11 +296,13 @@ pub struct JerseyParams {
     /// Floor on ownd, in segments. ns-3 port: 2; algorithms.md §5.2: max(ownd, 2).
     pub ownd_floor_segments: f64,
     /// In RTTs (SRTT): a loss is warned if a mark arrived this long or less before the last
-    /// ACK that preceded it. Not in the paper (which says "the ACKs carry a CW mark"); 1.
+    /// ACK that preceded it; 1. Not in the NJ+ paper; algorithms.md §5.2 [REC] asks whether
+    /// "the dupacks (or the ACKs of the current window) carry a CW mark".
     pub warning_window_rtts: f64,
     /// Rate control on a marked ACK: `once_per_window` (ns-3 port), `every_mark`, `ignore`.
     pub mark_response: MarkResponse,
-    /// Rate control's cwnd: `min` = min(cwnd, ownd) (NJ+ paper on New Jersey) or `assign`.
+    /// Rate control's cwnd: `min` = min(cwnd, ownd) (NJ+ l.185's warned 3-dupack rule,
+    /// extended to marked ACKs) or `assign`.
     pub cwnd_cut: CwndCut,
     /// Whether marked ACKs grow the window between rate-control cuts (the ACK that cuts
     /// never grows). Default false: RFC 3168 §6.1.2 and ns-2's TcpAgent do not grow on an

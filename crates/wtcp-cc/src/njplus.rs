@@ -43,14 +43,21 @@
 //!   duplicate came) freezes it, and consecutive RTOs of one episode use the same value. The
 //!   paper: "the ownd_n value at the time of the high BER does not actually mean the
 //!   optimum congestion window value ... takes into account the conditions existing prior to
-//!   the high BER" (l.179) and "The ownd_{n-1} value is measured before the network event
-//!   where the current link error causes the RTO, and therefore is higher than ownd_n"
-//!   (l.181). The per-ACK index read literally (`"previous_ack"`: ownd after the ACK before
-//!   the last one) is measured inside the event, one ACK before ownd_n, and is nearly
-//!   ownd_n. `"previous_round"` takes ownd as it stood when the current round trip began.
-//!   When nothing was measured before the event (an RTO before any clean ACK),
-//!   ownd_{n-1} = ownd_n. The paper's "therefore is higher" is an expectation, not a rule:
-//!   the mean is taken as measured.
+//!   the high BER" (l.179); "For this reason, TCP NJ+ considers ownd_{n-1}, the value
+//!   effective immediately prior to the RTO occurrence, and thereby ensures a higher
+//!   transfer rate" and "The ownd_{n-1} value is measured before the network event where
+//!   the current link error causes the RTO, and therefore is higher than ownd_n" (l.181).
+//!   "Immediately prior to the RTO occurrence" is read with the next sentence: prior to the
+//!   event that leads to the RTO. What this reading implies: an RTO with no duplicate or
+//!   partial ACK before it (the last ACK was a clean new ACK) has ownd_{n-1} = ownd_n, and
+//!   EASR then gives New Jersey's cwnd = ownd_n; EASR differs from New Jersey only when
+//!   duplicate or partial ACKs (or an earlier RTO) moved the estimate between the last clean
+//!   ACK and the RTO. The per-ACK index read literally (`"previous_ack"`: ownd after the ACK
+//!   before the last one, the value "immediately prior" in the narrowest sense) is measured
+//!   inside the event, one ACK before ownd_n. `"previous_round"` takes ownd as it stood
+//!   when the current round trip began. When nothing was measured before the event (an RTO
+//!   before any clean ACK), ownd_{n-1} = ownd_n. The paper's "therefore is higher" is an
+//!   expectation, not a rule: the mean is taken as measured.
 //! - EASR (Fig. 3b): an unwarned timeout sets ssthresh = ownd_n and cwnd = (ownd_n +
 //!   ownd_{n-1}) / 2; a warned timeout is New Jersey's: cwnd = 1 segment, ssthresh =
 //!   ownd_n. Both on every expiry, repeated ones included (Fig. 3b lines 05 and 09 have no
