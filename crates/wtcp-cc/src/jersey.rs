@@ -42,7 +42,7 @@
 //!   of the data packet acknowledged by the nth ACK" (l.86), 0 for a duplicate ACK; with
 //!   `dupack_credit` each duplicate counts one SMSS, taken back from the cumulative ACK that
 //!   covers it (Linux Westwood+'s accounting). `abe_bytes = "received"` takes the receiver's
-//!   count as TABE does (NJ+ uses it: its Fig. 2 gives both recursions the same L_n).
+//!   count as TABE does (an option, also for NJ+'s R_sn; see `njplus`).
 //! - An ACK that cannot be timed (no RTT yet, or for TABE no receiver timestamp) carries its
 //!   cumulative bytes to the next timed sample, so no delivered byte is lost. The ACK that
 //!   ends fast recovery, which the sender gives to `on_recovery_exit` instead of `on_ack`,

@@ -18,7 +18,7 @@
 //!   R_rn (TABE, receiver's data arrival times) each run their own Eq. 1 recursion; the
 //!   maximum is not fed back. Without timestamps R_rn stays 0, so R_n = R_sn (Fig. 2 line 2
 //!   applies MABE only "if (timestamp)").
-//! - L_n (Fig. 2 lines 2 and 5, l.105 and l.109): each recursion keeps the L_n of the method
+//! - L_n (Fig. 2, l.105 and l.109): each recursion keeps the L_n of the method
 //!   it comes from. NJ+ "compares the two methods shown above and selects a higher value"
 //!   (l.88), the methods being Jersey's ABE and New Jersey's TABE as l.86-88 define them;
 //!   R_sn is the "ABE based on ACK packet inter arrival time" (l.107), "measured based on the
@@ -50,7 +50,7 @@
 //!   "Immediately prior to the RTO occurrence" is read with the next sentence: prior to the
 //!   event that leads to the RTO. What this reading implies: an RTO with no duplicate or
 //!   partial ACK before it (the last ACK was a clean new ACK) has ownd_{n-1} = ownd_n, and
-//!   EASR then gives New Jersey's cwnd = ownd_n; EASR differs from New Jersey only when
+//!   EASR then gives New Jersey's cwnd = ownd_n; EASR's cwnd differs from ownd_n only when
 //!   duplicate or partial ACKs (or an earlier RTO) moved the estimate between the last clean
 //!   ACK and the RTO. The per-ACK index read literally (`"previous_ack"`: ownd after the ACK
 //!   before the last one, the value "immediately prior" in the narrowest sense) is measured
