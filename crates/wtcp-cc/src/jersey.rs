@@ -17,8 +17,15 @@
 //! Deviations and ambiguities resolved:
 //! - ABE/TABE (NJ+ paper Eq. 1): R_n = (Tw * R_{n-1} + L_n) / ((t_n - t_{n-1}) + Tw), per
 //!   ACK, with Tw = K * RTT (`window_rtts` = K, 1 as in the paper and the ns-3 port).
-//!   R_0 = 0 and the first ACK only starts the clock. The ns-3 port's per-RTT update is not
-//!   used (algorithms.md §5.1 calls it a port artefact).
+//!   R_0 = 0, but the first ACK only starts the clock: its time becomes t_0 and its bytes
+//!   are not counted. Fig. 2's initialisation sets the times to 0 as well ("R_{s0}, R_{r0},
+//!   t_{s0}, t_{r0} <- 0", l.101), which would make the first sample L_1 / (t_1 + RTT) with
+//!   t_1 measured from the clock's origin: the start of the simulation for ABE, an origin
+//!   of the receiver's clock the sender does not know for TABE. Eq. 1 multiplies what the
+//!   start contributes by Tw / (t_n - t_{n-1} + Tw) at every later ACK, so the difference
+//!   between the two starts shrinks ACK by ACK (its effect on a run is not measured). The
+//!   ns-3 port's per-RTT update is not used
+//!   (algorithms.md §5.1 calls it a port artefact).
 //! - TABE's L_n (`tabe_bytes = "received"`, default): the payload of the data segments that
 //!   reached the receiver since the previous ACK, from the receiver's running byte count
 //!   (`AckSample::rx_bytes`). The paper times R_rn by data arrivals, "the time at which the
@@ -35,13 +42,16 @@
 //!   of the data packet acknowledged by the nth ACK" (l.86), 0 for a duplicate ACK; with
 //!   `dupack_credit` each duplicate counts one SMSS, taken back from the cumulative ACK that
 //!   covers it (Linux Westwood+'s accounting). `abe_bytes = "received"` takes the receiver's
-//!   count as TABE does (NJ+ uses it: its Fig. 2 gives both recursions the same L_n).
+//!   count as TABE does (an option, also for NJ+'s R_sn; see `njplus`).
 //! - An ACK that cannot be timed (no RTT yet, or for TABE no receiver timestamp) carries its
 //!   cumulative bytes to the next timed sample, so no delivered byte is lost. The ACK that
 //!   ends fast recovery, which the sender gives to `on_recovery_exit` instead of `on_ack`,
 //!   is folded in the same way on the cumulative ACK (ABE at the time of the hook, TABE at
 //!   the next receiver timestamp); on the received count it is left out like a lost ACK and
-//!   the next ACK's count includes its data.
+//!   the next ACK's count includes its data. A congestion mark on that ACK (signalled just
+//!   before the hook) is answered in the hook as on any marked new ACK: rate control if
+//!   due, after recovery's cwnd is restored; no mark is carried to a later ACK or past a
+//!   loss.
 //! - RTT in Tw and in ownd (Eq. 2: ownd = RTT * R / seg_size) is SRTT by default; `rtt`
 //!   selects the latest sample (ns-3 port) or the minimum. ownd is kept in bytes and floored
 //!   at `ownd_floor_segments` (2, as the ns-3 port and algorithms.md §5.2 "max(ownd, 2)").
@@ -55,10 +65,15 @@
 //!   same window decide; for a timeout the reference is the last ACK before the silence, not
 //!   the expiry time (otherwise a timeout, at least one RTO after the last ACK, could never
 //!   be warned). Before any RTT sample every mark counts.
-//! - Marked ACK without loss (rate control, §5.2): ssthresh = ownd and cwnd = min(cwnd,
-//!   ownd) (`cwnd_cut = "min"`, as the NJ+ paper describes New Jersey; `"assign"`: cwnd =
-//!   ownd), at most once per window of data like an RFC 3168 response (ns-3 port), or on
-//!   every marked ACK (`mark_response`).
+//! - Marked ACK without loss (rate control, algorithms.md §5.2 [REC]): ssthresh = ownd and
+//!   cwnd = min(cwnd, ownd) (`cwnd_cut = "min"`; `"assign"`: cwnd = ownd), at most once per
+//!   window of data like an RFC 3168 response (ns-3 port), or on every marked ACK
+//!   (`mark_response`). The NJ+ paper gives the min rule only for New Jersey's warned
+//!   three duplicate ACKs ("reduces ssthresh to ownd_n and compares cwnd with ssthresh to
+//!   adjust it ... the current cwnd value is maintained if cwnd is lower than ssthresh, or
+//!   the ownd_n value is used to cwnd if it is higher", l.185); for a marked ACK without
+//!   loss it says only that the sender "decreases its cwnd" (l.65). Using the same rule
+//!   there is an extension.
 //! - No marked ACK grows the window (`grow_on_marked_acks = false`). The NJ+ paper says
 //!   only "The sender who receives the marked packets decreases its cwnd, otherwise it
 //!   maintains the current cwnd" (l.65), but it introduces CW as "an intermediate
@@ -87,8 +102,15 @@
 //! - Timeout (NJ+ paper Fig. 3a and §3.2, which gives it for Jersey and New Jersey alike):
 //!   ssthresh = ownd; cwnd = 1 segment when warned, cwnd = ownd when not
 //!   (`timeout_without_warning = "ownd"`). algorithms.md §5.2 [REC] and the ns-3 port set
-//!   cwnd = 1 segment in both cases: `timeout_without_warning = "one_segment"`. A repeated
-//!   expiry keeps ssthresh (RFC 5681 §3.1) and sets cwnd by the same rule.
+//!   cwnd = 1 segment in both cases: `timeout_without_warning = "one_segment"`.
+//! - Repeated expiries (`timeout_ssthresh = "every_expiry"`, default): Fig. 3 sets
+//!   "ssthresh = ownd_n;" under "if (RTO expired)" (lines 05 and 09) with no exception for a
+//!   repeated expiry, and §3.2 says the same of "an RTO" (l.132, l.181), so every expiry
+//!   sets ssthresh = ownd_n and cwnd by the rule above. ownd_n moves between expiries only
+//!   if ACKs (duplicates) arrive between them. `"first_expiry"` keeps ssthresh after the
+//!   first expiry of the same data, as RFC 5681 §3.1 does for its FlightSize/2 (whose
+//!   FlightSize has collapsed after an RTO; ownd_n is an estimate of the rate, not of the
+//!   flight).
 //! - Slow start and congestion avoidance are Reno's (RFC 5681 per-ACK increase) via
 //!   `Reno::grow`; fast recovery is NewReno's (RFC 6582).
 
@@ -133,7 +155,7 @@ const PARAMS: &[ParamInfo] = &[
         name: "cwnd_cut",
         unit: "min|assign",
         default: "min",
-        doc: "rate control sets cwnd = min(cwnd, ownd) (NJ+ paper on New Jersey) or cwnd = ownd",
+        doc: "rate control sets cwnd = min(cwnd, ownd) (the NJ+ paper's warned 3-dupack rule, l.185, extended to marked ACKs) or cwnd = ownd",
     },
     ParamInfo {
         name: "grow_on_marked_acks",
@@ -146,6 +168,12 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ownd|one_segment",
         default: "ownd",
         doc: "cwnd after an unwarned timeout: ownd (NJ+ paper Fig. 3a) or 1 segment (algorithms.md [REC], ns-3 port)",
+    },
+    ParamInfo {
+        name: "timeout_ssthresh",
+        unit: "every_expiry|first_expiry",
+        default: "every_expiry",
+        doc: "ssthresh = ownd_n on every RTO (NJ+ paper Fig. 3 lines 05/09) or on the first expiry of the same data only (RFC 5681 §3.1)",
     },
     ParamInfo {
         name: "abe_bytes",
@@ -213,7 +241,8 @@ pub enum MarkResponse {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CwndCut {
-    /// cwnd = min(cwnd, ownd) (the NJ+ paper's description of New Jersey).
+    /// cwnd = min(cwnd, ownd) (NJ+ paper l.185 for New Jersey's warned 3 duplicate ACKs;
+    /// applied to marked ACKs without loss as an extension).
     #[default]
     Min,
     /// cwnd = ownd.
@@ -229,6 +258,17 @@ pub enum TimeoutResponse {
     Ownd,
     /// cwnd = 1 segment (algorithms.md §5.2 [REC], the ns-3 port).
     OneSegment,
+}
+
+/// Which timeouts set ssthresh = ownd_n.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutSsthresh {
+    /// Every expiry (NJ+ paper Fig. 3 lines 05 and 09).
+    #[default]
+    EveryExpiry,
+    /// The first expiry of the same data only (RFC 5681 §3.1).
+    FirstExpiry,
 }
 
 /// What an estimator counts as L_n, the bytes of one sample (Eq. 1).
@@ -256,11 +296,13 @@ pub struct JerseyParams {
     /// Floor on ownd, in segments. ns-3 port: 2; algorithms.md §5.2: max(ownd, 2).
     pub ownd_floor_segments: f64,
     /// In RTTs (SRTT): a loss is warned if a mark arrived this long or less before the last
-    /// ACK that preceded it. Not in the paper (which says "the ACKs carry a CW mark"); 1.
+    /// ACK that preceded it; 1. Not in the NJ+ paper; algorithms.md §5.2 [REC] asks whether
+    /// "the dupacks (or the ACKs of the current window) carry a CW mark".
     pub warning_window_rtts: f64,
     /// Rate control on a marked ACK: `once_per_window` (ns-3 port), `every_mark`, `ignore`.
     pub mark_response: MarkResponse,
-    /// Rate control's cwnd: `min` = min(cwnd, ownd) (NJ+ paper on New Jersey) or `assign`.
+    /// Rate control's cwnd: `min` = min(cwnd, ownd) (NJ+ l.185's warned 3-dupack rule,
+    /// extended to marked ACKs) or `assign`.
     pub cwnd_cut: CwndCut,
     /// Whether marked ACKs grow the window between rate-control cuts (the ACK that cuts
     /// never grows). Default false: RFC 3168 §6.1.2 and ns-2's TcpAgent do not grow on an
@@ -269,6 +311,9 @@ pub struct JerseyParams {
     /// cwnd after an unwarned timeout: `ownd` (NJ+ paper Fig. 3a) or `one_segment`
     /// (algorithms.md §5.2 [REC], ns-3 port).
     pub timeout_without_warning: TimeoutResponse,
+    /// Which timeouts set ssthresh = ownd_n: `every_expiry` (Fig. 3 lines 05/09) or
+    /// `first_expiry` (RFC 5681 §3.1).
+    pub timeout_ssthresh: TimeoutSsthresh,
     /// ABE's L_n: `cumulative_ack` (the cumulative-ACK advance, what a sender knows; NJ+
     /// l.86 "the size of the data packet acknowledged by the nth ACK") or `received`.
     pub abe_bytes: LnBytes,
@@ -292,6 +337,7 @@ impl Default for JerseyParams {
             cwnd_cut: CwndCut::Min,
             grow_on_marked_acks: false,
             timeout_without_warning: TimeoutResponse::Ownd,
+            timeout_ssthresh: TimeoutSsthresh::EveryExpiry,
             abe_bytes: LnBytes::CumulativeAck,
             tabe_bytes: LnBytes::Received,
             dupack_credit: false,
@@ -610,9 +656,32 @@ impl Jersey {
         self.s.rate_control.reduced(cx);
     }
 
+    /// A marked new ACK outside recovery. NJ+ l.65: "The sender who receives the marked
+    /// packets decreases its cwnd": rate control to ownd_n, at most once per window by
+    /// default (`mark_response`). Returns whether it cut.
+    fn answer_mark(&mut self, w: &mut Window, cx: &Ctx) -> bool {
+        let due = match self.params.mark_response {
+            MarkResponse::OncePerWindow => self.s.rate_control.allows(cx),
+            MarkResponse::EveryMark => true,
+            MarkResponse::Ignore => false,
+        };
+        if due {
+            let ownd = self.s.ownd;
+            self.rate_control(ownd, w, cx);
+        }
+        due
+    }
+
+    /// Whether the `consecutive`-th expiry of the same data sets ssthresh = ownd_n.
+    pub fn timeout_sets_ssthresh(&self, consecutive: u32) -> bool {
+        consecutive <= 1 || self.params.timeout_ssthresh == TimeoutSsthresh::EveryExpiry
+    }
+
     /// Start a loss episode: the cwnd to restore at the end of fast recovery (`None` for a
     /// timeout, which leaves recovery), and marks of the current window will not cut again.
     pub fn begin_loss_episode(&mut self, exit_cwnd: Option<f64>, cx: &Ctx) {
+        // A mark is answered on the ACK it came with; none is carried past a loss.
+        self.s.mark_pending = false;
         self.s.exit_cwnd = exit_cwnd;
         self.s.rate_control.reduced(cx);
     }
@@ -664,16 +733,7 @@ impl CongestionControl for Jersey {
             return;
         }
         if marked {
-            // NJ+ l.65: "The sender who receives the marked packets decreases its cwnd":
-            // rate control to ownd, at most once per window by default.
-            let due = match self.params.mark_response {
-                MarkResponse::OncePerWindow => self.s.rate_control.allows(cx),
-                MarkResponse::EveryMark => true,
-                MarkResponse::Ignore => false,
-            };
-            if due {
-                let ownd = self.s.ownd;
-                self.rate_control(ownd, w, cx);
+            if self.answer_mark(w, cx) {
                 // The ACK that cuts does not also grow.
                 return;
             }
@@ -702,8 +762,8 @@ impl CongestionControl for Jersey {
             }
             Loss::Timeout { consecutive } => {
                 self.begin_loss_episode(None, cx);
-                // NJ+ paper Fig. 3a: ssthresh = ownd_n (first expiry only, RFC 5681 §3.1).
-                if consecutive <= 1 {
+                // NJ+ paper Fig. 3a lines 05/09: ssthresh = ownd_n (every expiry by default).
+                if self.timeout_sets_ssthresh(consecutive) {
                     w.ssthresh = ownd;
                 }
                 // Fig. 3a: cwnd = 1 if warned, else cwnd = ownd_n.
@@ -732,6 +792,12 @@ impl CongestionControl for Jersey {
         self.s.ownd = self.ownd(cx);
         self.s.warning.on_ack(cx.now);
         w.cwnd = self.s.exit_cwnd.take().unwrap_or(w.ssthresh);
+        // A mark on the ACK that ends recovery (signalled just before this hook) is the
+        // mark of a new ACK outside recovery, answered on this ACK, not on the next one.
+        if std::mem::take(&mut self.s.mark_pending) {
+            self.s.warning.marked_acks += 1;
+            self.answer_mark(w, cx);
+        }
     }
 
     fn on_signal(&mut self, signal: Signal, _w: &mut Window, cx: &mut Ctx) {
@@ -1106,9 +1172,6 @@ mod tests {
         let ownd = trace(&h, "ownd_segments") * M;
         assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Wireless);
         assert!((h.w.cwnd - ownd).abs() < 1e-6 && (h.w.ssthresh - ownd).abs() < 1e-6);
-        let first = h.w.ssthresh;
-        h.loss(Loss::Timeout { consecutive: 2 });
-        assert_eq!(h.w.ssthresh, first);
 
         let mut h = jersey();
         steady(&mut h);
@@ -1119,6 +1182,88 @@ mod tests {
         assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Congestion);
         assert_eq!(h.w.cwnd, M);
         assert!((h.w.ssthresh - ownd).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_mark_on_the_ack_that_ends_recovery_is_answered_on_that_ack() {
+        // New Jersey: the ACK that ends recovery carries no receiver sample, so the rate is
+        // the one the duplicates left.
+        let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, rx + k * 10 * MS);
+        }
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        let held = h.w.cwnd;
+        h.in_recovery = true;
+        h.dup_ack_rx(10 * MS, rx + 40 * MS);
+        // The full ACK (everything outstanding at the loss) carries a mark.
+        h.now += 10 * MS;
+        h.snd_una = h.snd_max;
+        h.signal(Signal::CongestionMark);
+        h.exit_recovery();
+        // Eq. 2 after that ACK's sample: ownd_n = R_n * SRTT.
+        let ownd = trace(&h, "rate_bps") * h.rtt.srtt().unwrap() as f64 / 1e9;
+        assert!(held > 2.0 * ownd, "precondition: held {held} ownd {ownd}");
+        assert!(approx(h.w.cwnd, ownd), "{} vs {ownd}", h.w.cwnd);
+        assert!(approx(h.w.ssthresh, ownd));
+        assert_eq!(trace(&h, "marked_acks"), 1.0);
+        // A timeout, then an unmarked ACK: it is not taken as marked (no count, no cut).
+        h.now += 500 * MS;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        let cwnd = h.w.cwnd;
+        ack_at(&mut h, 1, 10 * MS, 100 * MS, None, false);
+        assert_eq!(trace(&h, "marked_acks"), 1.0);
+        assert!(h.w.cwnd >= cwnd, "{} vs {cwnd}", h.w.cwnd);
+
+        // Unmarked, the same exit keeps the window held at the loss.
+        let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, rx + k * 10 * MS);
+        }
+        h.loss(Loss::FastRetransmit);
+        let held = h.w.cwnd;
+        h.in_recovery = true;
+        h.now += 10 * MS;
+        h.snd_una = h.snd_max;
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, held);
+        assert_eq!(trace(&h, "marked_acks"), 0.0);
+    }
+
+    /// A first RTO, two duplicate ACKs 50 ms apart, a second RTO; returns (ownd_n at the
+    /// first expiry, ownd_n at the second), recomputed from Eq. 1 and Eq. 2.
+    fn two_expiries_with_acks_between(h: &mut Harness) -> (f64, f64) {
+        steady(h);
+        let r = trace(h, "abe_bps");
+        let first = ownd_bytes(r, h.rtt.srtt(), M, 2.0);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        // ABE: a duplicate ACK acknowledges nothing (L_n = 0); Tw = SRTT = 100 ms.
+        let mut r = r;
+        for k in 1..=2 {
+            h.dup_ack_rx(50 * MS, 5_000 * MS + k * 50 * MS);
+            r = tsw(r, 0.0, 0.050, 0.100);
+        }
+        h.now += 600 * MS;
+        h.loss(Loss::Timeout { consecutive: 2 });
+        let second = ownd_bytes(r, h.rtt.srtt(), M, 2.0);
+        assert!(second < 0.5 * first && second > 2.0 * M, "precondition: {second} vs {first}");
+        (first, second)
+    }
+
+    #[test]
+    fn every_expiry_sets_ssthresh_to_ownd_n_as_fig_3_does() {
+        let mut h = jersey();
+        let (_, second) = two_expiries_with_acks_between(&mut h);
+        assert!(approx(h.w.ssthresh, second), "{} vs {second}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, second));
+        // `first_expiry` (RFC 5681 §3.1): the second expiry keeps the first one's ssthresh.
+        let p = JerseyParams { timeout_ssthresh: TimeoutSsthresh::FirstExpiry, ..JerseyParams::default() };
+        let mut h = Harness::new(build(&p));
+        let (first, second) = two_expiries_with_acks_between(&mut h);
+        assert!(approx(h.w.ssthresh, first), "{} vs {first}", h.w.ssthresh);
+        assert!(approx(h.w.cwnd, second));
     }
 
     #[test]

@@ -73,9 +73,10 @@
 //! ns-2.29 tree). The ns-2 distribution has no Westwood agent of its own (ns-2.35, the last
 //! release: only Linux's Westwood+ module under `Agent/TCP/Linux`); the TCP Westwood agent
 //! ns-2 users had was this contributed code. For the NJ+ paper (ns-2, 2008), whose
-//! "TCP Westwood" is Casetti et al. [11] (l.57) and whose abstract repeats TCP-Jersey's
-//! "17% and 85% improvements in terms of goodput over TCP Westwood and TCP Reno" (l.17,
-//! l.33), this is the variant to compare with: `cc = "westwood"`, `flavour = "ns2"`. Which
+//! "TCP Westwood" is Casetti et al. [11] (cited at l.29, listed at l.333) and which quotes
+//! New Jersey's "17% and 85% improvements in terms of goodput over TCP Westwood and TCP
+//! Reno" (l.17, l.33), this is the variant to compare with: `cc = "westwood"`, `flavour =
+//! "ns2"`. Which
 //! agent the NJ+ authors ran is not stated [UNCONF]; Linux's Westwood+ through
 //! `Agent/TCP/Linux` corresponds to `westwoodplus` with `filter`, `sampling`, `accounting`,
 //! `response` = "linux", `window_rtt` = `min_rtt_of` = "sample" and
@@ -91,11 +92,20 @@
 //! - RTTmin (`min_rtt_estimate`, 5 s at start) takes `t_rtt_ * tcp_tick_`: the latest RTT
 //!   sample rounded to whole ticks (`ns2_tick_ms`, ns-2 tcpTick_ 10 ms; rounding int(tao /
 //!   tick + 0.5) as ns-2 with timestamps), from the previous new ACK, because ns-2 updates
-//!   t_rtt_ after the bandwidth step.
+//!   t_rtt_ after the bandwidth step (`rtt_update` runs in `newack`, inside
+//!   `NewRenoTcpAgent::recv`, after `bwe_computation`). Partial ACKs take no sample:
+//!   NewReno's `partialnewack` does not call `newack`. An RTO folds the latest sample in
+//!   before it computes ssthresh (`slowdown(CLOSE_FASTER)` starts with the same minimum
+//!   step). The ACK that ends recovery takes the sender's latest sample (with timestamps,
+//!   its own).
 //! - Three duplicate ACKs: ssthresh = (int)(bwe / size * RTTmin) packets, at least 2;
-//!   cwnd = ssthresh only if cwnd is larger. Recovery is the sender's RFC 6582 NewReno and
-//!   ends at that cwnd (ns-2 NewReno with exit_recovery_fix_ = 0 only drops its inflation;
-//!   its partial-ACK deflation of cwnd_ is not modelled, the sender deflates its inflation).
+//!   cwnd = ssthresh only if cwnd is larger. Recovery is the sender's RFC 6582 NewReno. At
+//!   the ACK that ends it ns-2 NewReno (exit_recovery_fix_ = 0) drops its inflation
+//!   (dupwnd_ = 0) and handles the ACK as any new ACK (`recv_newack_helper`: `newack`,
+//!   then `opencwnd`): cwnd grows by one ACK's worth from what `dupack_action` left, one
+//!   segment below ssthresh, SMSS*SMSS/cwnd at it. ns-2's partial-ACK deflation of cwnd_
+//!   (partial_window_deflation_, off by default) is not modelled; the sender deflates its
+//!   own inflation.
 //! - Every RTO: ssthresh = (int)(bwe / size * RTTmin / a) packets, at least 2, cwnd = 1,
 //!   with ns-2's adaptive a: a loss in slow start (ssthresh > cwnd) adds 1 (0.25 for three
 //!   duplicate ACKs), up to 4; one in congestion avoidance resets it to 1. So repeated
@@ -876,9 +886,7 @@ impl Ns2Westwood {
         // "safety check": an ACK never counts more than two packets.
         cumul = cumul.min(2);
         // min_rtt_estimate from t_rtt_, i.e. the sample of the previous new ACK.
-        if let Some(r) = self.t_rtt {
-            self.min_rtt = self.min_rtt.min(r);
-        }
+        self.fold_latest_rtt();
         let gap = now.saturating_sub(self.last_ack_at);
         if gap == 0 {
             // Same instant as the previous ACK (ns-2 would divide by zero): merge.
@@ -890,6 +898,14 @@ impl Ns2Westwood {
         self.bwe = self.bwe * 0.9047 + (sample + self.last_sample) * 0.0476;
         self.last_sample = sample;
         self.last_ack_at = now;
+    }
+
+    /// `if (rtt_estimate < min_rtt_estimate && rtt_estimate > 0) min_rtt_estimate =
+    /// rtt_estimate`, with rtt_estimate = t_rtt_ * tcp_tick_.
+    fn fold_latest_rtt(&mut self) {
+        if let Some(r) = self.t_rtt {
+            self.min_rtt = self.min_rtt.min(r);
+        }
     }
 
     /// ns-2 `rtt_update` with timestamps: t_rtt_ = int(tao / tick + 0.5), at least 1 tick.
@@ -923,7 +939,9 @@ impl CongestionControl for Ns2Westwood {
         let acked = if ack.dup { 0 } else { ack.ack.saturating_sub(self.last_una) };
         self.on_delivery(cx.now, acked, u64::from(cx.mss));
         self.last_una = self.last_una.max(ack.ack);
-        if let Some(r) = ack.rtt {
+        // rtt_update runs in newack; a partial ACK (partialnewack) takes no sample.
+        let partial = ack.in_recovery && !ack.dup;
+        if let (Some(r), false) = (ack.rtt, partial) {
             self.rtt_update(r);
         }
         Reno::grow(&RenoParams::default(), ack, w, cx.mss_f());
@@ -943,8 +961,10 @@ impl CongestionControl for Ns2Westwood {
                 w.cwnd = w.cwnd.min(w.ssthresh);
             }
             Loss::Timeout { .. } => {
-                // slowdown(CLOSE_FASTER) on every expiry: ssthresh = (int)(bwe/size *
-                // min_rtt / a), at least 2; cwnd = 1.
+                // slowdown(CLOSE_FASTER) on every expiry: fold the latest sample into
+                // min_rtt_estimate, then ssthresh = (int)(bwe/size * min_rtt / a), at
+                // least 2; cwnd = 1.
+                self.fold_latest_rtt();
                 self.fr_a = if slow_start { (self.fr_a + 1.0).min(4.0) } else { 1.0 };
                 w.ssthresh = self.ssthresh(mss, self.fr_a);
                 w.cwnd = mss;
@@ -953,15 +973,18 @@ impl CongestionControl for Ns2Westwood {
         Verdict::None
     }
 
-    fn on_recovery_exit(&mut self, _w: &mut Window, cx: &mut Ctx) {
+    fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
         // The full ACK goes through bwe_computation too; ns-2 NewReno (exit_recovery_fix_
-        // = 0) only drops the inflation, so cwnd stays as dupack_action left it.
+        // = 0) drops the inflation and treats it as a new ACK (recv_newack_helper): newack
+        // takes its RTT sample, opencwnd grows cwnd by one ACK from dupack_action's value.
         let acked = cx.snd_una.saturating_sub(self.last_una);
         self.on_delivery(cx.now, acked, u64::from(cx.mss));
         self.last_una = self.last_una.max(cx.snd_una);
         if let Some(r) = cx.rtt.latest() {
             self.rtt_update(r);
         }
+        let full = AckSample { ack: cx.snd_una, acked_bytes: acked, delivered: cx.snd_una, ..AckSample::default() };
+        Reno::grow(&RenoParams::default(), &full, w, cx.mss_f());
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -1334,7 +1357,8 @@ mod tests {
         assert!(packets(4.0) < packets(1.0));
 
         // Fast retransmit in congestion avoidance: ssthresh = (int)(bwe/size*min_rtt), cwnd
-        // capped at it, and recovery ends at that cwnd (ns-2 NewReno drops only dupwnd_).
+        // capped at it; the full ACK then opens cwnd as any new ACK does (recv_newack_helper
+        // -> opencwnd): congestion avoidance at cwnd = ssthresh, cwnd += 1/cwnd packets.
         let mut h = ns2();
         for _ in 0..300 {
             ack_at(&mut h, 1, 5 * MS, 94 * MS);
@@ -1346,8 +1370,13 @@ mod tests {
         h.loss(Loss::FastRetransmit);
         assert!(approx(h.w.ssthresh, ssthresh));
         assert_eq!(h.w.cwnd, h.w.ssthresh);
-        // A window below the estimate is kept, also at recovery exit (the paper flavour
-        // would raise it to ssthresh there).
+        h.in_recovery = true;
+        h.dup_ack();
+        h.snd_una = h.snd_max;
+        h.exit_recovery();
+        assert!(approx(h.w.cwnd, ssthresh + M * M / ssthresh), "{} vs {}", h.w.cwnd, ssthresh + M * M / ssthresh);
+        // A window below the estimate is kept (the paper flavour would raise it to
+        // ssthresh at recovery exit); the full ACK opens it by one packet (slow start).
         let mut h = ns2();
         for _ in 0..300 {
             ack_at(&mut h, 1, 5 * MS, 94 * MS);
@@ -1362,7 +1391,57 @@ mod tests {
         h.in_recovery = false;
         h.snd_una += u64::from(MSS);
         h.exit_recovery();
-        assert_eq!(h.w.cwnd, 3.0 * M);
+        assert_eq!(h.w.cwnd, 4.0 * M);
+    }
+
+    fn ns2_min_rtt(h: &Harness) -> f64 {
+        let mut v = Vec::new();
+        h.cc.trace_vars(&mut v);
+        v.iter().find(|(n, _)| *n == "min_rtt_s").unwrap().1
+    }
+
+    #[test]
+    fn ns2_flavour_timeout_folds_the_latest_rtt_sample_into_the_minimum_first() {
+        let mut h = ns2();
+        for _ in 0..300 {
+            ack_at(&mut h, 1, 5 * MS, 94 * MS);
+        }
+        // The last ACK's sample, 46 ms = 5 ticks, is not yet in the minimum (ns-2 folds
+        // t_rtt_ at the next bwe_computation).
+        ack_at(&mut h, 1, 5 * MS, 46 * MS);
+        assert!(approx(ns2_min_rtt(&h), 0.090));
+        let bwe = bwe_bps(&mut h) / 8.0;
+        let packets = |min_rtt: f64| (bwe / M * min_rtt).floor().max(2.0) * M;
+        assert!(packets(0.050) < packets(0.090), "precondition");
+        // slowdown(CLOSE_FASTER) folds it before computing ssthresh; in slow start (ssthresh
+        // infinite) a = 0 + 1.
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!(approx(ns2_min_rtt(&h), 0.050));
+        assert!(approx(h.w.ssthresh, packets(0.050)), "{} vs {}", h.w.ssthresh, packets(0.050));
+    }
+
+    #[test]
+    fn ns2_flavour_partial_acks_take_no_rtt_sample() {
+        let mut h = ns2();
+        for _ in 0..300 {
+            ack_at(&mut h, 1, 5 * MS, 94 * MS);
+        }
+        for _ in 0..3 {
+            h.dup_ack();
+        }
+        h.loss(Loss::FastRetransmit);
+        h.in_recovery = true;
+        // A partial ACK whose segment came back in 46 ms: NewReno's partialnewack does not
+        // call newack, so t_rtt_ stays at the previous new ACK's 9 ticks.
+        ack_at(&mut h, 1, 5 * MS, 46 * MS);
+        // The full ACK, with its own 94 ms sample, ends recovery.
+        h.now += 5 * MS;
+        h.rtt.on_sample(94 * MS);
+        h.snd_una = h.snd_max;
+        h.exit_recovery();
+        assert!(approx(ns2_min_rtt(&h), 0.090), "{}", ns2_min_rtt(&h));
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert!(approx(ns2_min_rtt(&h), 0.090), "{}", ns2_min_rtt(&h));
     }
 
 }
