@@ -133,14 +133,15 @@ pub enum RecoveryStyle {
     Reno,
     /// RFC 6582: partial ACKs retransmit and keep recovery until `recover` is acked.
     NewReno,
-    /// Fast retransmit without fast recovery (RFC 5681 §3.2 steps 1-2 only): the
+    /// Fast retransmit without fast recovery (RFC 5681 §3.2 steps 1-2 and the
+    /// retransmission of step 3, without step 3's inflation and steps 4-6): the
     /// duplicate-ACK threshold retransmits the segment at SND.UNA and calls
     /// `on_loss(FastRetransmit)`; the sender neither inflates nor deflates the window and
     /// has no recovery phase (no partial-ACK retransmissions, no `on_recovery_exit`;
     /// every ACK of new data goes to `on_ack` and restarts the timer, RFC 6298 §5.3).
-    /// Another fast retransmit may follow once three more duplicates arrive, except for
-    /// data sent before the last timeout (RFC 6582 §3.2 step 1: go-back-N's duplicates
-    /// are not a new loss).
+    /// Another fast retransmit needs an ACK of new data or a timeout (either resets the
+    /// duplicate count) and then three new duplicates, except for data sent before the
+    /// last timeout (RFC 6582 §3.2 step 1: go-back-N's duplicates are not a new loss).
     FastRetransmitOnly,
 }
 

@@ -60,18 +60,27 @@
 //!   retransmissions and out-of-order segments included) and t_n - t_(n-1) the gap to the
 //!   previous arrival. The first arrival only sets t_0; the first sample initialises
 //!   Eq. 2 (the paper's delta_1 = 0). Arrivals at the same instant are merged into the
-//!   next sample, so a zero gap never divides. Eq. 2 uses the constant delta = 0.7
-//!   (`delta`) the simulations used ("we set delta_n to 0.7 for n >= 2", l. 40), although
-//!   l. 36 calls the filter "time varying coefficient". Consequence (measured, not
-//!   changed): flows sharing a FIFO cross it in back-to-back runs, so each estimates
+//!   next sample, so a zero gap never divides. Eq. 2 uses a constant delta = 0.7
+//!   (`delta`): l. 36 calls the filter "time varying coefficient", but l. 40 defines
+//!   "delta_n is a constant filter gain. In our simulation, we set delta_n to 0.7 for
+//!   n >= 2 and zero for n=1". Consequence (measured, not changed): flows sharing a FIFO
+//!   cross it in back-to-back runs, so each estimates
 //!   nearly the bottleneck rate; ten flows on `ewr-dumbbell` at 1 % loss advertise an
 //!   oCwnd of 61 segments each (one bandwidth-delay product is 73) while each gets
 //!   0.6 Mb/s (5 segments per base RTT), and with rule (b) restoring that window on
 //!   every ACK the queue overflows all the time (70 k queue drops in 100 s against
 //!   NewReno's 53). Holding each window at its share with the receive buffer (17 kB,
 //!   ablation) brings the ten flows to 9.3 Mb/s with 1.0 k unnecessary retransmissions.
-//! - RTTmin at the receiver (Eq. 3; the paper does not say how its receiver measures it):
-//!   `receiver_rtt = "timestamps"` (default) takes the smallest arrival - TSecr (RFC 7323;
+//! - Loss probability in the arrival rate: l. 36 credits the accuracy of the estimate in
+//!   part to "including congestion-related packet loss probability into the packet arrival
+//!   rate calculation [6]" (Padhye et al.'s throughput model) but gives no formula and no
+//!   term of Eq. 1-3 carries a loss probability. Not implemented: Eq. 1-2 are used as
+//!   printed.
+//! - RTTmin at the receiver (Eq. 3): the paper says only that its estimation is "a
+//!   time-stamp based bandwidth estimation at the receiving TCP rather than at the sending
+//!   TCP" (l. 24), not how the receiver knows RTTmin ("minimum measured round-trip time",
+//!   l. 44). `receiver_rtt = "timestamps"` (default), the reading that fits l. 24, takes
+//!   the smallest arrival - TSecr (RFC 7323;
 //!   the echoed ACK left the receiver at TSecr and the segment left the sender after that
 //!   ACK arrived, so a sample is never below the RTT; Linux `tcp_rcv_rtt_measure_ts`).
 //!   Without timestamps it falls back to the edge probe: `receiver_rtt = "probe"`
@@ -107,24 +116,54 @@
 //!   duplicates return as duplicate ACKs after the full ACK and trigger the next fast
 //!   retransmit (a single flow at 0 % loss: 783 spurious fast retransmits and 59 k
 //!   unnecessary retransmissions in 100 s, without a single drop after the start).
-//! - Eq. 4-5: WindowSize = min(cwnd, FlightSize) (the window actually in use), RTT = SRTT,
-//!   RTTmin = the sender's minimum RTT; x = (expected - actual) * RTTmin =
-//!   WindowSize * (1 - RTTmin/SRTT) segments, computed at the loss.
-//! - Verdict: the congestion state (x > beta) reports `Congestion`; the linear-increase
-//!   and wait-and-see states report `Wireless`, as their response does not reduce the
-//!   window (the paper calls the middle band "either"; the verdict follows the action).
+//! - Eq. 4-5 are computed at the sender, at the loss signal: rule (c), which reads x, runs
+//!   there, with the sender's SRTT ("RTT is the smoothed round-trip time measured", l. 52)
+//!   and its minimum RTT, and x manages "the sender's congestion window" (l. 52); l. 24's
+//!   "calculating the expected and actual bandwidths" follows the receiver's estimation in
+//!   one sentence but names no place. x = (expected - actual) * RTTmin =
+//!   WindowSize * (1 - RTTmin/SRTT) segments.
+//! - WindowSize (Eq. 4-5) is cwnd (`window_size = "cwnd"`). The paper does not define it;
+//!   it computes the throughputs "similar to Vega and Veno approaches [7]" (l. 46), and
+//!   [7], Veno, defines "Diff = Expected - Actual = cwnd/BaseRTT - cwnd/RTT" and
+//!   "N = Actual * (RTT - BaseRTT) = Diff * BaseRTT" (its Eq. 1, as ns-3's tcp-veno.h
+//!   transcribes it), the form of l. 52's "x = D * RTT_min"; Vegas's WindowSize is the
+//!   congestion window, which Brakmo and Peterson take as equal to the bytes in transit.
+//!   `window_size = "flight"` uses min(cwnd, FlightSize), the former default: the data
+//!   actually in transit when the receive window or the application holds the sender below
+//!   cwnd, where Vegas's assumption fails.
+//! - Verdict: the congestion state (x > beta) reports `Congestion`; the linear-increase and
+//!   wait-and-see states report `Wireless`, as their response never takes the window below
+//!   oCwnd_n (both set cwnd = oCwnd_n when cwnd > ssthresh; the paper calls the middle band
+//!   "either"; the verdict follows the action).
 //! - Before oCwnd exists (the first round trip) cwnd grows as in NewReno's slow start and
 //!   a loss gets Reno's response with verdict `None`.
-//! - ECN echo (not in the paper): treated as the paper's "sign of data loss" (RFC 3168
-//!   §6.1.2), the same state rules as a fast retransmit, at most once per window.
-//! - Go-back-N after an RTO (the sender's, as ns-2's) with (b) restoring cwnd = oCwnd on
-//!   the first ACK after it resends at once the data the receiver holds beyond the next
-//!   hole, where NewReno's slow start resends a few segments per round trip and skips
-//!   the rest as the cumulative ACK jumps. Those are EWR's unnecessary retransmissions
-//!   (96 % of 1.3 k at 1 % loss and 99 % of 6.1 k at 5 % on `ewr-dumbbell`, the rest
-//!   spurious fast retransmits); without fast recovery every window with a second loss
-//!   that three new duplicates cannot reveal ends in an RTO (44 per 100 s at 1 %, NewReno
-//!   16). See `crates/wtcp-engine/tests/faithful_ewr.rs`.
+//! - ECN echo (not in the paper): "The indication of congestion should be treated just as a
+//!   congestion loss in non-ECN-Capable TCP" (RFC 3168 §6.1.2), so an ECE applies rule (c)
+//!   as a fast retransmit does, at most once per window ("the TCP sender's congestion
+//!   window should be reduced only once in response to a series of dropped and/or CE
+//!   packets from a single window of data", ibid.). The window (c) sets holds until the
+//!   data outstanding at the mark is acknowledged: rule (b) is not applied before that
+//!   ("The sending TCP SHOULD NOT increase the congestion window in response to the receipt
+//!   of an ECN-Echo ACK packet", ibid.). After a fast retransmit (c)'s window holds until
+//!   the next ACK of new data, the retransmission's, a round trip later; an ECE arrives on
+//!   an ACK of new data and more follow at once, so applying (b) on them would undo the
+//!   response within the same round trip (before this rule, on the very ACK that carried
+//!   the mark). A loss signal during the hold ends it. Measured (ten flows on
+//!   `ewr-dumbbell` at 0 % loss with a marking RED bottleneck, min_th 5, max_th 15,
+//!   weight 0.02; means of seeds 1-3, 100 s): unnecessary retransmissions 39 k -> 33 k and
+//!   queue drops 61 k -> 58 k at 5.50 -> 5.29 Mb/s; skipping (b) on the marked ACK alone
+//!   (ablation) left 38 k and 60 k at 5.55 Mb/s.
+//! - Go-back-N after an RTO (the sender's, as ns-2's; F-RTO off): with x <= beta rule (c)
+//!   leaves cwnd at oCwnd, oCwnd + 2 or its retained value at the timeout itself, and the
+//!   sender resends that much from SND.UNA at once, data the receiver already holds beyond
+//!   the hole included; with x > beta it resends one segment and (b) on the first ACK after
+//!   it reopens cwnd = oCwnd, resent at once from the new SND.UNA. NewReno's slow start
+//!   from one segment resends a few segments per round trip and skips the rest as the
+//!   cumulative ACK jumps. Those are EWR's unnecessary retransmissions (96 % of 1.3 k at
+//!   1 % loss and 99 % of 6.1 k at 5 % on `ewr-dumbbell`, the rest spurious fast
+//!   retransmits); without fast recovery every window with a second loss that three new
+//!   duplicates cannot reveal ends in an RTO (44 per 100 s at 1 %, NewReno 16). See
+//!   `crates/wtcp-engine/tests/faithful_ewr.rs`.
 
 use serde::Deserialize;
 
@@ -166,6 +205,12 @@ const PARAMS: &[ParamInfo] = &[
         unit: "segments",
         default: "2.0",
         doc: "floor of oCwnd (not in the paper; 2 lets back-to-back segments reveal the bottleneck rate)",
+    },
+    ParamInfo {
+        name: "window_size",
+        unit: "cwnd|flight",
+        default: "cwnd",
+        doc: "WindowSize of Eq. 4-5: cwnd (Veno's Eq. 1, which the paper cites) or min(cwnd, FlightSize), the data in transit when the receive window or the application limits the sender (the former default)",
     },
     ParamInfo {
         name: "ocwnd_source",
@@ -251,6 +296,18 @@ pub enum AckRule {
     NewrenoFloor,
 }
 
+/// WindowSize of Eq. 4-5.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSize {
+    /// cwnd, as Veno's Diff = cwnd/BaseRTT - cwnd/RTT (the paper's [7]).
+    #[default]
+    Cwnd,
+    /// min(cwnd, FlightSize): the data in transit when the receive window or the
+    /// application holds the sender below cwnd (the former default).
+    Flight,
+}
+
 /// Parameters of TCP EWR.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -265,8 +322,12 @@ pub struct EwrParams {
     /// Segments added in the linear-increase state. Paper: 2.
     pub linear_increase_segments: f64,
     /// Floor of oCwnd in segments, at the receiver and in the sender's mirror. Not in
-    /// the paper; 2 (RFC 5681's ssthresh floor).
+    /// the paper; 2: two back-to-back segments let Eq. 1 see the bottleneck rate, where
+    /// one segment per RTT would measure one segment per RTT and keep oCwnd at one.
     pub min_ocwnd_segments: f64,
+    /// WindowSize of Eq. 4-5: `cwnd` (Veno, the paper's [7]) or `flight`
+    /// (min(cwnd, FlightSize)).
+    pub window_size: WindowSize,
     /// Source of the sender's oCwnd_n: `receiver` (advertised on each ACK) or `mirror`.
     pub ocwnd_source: OcwndSource,
     /// Rule (b): `ocwnd` (cwnd = oCwnd_n, paper) or `newreno_floor`.
@@ -291,6 +352,7 @@ impl Default for EwrParams {
             beta: 9.0,
             linear_increase_segments: 2.0,
             min_ocwnd_segments: 2.0,
+            window_size: WindowSize::Cwnd,
             ocwnd_source: OcwndSource::Receiver,
             ack_rule: AckRule::Ocwnd,
             fast_recovery: false,
@@ -536,6 +598,9 @@ pub struct Ewr {
     state: EerState,
     /// At most one ECN response per window (RFC 3168 §6.1.2).
     ecn: OncePerWindow,
+    /// An ECN response's window holds (rule (b) waits) until the data outstanding at the
+    /// mark is acknowledged (RFC 3168 §6.1.2).
+    ecn_hold: bool,
 }
 
 impl Ewr {
@@ -550,6 +615,7 @@ impl Ewr {
             last_x: 0.0,
             state: EerState::None,
             ecn: OncePerWindow::default(),
+            ecn_hold: false,
         }
     }
 
@@ -589,7 +655,7 @@ impl Ewr {
     }
 
     /// Eq. 4-5: backlog x in segments.
-    fn backlog(w: &Window, cx: &Ctx) -> f64 {
+    fn backlog(&self, w: &Window, cx: &Ctx) -> f64 {
         let mss = cx.mss_f();
         let (Some(min), Some(srtt)) = (cx.rtt.min_rtt(), cx.rtt.srtt()) else {
             return 0.0;
@@ -597,7 +663,10 @@ impl Ewr {
         if srtt == 0 {
             return 0.0;
         }
-        let window = w.cwnd.min(cx.flight_size as f64) / mss;
+        let window = match self.p.window_size {
+            WindowSize::Cwnd => w.cwnd,
+            WindowSize::Flight => w.cwnd.min(cx.flight_size as f64),
+        } / mss;
         let (min_s, srtt_s) = (min as f64 / NS_PER_SEC, srtt as f64 / NS_PER_SEC);
         // Eq. 4: expected = WindowSize / RTTmin; Eq. 5: actual = WindowSize / RTT.
         let expected = window / min_s;
@@ -614,7 +683,7 @@ impl Ewr {
             return Verdict::None;
         };
         let mss = cx.mss_f();
-        let x = Self::backlog(w, cx);
+        let x = self.backlog(w, cx);
         self.last_x = x;
         // Every branch: ssthresh = oCwnd_n.
         w.ssthresh = ocwnd;
@@ -680,6 +749,14 @@ impl CongestionControl for Ewr {
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
+        if self.ecn_hold {
+            // RFC 3168 §6.1.2: the ECN response's window stands for the window of data
+            // outstanding at the mark; no increase on the ECE ACKs meanwhile.
+            if !self.ecn.allows(cx) {
+                return;
+            }
+            self.ecn_hold = false;
+        }
         let ocwnd = self.ocwnd_bytes();
         match (self.p.ack_rule, ocwnd) {
             // (b) "On ACK reception at the sender: cwnd = oCwnd_n".
@@ -695,6 +772,7 @@ impl CongestionControl for Ewr {
 
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         self.ecn.reduced(cx);
+        self.ecn_hold = false;
         self.respond(loss, w, cx)
     }
 
@@ -710,8 +788,10 @@ impl CongestionControl for Ewr {
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
         if signal == Signal::CongestionMark && self.ecn.allows(cx) {
+            // RFC 3168 §6.1.2: "treated just as a congestion loss": rule (c).
             self.respond(Loss::FastRetransmit, w, cx);
             self.ecn.reduced(cx);
+            self.ecn_hold = true;
         }
     }
 
@@ -847,6 +927,28 @@ mod tests {
         arrivals(&mut capped);
         assert_eq!(capped.advertised_window(150_000, 10 * MS), 100_000);
         assert_eq!(capped.advertised_window(50_000, 10 * MS), 50_000);
+    }
+
+    #[test]
+    fn receiver_floors_ocwnd_at_two_of_the_largest_segments_seen() {
+        // 1000 B every 200 ms with RTTmin 100 ms: Eq. 3 gives 0.1 s * 5e3 B/s / 1000 B =
+        // 0.5 segments, floored at min_ocwnd_segments = 2. The first arrival is a 500 B
+        // segment: seg_size is the largest seen (1000 B), so the floor is 2000 B.
+        let fixed = EwrParams { receiver_rtt: ReceiverRtt::Fixed, receiver_rtt_ms: 100.0, ..EwrParams::default() };
+        let slow = |p: EwrParams| {
+            let mut r = EwrReceiver::new(p);
+            r.on_segment(0, 500, 0, None);
+            for k in 1..6u64 {
+                r.on_segment(500 + (k - 1) * 1000, 1000, k * 200 * MS, None);
+            }
+            r
+        };
+        let mut r = slow(fixed);
+        let eq3 = 0.1 * r.bandwidth().unwrap() / 1000.0;
+        assert!(eq3 < 1.0, "Eq. 3 = {eq3} segments");
+        assert_eq!(r.advertised_cwnd(), Some(2000));
+        let mut r = slow(EwrParams { min_ocwnd_segments: 3.0, ..fixed });
+        assert_eq!(r.advertised_cwnd(), Some(3000));
     }
 
     #[test]
@@ -988,6 +1090,173 @@ mod tests {
         // "the sender immediately adjusts its congestion window size to the oCwnd_n".
         ack_adv(&mut h, Some(38.0), 50 * MS);
         assert_eq!(h.w.cwnd, 38.0 * SEG);
+    }
+
+    /// Eq. 4-5 recomputed for a given WindowSize (segments) from the harness's RTTs.
+    fn backlog_for(h: &Harness, window: f64) -> f64 {
+        let min = h.rtt.min_rtt().unwrap() as f64;
+        let srtt = h.rtt.srtt().unwrap() as f64;
+        window / min * min - window / srtt * min
+    }
+
+    /// The branch of (c) a run took, from the `eer_state` trace variable.
+    fn eer_state(h: &Harness) -> f64 {
+        crate::testing::var(h, "eer_state")
+    }
+
+    #[test]
+    fn a_backlog_equal_to_alpha_or_to_beta_is_the_wait_and_see_state() {
+        // "When alpha <= x <= beta" (l. 54, 67): both bounds belong to the middle band.
+        // The thresholds are set to the very backlog the loss will see.
+        let probe = |p: EwrParams| {
+            let mut h = primed(p, 10.0);
+            let x = set_backlog(&mut h, &[100 * MS; 12]);
+            dup_adv(&mut h, 14.0);
+            (h, x)
+        };
+        let (mut h, x) = probe(EwrParams::default());
+        h.loss(Loss::FastRetransmit);
+        let seen = crate::testing::var(&h, "backlog_segments");
+        assert!((seen - x).abs() < 1e-9 && x > 1.0, "x = {x}, seen {seen}");
+        for p in [EwrParams { alpha: seen, ..EwrParams::default() }, EwrParams { beta: seen, ..EwrParams::default() }] {
+            let (mut h, _) = probe(p);
+            assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+            assert_eq!(eer_state(&h), 2.0, "wait-and-see");
+            // cwnd (10) <= ssthresh (14): retained, neither + 2 nor 1 segment.
+            assert_eq!((h.w.ssthresh, h.w.cwnd), (14.0 * SEG, 10.0 * SEG));
+        }
+        // Just beyond either bound the neighbouring state applies.
+        let (mut h, _) = probe(EwrParams { alpha: seen * (1.0 + 1e-12), ..EwrParams::default() });
+        h.loss(Loss::FastRetransmit);
+        assert_eq!((eer_state(&h), h.w.cwnd), (1.0, 12.0 * SEG), "linear increase: cwnd + 2");
+        let (mut h, _) = probe(EwrParams { beta: seen * (1.0 - 1e-12), ..EwrParams::default() });
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        assert_eq!(h.w.cwnd, SEG);
+    }
+
+    #[test]
+    fn window_size_is_cwnd_by_default_and_min_of_cwnd_and_flight_size_as_an_option() {
+        // cwnd = oCwnd = 40, but a receive window holds only 10 segments in flight.
+        let limited = |p: EwrParams| {
+            let mut h = primed(p, 40.0);
+            for _ in 0..12 {
+                h.rtt.on_sample(100 * MS);
+            }
+            h.snd_max = h.snd_una + 10 * u64::from(MSS);
+            h
+        };
+        // (`Harness::loss` would fill the window first.)
+        let fast_retransmit = |h: &mut Harness| h.call(|cc, w, cx| cc.on_loss(Loss::FastRetransmit, w, cx));
+        // Veno's Diff = cwnd/BaseRTT - cwnd/RTT: WindowSize = 40 gives x > beta.
+        let mut h = limited(EwrParams::default());
+        let x = backlog_for(&h, 40.0);
+        assert!(x > 9.0, "x = {x}");
+        assert_eq!(fast_retransmit(&mut h), Verdict::Congestion);
+        assert!((crate::testing::var(&h, "backlog_segments") - x).abs() < 1e-9);
+        // `flight`: WindowSize = min(40, 10) = 10, x within [alpha, beta].
+        let flight = EwrParams { window_size: WindowSize::Flight, ..EwrParams::default() };
+        let mut h = limited(flight);
+        let x = backlog_for(&h, 10.0);
+        assert!((1.0..=9.0).contains(&x), "x = {x}");
+        assert_eq!(fast_retransmit(&mut h), Verdict::Wireless);
+        assert!((crate::testing::var(&h, "backlog_segments") - x).abs() < 1e-9);
+        // With more in flight than cwnd (oCwnd fell from 40 to 20 on the last ACK, 39
+        // segments still out) `flight` takes cwnd, the smaller.
+        let mut h = primed(flight, 40.0);
+        ack_adv(&mut h, Some(20.0), 50 * MS);
+        for _ in 0..12 {
+            h.rtt.on_sample(100 * MS);
+        }
+        assert_eq!((h.snd_max - h.snd_una) / u64::from(MSS), 39);
+        fast_retransmit(&mut h);
+        let x = backlog_for(&h, 20.0);
+        assert!((crate::testing::var(&h, "backlog_segments") - x).abs() < 1e-9, "x = {x}");
+    }
+
+    /// A new ACK like `ack_adv` whose ECE the sender reports first, as it does: the
+    /// congestion-mark signal, then the ACK.
+    fn ack_marked(h: &mut Harness, adv: f64, rtt: Time) {
+        h.fill_window();
+        h.now += rtt;
+        h.snd_una += u64::from(MSS);
+        h.dupacks = 0;
+        h.rtt.on_sample(rtt);
+        let s = AckSample {
+            ack: h.snd_una,
+            acked_bytes: u64::from(MSS),
+            rtt: Some(rtt),
+            rx_arrival: Some(h.now - rtt / 2),
+            delivered: h.snd_una,
+            adv_cwnd: Some((adv * SEG) as u64),
+            marked: true,
+            ..AckSample::default()
+        };
+        h.signal(Signal::CongestionMark);
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
+    #[test]
+    fn an_ecn_echo_applies_rule_c_and_its_window_holds_until_the_marked_window_is_acked() {
+        // RFC 3168 §6.1.2: the mark is "treated just as a congestion loss" (rule (c)), and
+        // cwnd does not grow on the ECE ACKs: (b) waits until the data outstanding at the
+        // mark (40 segments, 39 after the marked ACK) is acknowledged.
+        let mut h = primed(EwrParams::default(), 40.0);
+        let x = set_backlog(&mut h, &[100 * MS; 12]);
+        assert!(x > 9.0, "x = {x}");
+        let mark_max = h.snd_max;
+        ack_marked(&mut h, 40.0, 100 * MS);
+        assert_eq!(eer_state(&h), 3.0, "congestion state");
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG), "not undone by (b) on the same ACK");
+        // Further ECE ACKs of that window neither respond again nor grow the window.
+        ack_marked(&mut h, 40.0, 100 * MS);
+        assert_eq!(h.w.cwnd, SEG);
+        while h.snd_una + u64::from(MSS) < mark_max {
+            ack_adv(&mut h, Some(40.0), 100 * MS);
+            assert_eq!(h.w.cwnd, SEG, "snd_una {} of {mark_max}", h.snd_una);
+        }
+        // The ACK that covers the marked window: (b), cwnd = oCwnd_n.
+        ack_adv(&mut h, Some(38.0), 100 * MS);
+        assert_eq!(h.snd_una, mark_max);
+        assert_eq!(h.w.cwnd, 38.0 * SEG);
+    }
+
+    #[test]
+    fn a_loss_signal_during_the_ecn_hold_ends_it() {
+        // After a timeout (c)'s window holds only until the next ACK of new data, as
+        // without the mark.
+        let mut h = primed(EwrParams::default(), 40.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        ack_marked(&mut h, 40.0, 100 * MS);
+        assert_eq!(h.w.cwnd, SEG);
+        h.loss(Loss::Timeout { consecutive: 1 });
+        ack_adv(&mut h, Some(30.0), 100 * MS);
+        assert_eq!(h.w.cwnd, 30.0 * SEG);
+    }
+
+    #[test]
+    fn with_fast_recovery_the_ack_ending_recovery_applies_rule_b() {
+        // `fast_recovery = true`: (c) at the fast retransmit, no (b) on partial ACKs, then
+        // cwnd = oCwnd_n (the latest advertisement, 30) when recovery ends, not ssthresh
+        // (oCwnd_n at the loss, 40).
+        let mut h = primed(EwrParams { fast_recovery: true, ..EwrParams::default() }, 40.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
+        h.in_recovery = true;
+        h.now += 100 * MS;
+        h.snd_una += u64::from(MSS);
+        let partial = AckSample {
+            ack: h.snd_una,
+            acked_bytes: u64::from(MSS),
+            in_recovery: true,
+            delivered: h.snd_una,
+            adv_cwnd: Some((30.0 * SEG) as u64),
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&partial, w, cx));
+        assert_eq!(h.w.cwnd, SEG, "no (b) inside recovery");
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, 30.0 * SEG);
     }
 
     #[test]

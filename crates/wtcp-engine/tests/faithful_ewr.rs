@@ -162,3 +162,25 @@ fn receiver_caps_window_binds_with_the_timestamp_rtt() {
     assert_eq!(run("{ ack_rule = \"newreno_floor\", receiver_caps_window = true }"), 0);
     assert!(run("{ ack_rule = \"newreno_floor\", receiver_caps_window = true, receiver_rtt = \"probe\" }") > 0);
 }
+
+#[test]
+fn an_ecn_mark_holds_the_congestion_states_window_across_acks_of_new_data() {
+    // Two EWR flows overflow the dumbbell's RED bottleneck. A mark is answered as a loss
+    // (rule (c)), and the window it sets holds until the marked window is acknowledged
+    // (RFC 3168 §6.1.2), so flow 0's one-segment window is seen at two trace samples with
+    // new data acknowledged between them. After a drop the next ACK of new data restores
+    // cwnd = oCwnd (rule (b)), so with drops instead of marks such pairs are rare.
+    let red = "{ discipline = \"red\", limit_packets = 100, min_th = 5, max_th = 15, max_p = 0.1, weight = 0.02, ecn = true }";
+    let held = |ecn: &str| {
+        let r = alone("ewr", &[("flows.0.count", "2"), ("links.1.ab.loss.rate", "0"), ("links.1.queue", red), ("tcp.ecn", ecn), ("trace.enabled", "true")]);
+        let t = r.traces.as_ref().unwrap();
+        let rows: Vec<usize> = (0..t.flow_id.len()).filter(|&i| t.flow_id[i] == 0).collect();
+        let (cwnd, una) = (column(&r, "cwnd_base"), column(&r, "snd_una"));
+        let ocwnd = cc_var(&r, "ocwnd_segments");
+        assert_eq!(rows.len(), ocwnd.len());
+        let one = |k: usize| cwnd[rows[k]] == 1000.0 && ocwnd[k] >= 2.0;
+        (1..rows.len()).filter(|&k| one(k - 1) && one(k) && una[rows[k]] > una[rows[k - 1]]).count()
+    };
+    let (marks, drops) = (held("true"), held("false"));
+    assert!(marks > 10 * (drops + 1), "marks {marks}, drops {drops}");
+}
