@@ -47,3 +47,22 @@ fn discipline_options_of_another_discipline_are_refused() {
     let e = wtcp_engine::Scenario::from_toml_str(text, &ov).unwrap_err();
     assert_eq!(e.path, "links.1.queue.threshold");
 }
+
+#[test]
+fn an_early_drop_on_an_idle_red_link_does_not_freeze_the_average() {
+    // RED with its default weight (0.002) and ECN on the EWR dumbbell's bottleneck, with
+    // NewReno and the reverse flow: a packet dropped early while the link is idle must
+    // restart the idle clock, or the average never decays, every later arrival is
+    // dropped and the flows starve (0 goodput before the fix).
+    let sc = common::load(
+        "python/wtcp/papers/ewr/ewr-dumbbell.toml",
+        &[
+            ("run.duration_s", "60"),
+            ("flows.0.cc", "newreno"),
+            ("links.1.queue", "{ discipline = \"red\", limit_packets = 100, ecn = true }"),
+            ("tcp.ecn", "true"),
+        ],
+    );
+    let r = wtcp_engine::run(&sc);
+    assert!(r.flows[0].goodput_bps > 1e6, "{}", r.flows[0].goodput_bps);
+}

@@ -133,7 +133,14 @@ impl LinkDir {
             match self.aqm.on_arrival(self.queue.len(), now, ect) {
                 Admit::Accept => {}
                 Admit::Mark => pool.get_mut(id).ce = true,
-                Admit::Drop => return Err(id),
+                Admit::Drop => {
+                    // The arrival consumed the idle clock; if the link stays idle, it starts
+                    // again now (else the average never decays and every arrival is dropped).
+                    if self.in_tx.is_none() && self.queue.is_empty() {
+                        self.aqm.on_idle(now);
+                    }
+                    return Err(id);
+                }
             }
         }
         let size = pool.get(id).size;
