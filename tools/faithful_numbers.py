@@ -56,9 +56,10 @@ ACC_BEFORE = {"halve": "flight_size", "repeated_timeouts": "rfc5681"}
 # rate, and every station's give-up relayed to the sender.
 WIFI_BEFORE = {"wifi.0.short_retry_limit": 8, "wifi.0.long_retry_limit": 5, "wifi.0.eifs": "basic_rate",
                "wifi.0.mac_hint": "relay"}
-EWR_BEFORE = {"ocwnd_source": "mirror", "ack_rule": "newreno_floor", "fast_recovery": True, "receiver_rtt": "probe"}
-NJ_BEFORE = {"tabe_bytes": "cumulative_ack"}
-NJPLUS_BEFORE = {"new_jersey": {"tabe_bytes": "cumulative_ack", "abe_bytes": "cumulative_ack"}, "previous_ownd": "previous_ack"}
+EWR_BEFORE = {"ocwnd_source": "mirror", "ack_rule": "newreno_floor", "fast_recovery": True, "receiver_rtt": "probe", "window_size": "flight"}
+NJ_BEFORE = {"tabe_bytes": "cumulative_ack", "timeout_ssthresh": "first_expiry"}
+NJPLUS_BEFORE = {"new_jersey": {"tabe_bytes": "cumulative_ack", "abe_bytes": "cumulative_ack", "timeout_ssthresh": "first_expiry"},
+                 "previous_ownd": "previous_ack"}
 EWR_DUMBBELL = "python/wtcp/papers/ewr/ewr-dumbbell.toml"
 DYNAMIC_BEFORE = {"ssthresh_from": "bdp", "cap_growth": True, "abw": {"off_weight": "congestion"}}
 
