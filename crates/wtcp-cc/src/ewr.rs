@@ -836,6 +836,11 @@ mod tests {
     /// A new ACK of one segment with RTT sample `rtt` that carries the receiver's oCwnd
     /// (`adv` segments, `None`: no advertisement yet).
     fn ack_adv(h: &mut Harness, adv: Option<f64>, rtt: Time) {
+        ack_adv_marked(h, adv, rtt, false);
+    }
+
+    /// `ack_adv`, optionally with an echoed mark, signalled first as the sender does.
+    fn ack_adv_marked(h: &mut Harness, adv: Option<f64>, rtt: Time, marked: bool) {
         h.fill_window();
         h.now += rtt;
         h.snd_una += u64::from(MSS);
@@ -848,8 +853,12 @@ mod tests {
             rx_arrival: Some(h.now - rtt / 2),
             delivered: h.snd_una,
             adv_cwnd: adv.map(|a| (a * SEG) as u64),
+            marked,
             ..AckSample::default()
         };
+        if marked {
+            h.signal(Signal::CongestionMark);
+        }
         h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
     }
 
@@ -1176,23 +1185,7 @@ mod tests {
     /// A new ACK like `ack_adv` whose ECE the sender reports first, as it does: the
     /// congestion-mark signal, then the ACK.
     fn ack_marked(h: &mut Harness, adv: f64, rtt: Time) {
-        h.fill_window();
-        h.now += rtt;
-        h.snd_una += u64::from(MSS);
-        h.dupacks = 0;
-        h.rtt.on_sample(rtt);
-        let s = AckSample {
-            ack: h.snd_una,
-            acked_bytes: u64::from(MSS),
-            rtt: Some(rtt),
-            rx_arrival: Some(h.now - rtt / 2),
-            delivered: h.snd_una,
-            adv_cwnd: Some((adv * SEG) as u64),
-            marked: true,
-            ..AckSample::default()
-        };
-        h.signal(Signal::CongestionMark);
-        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+        ack_adv_marked(h, Some(adv), rtt, true);
     }
 
     #[test]
