@@ -109,3 +109,10 @@ fn flow_copies_are_bounded_and_must_leave_a_flow() {
 fn fairness_flows_must_name_flows_that_run() {
     check(&[("metrics.fairness_flows", "[\"bluk\"]")], "metrics.fairness_flows.0", "unknown flow `bluk`; allowed: a flow name (bulk)");
 }
+
+#[test]
+fn positive_times_that_round_to_zero_nanoseconds_are_refused() {
+    // These used to pass validation and loop forever (a timer firing at the same instant).
+    check(&[("tcp.rto_initial_s", "1e-10")], "tcp.rto_initial_s", "rounds to 0 ns");
+    check(&[("flows.0.on_off", "{ on_s = 1e-10, off_s = 1e-10 }")], "flows.0.on_off.on_s", "rounds to 0 ns");
+}

@@ -274,7 +274,13 @@ fn time_s(path: &str, v: f64, positive: bool) -> R<Time> {
         let allowed = if positive { "a number of seconds > 0 and <= 1e7" } else { "a number of seconds >= 0 and <= 1e7" };
         return err(path, format!("is {v}; allowed: {allowed}"));
     }
-    Ok(secs(v))
+    // The engine's clock ticks in nanoseconds: a positive time that rounds to 0 would make
+    // a timer fire at the same instant forever.
+    let t = secs(v);
+    if positive && t == 0 {
+        return err(path, format!("is {v} s, which rounds to 0 ns; allowed: at least 1e-9 s"));
+    }
+    Ok(t)
 }
 
 fn probability(path: &str, v: f64) -> R<f64> {
