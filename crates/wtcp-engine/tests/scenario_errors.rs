@@ -116,3 +116,11 @@ fn positive_times_that_round_to_zero_nanoseconds_are_refused() {
     check(&[("tcp.rto_initial_s", "1e-10")], "tcp.rto_initial_s", "rounds to 0 ns");
     check(&[("flows.0.on_off", "{ on_s = 1e-10, off_s = 1e-10 }")], "flows.0.on_off.on_s", "rounds to 0 ns");
 }
+
+#[test]
+fn link_rates_and_header_bytes_stay_within_what_the_clock_and_packet_sizes_hold() {
+    // A rate of 1e-20 Mb/s overflowed the transmission time (the link then "delivered"
+    // 2.8 Mb/s); 4294967295 header bytes wrapped the packet size.
+    check(&[("links.1.rate_mbps", "1e-20")], "links.1.rate_mbps", "0.001 (1 kb/s) to 1e6");
+    check(&[("links.1.link_header_bytes", "4294967295")], "links.1.link_header_bytes", "0..=65535");
+}

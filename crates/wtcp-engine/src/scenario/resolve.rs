@@ -354,11 +354,16 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
             return err(format!("{p}.name"), format!("link name `{name}` is used twice; give the links distinct names"));
         }
         let rate_mbps = positive(&format!("{p}.rate_mbps"), l.rate_mbps, "a rate in Mb/s")?;
-        if rate_mbps > 1e6 {
-            return err(format!("{p}.rate_mbps"), format!("is {rate_mbps}; allowed: up to 1e6 (1 Tb/s)"));
+        // A packet's transmission time must fit the nanosecond clock (below 1 kb/s a 64 kB
+        // frame would take minutes; below ~1e-12 Mb/s the time overflows).
+        if !(1e-3..=1e6).contains(&rate_mbps) {
+            return err(format!("{p}.rate_mbps"), format!("is {rate_mbps}; allowed: 0.001 (1 kb/s) to 1e6 (1 Tb/s)"));
         }
         let delay = time_s(&format!("{p}.delay_ms"), l.delay_ms / 1e3, false)
             .map_err(|_| ScenarioError::new(format!("{p}.delay_ms"), format!("is {}; allowed: milliseconds >= 0", l.delay_ms)))?;
+        if l.link_header_bytes > 65_535 {
+            return err(format!("{p}.link_header_bytes"), format!("is {}; allowed: 0..=65535 bytes", l.link_header_bytes));
+        }
         let queue = resolve_queue(&format!("{p}.queue"), &l.queue)?;
         let dirs = [
             resolve_impair(&format!("{p}.ab"), &l.ab)?,
