@@ -124,3 +124,9 @@ fn link_rates_and_header_bytes_stay_within_what_the_clock_and_packet_sizes_hold(
     check(&[("links.1.rate_mbps", "1e-20")], "links.1.rate_mbps", "0.001 (1 kb/s) to 1e6");
     check(&[("links.1.link_header_bytes", "4294967295")], "links.1.link_header_bytes", "0..=65535");
 }
+
+#[test]
+fn a_flow_with_count_zero_is_still_checked() {
+    check(&[("flows.1", "{ src = \"nowhere\", dst = \"D\", cc = \"newreno\", count = 0 }")], "flows.1.src", "nowhere");
+    check(&[("flows.1", "{ src = \"S\", dst = \"D\", cc = \"no-such-cc\", count = 0 }")], "flows.1.cc", "no-such-cc");
+}

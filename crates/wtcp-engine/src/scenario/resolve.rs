@@ -404,7 +404,9 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         }
         let stagger = time_s(&format!("{p}.start_stagger_s"), fl.start_stagger_s, false)?;
         let base = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        for copy in 0..fl.count {
+        // An entry with count = 0 runs no flow but is still checked (a mistake in it is a
+        // mistake in the file).
+        for copy in 0..fl.count.max(1) {
             let name = if fl.count == 1 { base.clone() } else { format!("{base}-{}", copy + 1) };
             if flows.iter().any(|o| o.name == name) {
                 return err(format!("{p}.name"), format!("flow name `{name}` is used twice; give the flows distinct names"));
@@ -458,7 +460,8 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
                             }
                         }
                         let rate = fl.rate_mbps.ok_or_else(|| ScenarioError::new(format!("{p}.rate_mbps"), "is required for a CBR flow"))?;
-                        let rate = positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s")?;
+                        // Rate 0 is a sweep's "no traffic" point, allowed with count = 0 only.
+                        let rate = if fl.count == 0 && rate == 0.0 { 0.0 } else { positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s (0 only with count = 0)")? };
                         if rate > 1e5 {
                             return err(format!("{p}.rate_mbps"), format!("is {rate}; allowed: up to 1e5"));
                         }
@@ -469,8 +472,10 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
                         FlowApp::Cbr(CbrFlowCfg { rate_bps: rate * 1e6, packet_bytes })
                     }
                 };
-            flows.push(FlowCfg { name, src, dst, start, stop, on_off, app });
-            group_names.push(base.clone());
+            if copy < fl.count {
+                flows.push(FlowCfg { name, src, dst, start, stop, on_off, app });
+                group_names.push(base.clone());
+            }
         }
     }
     if flows.is_empty() {
