@@ -18,11 +18,13 @@ from rich.console import Console
 
 from wtcp import _core, demo, report
 from wtcp.errors import CliError, ScenarioError, SimulationError
+from wtcp.htmlreport import ReportError
 from wtcp.ns3.refuse import Ns3Unavailable
 from wtcp.result import ENGINES
 from wtcp.scenario import Scenario, builtin_scenario_path
 from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
+from wtcp.sweep.store import StoreError
 from wtcp.crosscheck import register as register_crosscheck
 
 USAGE_ERROR = 2
@@ -153,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         click.echo(f"error: {e.format_message()}", err=True)
         return e.exit_code
-    except (CliError, Ns3Unavailable) as e:
+    except (CliError, Ns3Unavailable, StoreError, ReportError) as e:
+        # StoreError: a result store locked, corrupt, not DuckDB or not a wtcp store;
+        # ReportError: an output folder whose summary.json points outside it.
         click.echo(f"error: {e}", err=True)
         return USAGE_ERROR
     except SimulationError as e:

@@ -14,12 +14,13 @@ import csv
 import html
 import json
 import math
+import os
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wtcp import _core
+from wtcp import _core, paths
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,19 +107,36 @@ def _is_number(text: str) -> bool:
 
 
 def read_claims(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f))
+    try:
+        with path.open(encoding="utf-8", newline="") as f:
+            return list(csv.DictReader(f))
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise ReportError(str(path), f"not a claims table written by `wtcp reproduce` ({e})") from None
 
 
 # --- the reproduction report ---
 
 
+class ReportError(ValueError):
+    """An output folder a report cannot be built from: `.path` (the file, then the field
+    path in it, e.g. `out/njplus/summary.json: figures.0.images.0`) and `.reason`."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.path = path
+        self.reason = reason
+
+
 def reproduction_report(directory: str | Path, out: str | Path | None = None) -> Path:
-    """Write `DIR/report.html` (or `out`) from the papers' outputs in `DIR`."""
+    """Write `DIR/report.html` (or `out`) from the papers' outputs in `DIR`.
+
+    Only files inside `DIR` are read or embedded: a `summary.json` whose figures, tables
+    or claims name a file elsewhere (`../..`, an absolute path, a symbolic link leading
+    out) raises `ReportError`, as does one that is not what `wtcp reproduce` writes."""
     root = Path(directory)
     summaries = []
     for path in sorted(root.glob("*/summary.json")):
-        summaries.append((path.parent, json.loads(path.read_text(encoding="utf-8"))))
+        summaries.append((path.parent, read_summary(path, root)))
     if not summaries:
         raise FileNotFoundError(2, "no paper outputs (*/summary.json) in", str(root))
     order = {name: i for i, name in enumerate(_target_order())}
@@ -136,9 +154,77 @@ def reproduction_report(directory: str | Path, out: str | Path | None = None) ->
     body.append("<ul>" + "".join(f'<li><a href="#{esc(s["paper"])}">{esc(s["title"])}</a> (<a href="{esc(folder.name)}/claims.csv">claims.csv</a>)</li>' for folder, s in summaries) + "</ul>")
     for folder, s in summaries:
         body.extend(_paper_section(folder, s))
-    out_path = Path(out) if out is not None else root / "report.html"
+    if out is not None:
+        out_path = Path(out)
+    else:
+        out_path = root / "report.html"
+        if out_path.is_symlink():
+            raise ReportError(str(out_path), f"is a symbolic link (to {os.readlink(out_path)}); the report is written inside {root} only")
     out_path.write_text(page("wtcp: the papers reproduced", body), encoding="utf-8")
     return out_path
+
+
+# What `read_summary` requires of a summary.json: key -> accepted types.
+_SUMMARY_FIELDS = {"paper": str, "title": str, "runs": int, "failed": int}
+_SUMMARY_OPTIONAL = {"citation": str, "summary": str, "quick": bool, "wall_seconds": (int, float), "holds": dict, "claims": str, "figures": list, "experiments": list}
+_FIGURE_FIELDS = {"title": str, "images": list}
+_FIGURE_OPTIONAL = {"caption": str, "data": (str, type(None)), "table": bool, "id": str}
+_EXPERIMENT_FIELDS = {"id": str, "title": str, "sweep": str, "sweep_file": str, "scenario_name": str, "sweep_text": str, "scenario_text": str,
+                      "replications": object, "seed": object, "runs": object}
+_EXPERIMENT_OPTIONAL = {"algorithms": (list, type(None)), "simulated_s": (int, float)}
+
+
+def read_summary(path: Path, root: Path) -> dict[str, Any]:
+    """A paper's `summary.json`, checked: the fields the report shows have their types, and
+    every file it names (claims, figure images and data) is a relative path resolving
+    inside `root`; otherwise `ReportError` with the field path."""
+    where = str(path)
+    if not paths.inside(root, path):
+        raise ReportError(where, f"leads outside {root} (a symbolic link); allowed: the outputs of `wtcp reproduce` inside {root}")
+    try:
+        s = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ReportError(where, f"not a summary written by `wtcp reproduce` ({e})") from None
+    except RecursionError:
+        raise ReportError(where, "not a summary written by `wtcp reproduce` (nested too deeply)") from None
+    _fields(s, _SUMMARY_FIELDS, _SUMMARY_OPTIONAL, where, "")
+    folder = path.parent
+
+    def contained(value: Any, field: str) -> None:
+        if not isinstance(value, str) or not value:
+            raise ReportError(f"{where}: {field}", f"must be a file name, not {value!r}")
+        target = folder / value
+        if not paths.inside(folder, target):
+            how = " through a symbolic link" if target.is_symlink() else ""
+            raise ReportError(f"{where}: {field}", f"is {value!r}, which leads outside {folder}{how}; allowed: a file inside {folder}")
+
+    contained(s.get("claims", "claims.csv"), "claims")
+    for i, f in enumerate(s.get("figures", [])):
+        _fields(f, _FIGURE_FIELDS, _FIGURE_OPTIONAL, where, f"figures.{i}")
+        for j, image_file in enumerate(f["images"]):
+            contained(image_file, f"figures.{i}.images.{j}")
+        if f.get("data") is not None:
+            contained(f["data"], f"figures.{i}.data")
+    for i, e in enumerate(s.get("experiments", [])):
+        _fields(e, _EXPERIMENT_FIELDS, _EXPERIMENT_OPTIONAL, where, f"experiments.{i}")
+        if not all(isinstance(a, str) for a in e.get("algorithms") or []):
+            raise ReportError(f"{where}: experiments.{i}.algorithms", "must be a list of algorithm names")
+    return s
+
+
+def _fields(value: Any, required: dict[str, Any], optional: dict[str, Any], where: str, path: str) -> None:
+    if not isinstance(value, dict):
+        raise ReportError(f"{where}: {path}" if path else where, f"must be an object, not {type(value).__name__}")
+    for key, types in {**required, **optional}.items():
+        field = f"{path}.{key}" if path else key
+        if key not in value:
+            if key in required:
+                raise ReportError(f"{where}: {field}", "missing; a summary written by `wtcp reproduce` has it")
+            continue
+        v = value[key]
+        if not isinstance(v, types) or (types is int and isinstance(v, bool)):
+            names = " or ".join(t.__name__ for t in (types if isinstance(types, tuple) else (types,)))
+            raise ReportError(f"{where}: {field}", f"is a {type(v).__name__}; allowed: {names}")
 
 
 def _target_order() -> list[str]:
@@ -180,7 +266,11 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
         if f.get("table") and f.get("data") and (folder / f["data"]).is_file():
             import pandas as pd
 
-            out.append(frame_table(pd.read_csv(folder / f["data"])))
+            try:
+                data = pd.read_csv(folder / f["data"])
+            except (ValueError, UnicodeDecodeError) as e:  # pandas' ParserError, EmptyDataError
+                raise ReportError(str(folder / f["data"]), f"not a table written by `wtcp reproduce` ({e})") from None
+            out.append(frame_table(data))
     out.append("<h3>Experiments and scenario definitions</h3>")
     for e in s.get("experiments", []):
         algos = ", ".join(e.get("algorithms") or []) or "as in the scenario"
@@ -201,20 +291,25 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
 def store_report(store_path: str | Path, out: str | Path | None = None, metric: str = "goodput_mbps") -> Path:
     """Write an HTML page summarising every sweep of a result store: runs, the metric's
     mean and 95 % interval per point and algorithm, a figure per sweep, the sweep's
-    definition and the seeds."""
+    definition and the seeds. A store another process is writing is read from a snapshot
+    of the results committed so far (the page says so); DuckDB errors are `StoreError`."""
     import tempfile
+    from contextlib import ExitStack
 
     from wtcp.reproduce.figures import Figure, draw
     from wtcp.reproduce.measure import with_derived
-    from wtcp.sweep.store import open_store, summarize
+    from wtcp.sweep.store import readable_store, summarize
 
     store_path = Path(store_path)
-    store = open_store(store_path)
+    stack = ExitStack()
+    store, note = stack.enter_context(readable_store(store_path))
     try:
         sweeps = store.sweeps()
         defs = store.definitions()
         body = [f"<p>Result store <code>{esc(store_path.name)}</code>: {len(sweeps)} sweep(s).</p>"]
-        body.append(table(["sweep", "runs", "done", "failed", "simulated s", "wall s"], ((r.sweep, r.runs, r.done, r.failed, round(r.sim_seconds or 0), round(r.wall_seconds or 0, 1)) for r in sweeps.itertuples(index=False))))
+        if note:
+            body.append("<p class=\"meta\">A snapshot: another process was writing the store, so this page shows the results committed when it was made.</p>")
+        body.append(table(["sweep", "runs", "done", "failed", "simulated s", "wall s"], ((r.sweep, r.runs, r.done, r.failed, round(_total(r.sim_seconds)), round(_total(r.wall_seconds), 1)) for r in sweeps.itertuples(index=False))))
         with tempfile.TemporaryDirectory() as tmp:
             for row in sweeps.itertuples(index=False):
                 name = row.sweep
@@ -222,7 +317,7 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
                 flows = store.flows(name)
                 runs = store.runs(name)
                 seeds = sorted({int(x) for x in runs["seed"].dropna()})
-                reps = int(runs["replication"].max()) + 1 if len(runs) else 0
+                reps = int(runs["replication"].max()) + 1 if runs["replication"].notna().any() else 0
                 body.append(f"<p class=\"meta\">seeds {esc(', '.join(map(str, seeds)))}; {reps} replication(s); wtcp {esc(', '.join(sorted(set(runs['wtcp_version'].dropna()))))}</p>")
                 failed = runs[runs["status"] == "failed"]
                 if len(failed):
@@ -246,10 +341,15 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
                     body.append(f"<details><summary>sweep definition</summary><pre>{esc(d['definition'])}</pre></details>")
                     body.append(f"<details><summary>base scenario</summary><pre>{esc(d['scenario'])}</pre></details>")
     finally:
-        store.close()
+        stack.close()
     out_path = Path(out) if out is not None else store_path.with_suffix(".html")
     out_path.write_text(page(f"wtcp results: {store_path.name}", body), encoding="utf-8")
     return out_path
+
+
+def _total(value: Any) -> float:
+    """A sum over runs, 0 when no run has the value (NULL, NaN in pandas)."""
+    return 0.0 if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
 
 
 def _safe(name: str) -> str:

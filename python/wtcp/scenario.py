@@ -13,7 +13,7 @@ from typing import Any, Union
 from wtcp import _core
 from wtcp.errors import scenario_error
 from wtcp.result import ENGINES, Result, with_engine
-from wtcp.toml_text import plain_scalar, to_toml_value
+from wtcp.toml_text import check_unicode, container, join_path, plain_scalar, to_toml_value
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 
@@ -42,9 +42,13 @@ class Scenario:
     """
 
     def __init__(self, text: str, format: str = "toml", overrides: Iterable[tuple[str, str]] = (), source: str | None = None):
+        check_unicode(text, "", "the scenario text is")
         self._text = text
         self._format = format
         self._overrides = tuple((str(p), str(v)) for p, v in overrides)
+        for path, value in self._overrides:
+            check_unicode(path, path, "the override path is")
+            check_unicode(value, path, "the value is")
         self._source = source
         self._resolved_toml = _core.resolve(text, format, list(self._overrides))
 
@@ -175,6 +179,7 @@ def check_engine(engine: Any) -> None:
 def check_override_path(path: Any) -> None:
     if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
         raise scenario_error(str(path), "invalid override path; expected dotted keys like `links.0.rate_mbps`")
+    check_unicode(path, path, "the override path is")
 
 
 def dict_to_json(document: Mapping[str, Any]) -> tuple[str, list[tuple[str, str]]]:
@@ -183,13 +188,17 @@ def dict_to_json(document: Mapping[str, Any]) -> tuple[str, list[tuple[str, str]
     if not isinstance(document, Mapping):
         raise scenario_error("", f"a scenario must be a dict of sections ([run], [[nodes]], ...), not a {type(document).__name__}")
     nonfinite: list[tuple[str, str]] = []
+    open_ids: set[int] = set()
 
     def plain(value: Any, parts: tuple[str, ...]) -> Any:
         path = ".".join(parts)
         value = plain_scalar(value)
         if value is None:
             raise scenario_error(path, "is None; null values are not allowed (leave the key out instead)")
-        if isinstance(value, (bool, int, str)):
+        if isinstance(value, str):
+            check_unicode(value, path)
+            return value
+        if isinstance(value, (bool, int)):
             return value
         if isinstance(value, float):
             if math.isfinite(value):
@@ -198,15 +207,17 @@ def dict_to_json(document: Mapping[str, Any]) -> tuple[str, list[tuple[str, str]
                 raise scenario_error(path, f"is {value}, which only a dotted path can carry; rename the keys on the way")
             nonfinite.append((path, to_toml_value(value, path)))
             return 0.0
-        if isinstance(value, Mapping):
-            out = {}
-            for key, v in value.items():
-                if not isinstance(key, str):
-                    raise scenario_error(path, f"has the key {key!r}; keys must be strings")
-                out[key] = plain(v, (*parts, key))
-            return out
-        if isinstance(value, (list, tuple)):
-            return [plain(v, (*parts, str(i))) for i, v in enumerate(value)]
+        if isinstance(value, (Mapping, list, tuple)):
+            with container(value, path, len(parts), open_ids):
+                if isinstance(value, Mapping):
+                    out = {}
+                    for key, v in value.items():
+                        if not isinstance(key, str):
+                            raise scenario_error(path, f"has the key {key!r}; keys must be strings")
+                        check_unicode(key, join_path(path, key), "the key is")
+                        out[key] = plain(v, (*parts, key))
+                    return out
+                return [plain(v, (*parts, str(i))) for i, v in enumerate(value)]
         raise scenario_error(path, f"is a {type(value).__name__}; allowed: bool, int, float, str, list, dict")
 
     text = json.dumps(plain(document, ()), ensure_ascii=False, allow_nan=False)

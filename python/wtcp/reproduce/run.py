@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wtcp import _core
+from wtcp.paths import SAFE_NAME_RULE, name_problem
 from wtcp.reproduce import scorecard as sc
 from wtcp.reproduce.figures import FigureOutput, draw
 from wtcp.reproduce.measure import ClaimResult, evaluate, with_derived
@@ -64,10 +66,14 @@ def reproduce_paper(
     quick: bool = False,
     on_update: Callable[[str, Progress], None] | None = None,
 ) -> PaperOutcome:
-    """Run one paper's experiments into `out_dir/<paper>/` and write its outputs."""
+    """Run one paper's experiments into `out_dir/<paper>/` and write its outputs. `name`
+    is a shipped paper's name or the path of a paper definition (see `load_paper`)."""
     t0 = time.perf_counter()
     paper = load_paper(name)
+    out_dir = Path(out_dir)
     folder = out_dir / paper.name
+    if name_problem(paper.name) is not None or Path(os.path.normpath(folder)).parent != Path(os.path.normpath(out_dir)):
+        raise PaperError("paper", f"is {paper.name!r}, whose folder {folder} is not a folder of {out_dir}; allowed: {SAFE_NAME_RULE}")
     folder.mkdir(parents=True, exist_ok=True)
     outcome = PaperOutcome(paper=paper, folder=folder)
     frames: dict[str, pd.DataFrame] = {}

@@ -11,13 +11,15 @@ from __future__ import annotations
 import copy
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wtcp.errors import ScenarioError
+from wtcp.paths import SAFE_NAME_RULE, name_problem
 from wtcp.sweep.spec import Sweep, SweepError
+from wtcp.toml_text import TomlError, check_plain, parse_toml
 
 PAPER_DIR = Path(__file__).resolve().parent.parent / "papers"
 
@@ -62,8 +64,8 @@ class Experiment:
     def sweep(self, quick: bool, paper: str) -> Sweep:
         """The sweep of this experiment (the reduced grid with `quick`), named `paper/id`."""
         try:
-            doc = tomllib.loads(self.sweep_file.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
+            doc = parse_toml(self.sweep_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, TomlError) as e:
             raise PaperError(f"experiments.{self.id}.sweep", f"cannot read {self.sweep_file}: {e}") from None
         if quick:
             doc = quick_variant(doc, self.quick)
@@ -107,26 +109,51 @@ def paper_names() -> list[str]:
     return sorted(p.parent.name for p in PAPER_DIR.glob("*/paper.toml"))
 
 
+def is_path_form(name_or_path: str | os.PathLike[str]) -> bool:
+    """Whether `load_paper` takes `name_or_path` as a path rather than a shipped paper's
+    name: a `Path` (any `os.PathLike`), or a string holding a path separator or ending in
+    `.toml` (`./mypaper`, `mypaper/paper.toml`, `paper.toml`)."""
+    if not isinstance(name_or_path, str):
+        return True
+    separators = {"/", os.sep, os.altsep} - {None}
+    return any(sep in name_or_path for sep in separators) or name_or_path.endswith(".toml") or name_or_path in (".", "..")
+
+
 def load_paper(name_or_path: str | os.PathLike[str]) -> Paper:
-    """A shipped paper by name (`"njplus"`), or a `paper.toml` file / its folder."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        path = path / "paper.toml"
-    if not path.is_file():
-        candidate = PAPER_DIR / str(name_or_path) / "paper.toml"
-        if not candidate.is_file():
-            raise PaperError("", f"no paper `{name_or_path}`; shipped: {', '.join(paper_names())}")
-        path = candidate
+    """A shipped paper by name (`"njplus"`: only the papers in `PAPER_DIR`, whatever the
+    current directory holds), or a paper definition of your own by path: a `paper.toml`
+    file or its folder, as a `Path` or a string with a separator (`"./mypaper"`)."""
+    if is_path_form(name_or_path):
+        path = Path(name_or_path)
+        if path.is_dir():
+            path = path / "paper.toml"
+        if not path.is_file():
+            raise PaperError("", f"no paper definition {os.fspath(path)!r} (a paper.toml file or its folder)")
+    else:
+        if name_or_path not in paper_names():
+            raise PaperError("", f"no paper `{name_or_path}`; shipped: {', '.join(paper_names())}; "
+                                 f"a paper of your own is given by its path (./{name_or_path})")
+        path = PAPER_DIR / name_or_path / "paper.toml"
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
+        doc = parse_toml(path.read_text(encoding="utf-8"))
+    except TomlError as e:
         raise PaperError(str(path), f"not valid TOML: {e}") from None
+    except UnicodeDecodeError:
+        raise PaperError(str(path), "not a UTF-8 text file") from None
+    except OSError as e:
+        raise PaperError(str(path), f"cannot read: {e.strerror or e}") from None
     return paper_from_dict(doc, path.parent)
 
 
 def paper_from_dict(doc: Mapping[str, Any], folder: Path) -> Paper:
+    """A paper from its document. `paper` names the output folder and each figure `id`
+    its files, so both (and each experiment `id`) must be plain file names."""
     _known(doc, PAPER_KEYS, "")
-    name = _str(doc, "paper", "", required=True)
+    try:
+        check_plain(doc)
+    except ScenarioError as e:
+        raise PaperError(e.path, e.reason) from None
+    name = _file_name(doc, "paper", "")
     tolerance = doc.get("tolerance", 0.5)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance:
         raise PaperError("tolerance", f"must be a positive number (the relative band of a rough match), not {tolerance!r}")
@@ -197,9 +224,18 @@ def _str(table: Mapping[str, Any], key: str, path: str, required: bool = False) 
     return value
 
 
+def _file_name(table: Mapping[str, Any], key: str, path: str) -> str:
+    """A required string that names a file or folder (a paper, an experiment, a figure)."""
+    value = _str(table, key, path, required=True)
+    problem = name_problem(value)
+    if problem is not None:
+        raise PaperError(_join(path, key), f"{problem}; allowed: {SAFE_NAME_RULE}")
+    return value
+
+
 def _experiment(e: Any, path: str, folder: Path) -> Experiment:
     _known(e, EXPERIMENT_KEYS, path)
-    e_id = _str(e, "id", path, required=True)
+    e_id = _file_name(e, "id", path)
     sweep_name = _str(e, "sweep", path, required=True)
     sweep_file = folder / sweep_name
     if not sweep_file.is_file():
@@ -223,7 +259,7 @@ def _experiment(e: Any, path: str, folder: Path) -> Experiment:
             value = f.get(key, 0.0)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise PaperError(f"{fpath}.{key}", f"must be a number, not {value!r}")
-        figures.append(Figure(id=_str(f, "id", fpath, required=True), kind=kind, spec=dict(f)))
+        figures.append(Figure(id=_file_name(f, "id", fpath), kind=kind, spec=dict(f)))
     return Experiment(id=e_id, title=_str(e, "title", path), sweep_file=sweep_file, quick=dict(quick), figures=figures)
 
 

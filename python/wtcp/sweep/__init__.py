@@ -8,7 +8,7 @@ process pool or a Dask cluster, every result stored in a DuckDB file.
 
 from wtcp.sweep.runner import DaskExecutor, InlineExecutor, Outcome, ProcessPoolExecutor, run_batch, run_sweep
 from wtcp.sweep.spec import Run, Sweep, SweepError, load_sweep
-from wtcp.sweep.store import Store, open_store, summarize, t975
+from wtcp.sweep.store import Store, StoreError, copy_store, open_store, readable_store, summarize, t975
 
 __all__ = [
     "Sweep",
@@ -22,7 +22,10 @@ __all__ = [
     "ProcessPoolExecutor",
     "DaskExecutor",
     "Store",
+    "StoreError",
     "open_store",
+    "copy_store",
+    "readable_store",
     "summarize",
     "t975",
 ]

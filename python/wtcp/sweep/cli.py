@@ -57,7 +57,7 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
     """Run the sweep FILE, storing every result; runs already stored are skipped."""
     from wtcp.sweep.runner import default_store_path, run_sweep
     from wtcp.sweep.spec import Sweep, SweepError
-    from wtcp.sweep.store import Store
+    from wtcp.sweep.store import Store, StoreError
 
     check_executor_options(workers, dask_address, dask_local)
     try:
@@ -68,11 +68,14 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
         raise _cli_error(f"{file}: not a UTF-8 text file") from None
     except OSError as e:
         raise _cli_error(f"cannot read {file}: {e.strerror or e}") from None
-    store_file = store_path or default_store_path(sweep)
+    try:
+        store_file = store_path or default_store_path(sweep)
+    except SweepError as e:
+        raise _cli_error(f"{file}: {e}") from None
     try:
         store = Store(store_file)
-    except Exception as e:  # duckdb.IOException and friends: a locked or corrupt file
-        raise _cli_error(f"cannot open the store {store_file}: {e}") from None
+    except StoreError as e:  # locked, not a DuckDB file, corrupt, not a wtcp store
+        raise _cli_error(str(e)) from None
 
     executor = make_executor(workers, dask_address, dask_local)
     err = Console(stderr=True)
@@ -122,30 +125,35 @@ def _with_progress(sweep, store, executor, console: Console):
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--export", "fmt", type=click.Choice(["parquet", "csv"]), help="Write the runs and flows tables in this format.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Directory for --export (default: next to PATH).")
-def results_command(path: Path, fmt: str | None, out_dir: Path | None) -> None:
-    """List the sweeps in the result store PATH; export its tables."""
+@click.option("--copy", "copy_to", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Copy the store to FILE as one self-contained file (its .wal log included), also while a sweep writes it.")
+def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: Path | None) -> None:
+    """List the sweeps in the result store PATH; export its tables or copy it.
+
+    A store that a running sweep is writing is read from a snapshot of the results
+    committed so far."""
     from wtcp import report
-    from wtcp.sweep.store import open_store
+    from wtcp.htmlreport import _total
+    from wtcp.sweep.store import copy_store, readable_store
 
     if out_dir is not None and fmt is None:
         raise click.UsageError("--out needs --export")
     if not path.is_file():
         raise _cli_error(f"no result store {path}")
-    try:
-        store = open_store(path)
-    except Exception as e:
-        raise _cli_error(f"cannot open the store {path}: {e}") from None
-    try:
+    if copy_to is not None:
+        copy_store(path, copy_to)
+        click.echo(f"copied {path} to {copy_to}", err=True)
+        path = copy_to
+    with readable_store(path) as (store, note):
+        if note:
+            click.echo(f"note: {note}", err=True)
         table = store.sweeps()
         if fmt is not None:
             paths = store.export(out_dir or path.parent, fmt)
-    finally:
-        store.close()
     from rich.table import Table
 
     t = Table("sweep", "runs", "done", "failed", "simulated s", "wall s")
     for row in table.itertuples(index=False):
-        t.add_row(str(row.sweep), str(row.runs), str(row.done), str(row.failed), f"{row.sim_seconds or 0:.0f}", f"{row.wall_seconds or 0:.1f}")
+        t.add_row(str(row.sweep), str(row.runs), str(row.done), str(row.failed), f"{_total(row.sim_seconds):.0f}", f"{_total(row.wall_seconds):.1f}")
     report.stdout_console().print(t)
     if fmt is not None:
         for p in paths:

@@ -350,5 +350,17 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
 
 
 def default_store_path(sweep: Sweep) -> Path:
+    """`<sweep name>.duckdb` next to the sweep file (in the current directory for a sweep
+    without a file). `SweepError` unless the name is one plain file name (`"../../x"`, an
+    absolute path or `"a/b"` would put the store elsewhere; give the store's path then)."""
+    from wtcp.paths import SAFE_NAME_RULE, inside, name_problem
+    from wtcp.sweep.spec import SweepError
+
     base = sweep.source.parent if sweep.source is not None else Path.cwd()
-    return base / f"{sweep.name}.duckdb"
+    problem = name_problem(sweep.name)
+    path = base / f"{sweep.name}.duckdb"
+    if problem is None and not inside(base, path):
+        problem = f"is {sweep.name!r}, which leads outside {base}"
+    if problem is not None:
+        raise SweepError("name", f"{problem}; allowed: {SAFE_NAME_RULE}, as it names the store <name>.duckdb (or give the store's path: --store)")
+    return path

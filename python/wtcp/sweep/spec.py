@@ -11,7 +11,6 @@ import hashlib
 import itertools
 import json
 import os
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from wtcp import _core
 from wtcp.errors import ScenarioError
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path
+from wtcp.toml_text import TomlError, check_plain, parse_toml
 
 TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "points", "algorithms", "algorithm_params", "algorithm_flows", "replications", "seed")
 RESERVED_PATHS = ("run.seed", "run.replication")
@@ -77,8 +77,8 @@ class Sweep:
         path = Path(path)
         text = path.read_text(encoding="utf-8")
         try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
+            doc = parse_toml(text)
+        except TomlError as e:
             raise SweepError("", f"not valid TOML: {e}") from None
         sweep = cls.from_dict(doc, base_dir=path.parent, default_name=path.stem)
         sweep.source = path
@@ -86,8 +86,14 @@ class Sweep:
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any], base_dir: str | os.PathLike[str] = ".", default_name: str = "sweep") -> Sweep:
+        """A sweep from its document. The `name` (default `default_name`) labels its runs
+        in a store; `default_store_path` also makes it a file name, if it is one."""
         if not isinstance(doc, Mapping):
             raise SweepError("", f"a sweep must be a table, not a {type(doc).__name__}")
+        try:
+            check_plain(doc)
+        except ScenarioError as e:
+            raise SweepError(e.path, e.reason) from None
         unknown = [k for k in doc if k not in TOP_KEYS]
         if unknown:
             raise SweepError(str(unknown[0]), f"unknown key; allowed: {', '.join(TOP_KEYS)}")
@@ -97,6 +103,10 @@ class Sweep:
         name = doc.get("name", default_name)
         if not isinstance(name, str) or not name:
             raise SweepError("name", "must be a non-empty string")
+        try:
+            check_plain(name, "name")  # a default name from a file name that is not UTF-8
+        except ScenarioError as e:
+            raise SweepError(e.path, e.reason) from None
         sweep = cls(name=name, base=base, description=str(doc.get("description", "")))
         sweep.fixed = _values_table(doc.get("set", {}), "set")
         sweep.grid = _lists_table(doc.get("grid", {}), "grid")

@@ -1,16 +1,28 @@
 """The result store: one DuckDB file, tidy tables `runs` and `flows`, keyed by run key.
 
 Every batch of results is written in one transaction, so a killed sweep leaves each run
-either complete (its `runs` row and all its `flows` rows) or absent.
+either complete (its `runs` row and all its `flows` rows) or absent. Committed results
+that DuckDB has not yet moved into the file live in its write-ahead log `<store>.wal`
+beside it (until the writer closes the store; after a SIGKILL until the next open): a
+copy of the store is complete only with that file, so `copy_store` copies both.
+
+Every DuckDB error (a store locked by another process, a file that is not a DuckDB
+database, a corrupt or truncated one, a database that is not a wtcp store) is raised as a
+`StoreError` naming the file.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +52,58 @@ RUN_COLUMNS = {
     "created": "TIMESTAMPTZ",
 }
 FLOW_FIXED = {"key": "VARCHAR", "flow_id": "INTEGER"}
+# The columns every store has had: a `runs` table without them is not a wtcp store's.
+REQUIRED_RUN_COLUMNS = ("key", "sweep", "params", "algorithm", "seed", "replication", "status", "error")
+STORE_RULE = "a result store written by `wtcp sweep` or `wtcp reproduce`"
+
+
+class StoreError(ValueError):
+    """A result store that cannot be opened, read or written: `.path` (the file) and
+    `.reason` (locked by another process, not a DuckDB file, corrupt, not a wtcp store)."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str, locked: bool = False):
+        super().__init__(f"{os.fspath(path)}: {reason}")
+        self.path = os.fspath(path)
+        self.reason = reason
+        self.locked = locked  # another process holds the store's lock
+
+
+def is_lock_error(e: Exception) -> bool:
+    text = str(e)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def describe_duckdb_error(e: Exception) -> str:
+    """What a DuckDB error means for a store, for a user."""
+    text = str(e).strip()
+    if is_lock_error(e):
+        pid = re.search(r"PID (\d+)", text)
+        holder = f" (PID {pid.group(1)})" if pid else ""
+        return (f"is locked by another process{holder}, such as a `wtcp sweep` writing it; wait for it to finish, "
+                "or read a snapshot (`wtcp results STORE --copy COPY.duckdb`)")
+    if "not a valid DuckDB database file" in text:
+        return f"is not a DuckDB database file (empty, or another kind of file); allowed: {STORE_RULE}"
+    if "Corrupt database" in text or "Could not read enough bytes" in text or "checksum" in text:
+        return f"is damaged (corrupt or truncated; DuckDB says: {text}); allowed: {STORE_RULE}"
+    kind = type(e).__name__
+    return f"cannot be used (DuckDB {kind}: {text})"
+
+
+def _store_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Raise any DuckDB error of `method` as a `StoreError` naming the store."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+        import duckdb
+
+        try:
+            return method(self, *args, **kwargs)
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None  # Ctrl-C during a query
+        except duckdb.Error as e:
+            raise StoreError(self.path, describe_duckdb_error(e), locked=is_lock_error(e)) from e
+
+    return wrapper
 
 # t_{0.975, df} for df = 1..30; beyond 30 the normal quantile 1.96 is used.
 T975 = (
@@ -88,7 +152,8 @@ def _quote(name: str) -> str:
 
 class Store:
     """A DuckDB result store. `Store(path)` opens (creating) it for writing;
-    `Store(path, read_only=True)` for reading (see `open_store`)."""
+    `Store(path, read_only=True)` for reading (see `open_store`). DuckDB errors are
+    raised as `StoreError`."""
 
     def __init__(self, path: str | os.PathLike[str], read_only: bool = False):
         import duckdb
@@ -96,14 +161,48 @@ class Store:
         self.path = Path(path)
         if read_only and not self.path.exists():
             raise FileNotFoundError(2, "no such store", str(path))
-        self.con = duckdb.connect(str(self.path), read_only=read_only)
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.Error as e:
+            raise StoreError(self.path, describe_duckdb_error(e), locked=is_lock_error(e)) from e
+        try:
+            self._open(read_only)
+        except BaseException:
+            self.con.close()
+            raise
+
+    @_store_errors
+    def _open(self, read_only: bool) -> None:
+        self._check_is_store(read_only)
         if not read_only:
             cols = ", ".join(f"{_quote(k)} {t}" for k, t in RUN_COLUMNS.items())
             self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
             self.con.execute("CREATE TABLE IF NOT EXISTS flows (key VARCHAR, flow_id INTEGER, PRIMARY KEY (key, flow_id))")
         self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
         if not read_only:
-            self.ensure_columns("runs", {"engine": "VARCHAR"})  # stores written before engines existed
+            # Stores written by older versions (before engines, ...) get the new columns.
+            self.ensure_columns("runs", {k: t for k, t in RUN_COLUMNS.items() if k != "key"})
+
+    def _check_is_store(self, read_only: bool) -> None:
+        """Refuse a DuckDB database that is not a wtcp store (an empty one is made one,
+        unless opened for reading)."""
+        tables = {name: kind for name, kind in self.con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall()}
+        if "runs" not in tables:
+            if read_only or tables:
+                what = f"it has the tables {', '.join(sorted(tables))}" if tables else "it is empty"
+                raise StoreError(self.path, f"is a DuckDB database but not a wtcp result store (no `runs` table; {what}); allowed: {STORE_RULE}")
+            return
+        problems = []
+        for table, required in (("runs", REQUIRED_RUN_COLUMNS), ("flows", ("key", "flow_id"))):
+            if tables.get(table, "BASE TABLE") != "BASE TABLE":
+                problems.append(f"`{table}` is a {tables[table].lower()}")
+            elif table in tables:
+                have = self._table_columns(table)
+                missing = [c for c in required if c not in have]
+                if missing:
+                    problems.append(f"`{table}` has no column {', '.join(missing)}")
+        if problems:
+            raise StoreError(self.path, f"is a DuckDB database but not a wtcp result store ({'; '.join(problems)}); allowed: {STORE_RULE}")
 
     def close(self) -> None:
         self.con.close()
@@ -120,6 +219,7 @@ class Store:
         rows = self.con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
         return {name: dtype for name, dtype in rows}
 
+    @_store_errors
     def ensure_columns(self, table: str, types: dict[str, str]) -> None:
         have = self._columns[table]
         for name, sql_type in types.items():
@@ -127,6 +227,7 @@ class Store:
                 self.con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {_quote(name)} {sql_type}")
                 have[name] = sql_type
 
+    @_store_errors
     def ensure_param_columns(self, params: dict[str, list[Any]]) -> dict[str, str]:
         """Add one `runs` column per swept path; returns path -> column name."""
         names = {path: param_column(path) for path in params}
@@ -135,12 +236,14 @@ class Store:
 
     # --- reading keys ---
 
+    @_store_errors
     def done_keys(self, keys: Sequence[str] | None = None) -> set[str]:
         """Keys of runs stored as done (failed runs are tried again)."""
         return {k for (k,) in self.con.execute("SELECT key FROM runs WHERE status = 'done'").fetchall()}
 
     # --- writing ---
 
+    @_store_errors
     def write(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
         """Store results in one transaction. A record: the `runs` fields, `params` (dict)
         and `flows` (list of flattened per-flow dicts)."""
@@ -218,11 +321,13 @@ class Store:
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _new_trace")
                 con.unregister("_new_trace")
 
+    @_store_errors
     def record_definition(self, sweep: str, definition: str, scenario: str) -> None:
         """Keep what a sweep was (its factors as text and its base scenario) for reports."""
         self.con.execute("CREATE TABLE IF NOT EXISTS sweep_defs (sweep VARCHAR PRIMARY KEY, definition VARCHAR, scenario VARCHAR)")
         self.con.execute("INSERT OR REPLACE INTO sweep_defs VALUES (?, ?, ?)", [sweep, definition, scenario])
 
+    @_store_errors
     def definitions(self) -> dict[str, dict[str, str]]:
         """sweep name -> {definition, scenario} as recorded by `record_definition`."""
         tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
@@ -231,6 +336,7 @@ class Store:
         rows = self.con.execute("SELECT sweep, definition, scenario FROM sweep_defs").fetchall()
         return {name: {"definition": d, "scenario": sc} for name, d, sc in rows}
 
+    @_store_errors
     def traces(self, table: str = "flows", key: str | None = None) -> pd.DataFrame:
         """A stored trace table (`flows`, `cc`, `queues`, `losses`, `drops`) of every traced
         run, or of the run `key`; empty if no run was traced."""
@@ -254,12 +360,14 @@ class Store:
             warnings.filterwarnings("ignore", message=".*inplace.*")
             return self.con.execute(sql, list(params)).df()
 
+    @_store_errors
     def runs(self, sweep: str | None = None) -> pd.DataFrame:
         """The `runs` table (optionally of one sweep), one row per run."""
         if sweep is None:
             return self._df("SELECT * FROM runs ORDER BY sweep, key")
         return self._df("SELECT * FROM runs WHERE sweep = ? ORDER BY key", [sweep])
 
+    @_store_errors
     def flows(self, sweep: str | None = None) -> pd.DataFrame:
         """The `flows` table joined with its run's sweep, parameters, algorithm and
         replication (done runs only), one row per flow per run."""
@@ -270,9 +378,11 @@ class Store:
         sql = f"SELECT f.*, {select} FROM flows f JOIN runs r USING (key) WHERE {where} ORDER BY r.sweep, f.key, f.flow_id"
         return self._df(sql, [sweep] if sweep is not None else [])
 
+    @_store_errors
     def param_columns(self) -> list[str]:
         return [c for c in self._table_columns("runs") if c not in RUN_COLUMNS]
 
+    @_store_errors
     def sweeps(self) -> pd.DataFrame:
         """One row per sweep: runs stored, done, failed, simulated and wall seconds."""
         return self._df(
@@ -281,6 +391,7 @@ class Store:
             "sum(wall_seconds) AS wall_seconds FROM runs GROUP BY sweep ORDER BY sweep"
         )
 
+    @_store_errors
     def summary(self, metric: str = "goodput_bps", by: Sequence[str] | None = None, sweep: str | None = None) -> pd.DataFrame:
         """Mean of `metric` with a Student-t 95 % confidence interval across replications.
 
@@ -299,6 +410,7 @@ class Store:
             default_by = ["sweep", *self.param_columns(), "engine", "algorithm"]
         return summarize(table, metric, list(by) if by is not None else default_by)
 
+    @_store_errors
     def export(self, directory: str | os.PathLike[str], fmt: str = "parquet") -> list[Path]:
         """Write `runs` and `flows` as Parquet or CSV files into `directory`."""
         out = Path(directory)
@@ -348,5 +460,97 @@ def summarize(table: pd.DataFrame, metric: str, by: Sequence[str]) -> pd.DataFra
 
 def open_store(path: str | os.PathLike[str]) -> Store:
     """Open a sweep result store for reading: `.runs()`, `.flows()`, `.summary(...)`,
-    `.sweeps()`, `.export(...)`."""
+    `.sweeps()`, `.export(...)`. A store another process is writing cannot be opened
+    (`StoreError` with `.locked`); `readable_store` reads a snapshot of it instead."""
     return Store(path, read_only=True)
+
+
+def wal_path(path: str | os.PathLike[str]) -> Path:
+    """The write-ahead log of the store `path`: committed results not yet in the file."""
+    return Path(f"{os.fspath(path)}.wal")
+
+
+def _file_state(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def copy_store(source: str | os.PathLike[str], dest: str | os.PathLike[str], attempts: int = 50) -> Path:
+    """Copy the result store `source` to `dest` as one self-contained file; returns `dest`.
+
+    Works while another process (a running sweep) writes the store: the store file and
+    its write-ahead log `<store>.wal`, which holds the results committed since DuckDB last
+    wrote them into the file, are copied together, again until neither changed during the
+    copy; then the copy is checkpointed, so `dest` holds every result committed before the
+    copy and needs no `.wal` of its own. (A plain `cp` of the store file alone misses
+    those results.) `StoreError` if the source is not a store or keeps changing."""
+    import duckdb
+
+    src, dst = Path(source), Path(dest)
+    if not src.is_file():
+        raise FileNotFoundError(2, "no such store", str(src))
+    if dst.exists() and dst.resolve() == src.resolve():
+        raise StoreError(dst, "is the store being copied; allowed: another file")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".wtcp-copy-", dir=dst.parent))
+    try:
+        copy = tmp / "store.duckdb"
+        for attempt in range(attempts):
+            before = (_file_state(src), _file_state(wal_path(src)))
+            shutil.copyfile(src, copy)
+            wal_path(copy).unlink(missing_ok=True)
+            try:
+                shutil.copyfile(wal_path(src), wal_path(copy))
+            except FileNotFoundError:
+                pass
+            if (_file_state(src), _file_state(wal_path(src))) == before:
+                break
+            time.sleep(min(0.02 * (attempt + 1), 0.5))  # a commit or checkpoint was under way
+        else:
+            raise StoreError(src, f"kept changing while it was copied ({attempts} tries); try again, or once the process writing it has finished")
+        try:
+            con = duckdb.connect(str(copy))  # replays the copied log into the copy ...
+            try:
+                con.execute("CHECKPOINT")  # ... and writes it into the file
+            finally:
+                con.close()
+            Store(copy, read_only=True).close()
+        except duckdb.Error as e:
+            raise StoreError(src, describe_duckdb_error(e)) from e
+        except StoreError as e:
+            raise StoreError(src, e.reason) from e
+        wal_path(dst).unlink(missing_ok=True)  # a stale log would be replayed into the copy
+        os.replace(copy, dst)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dst
+
+
+@contextmanager
+def readable_store(path: str | os.PathLike[str]) -> Iterator[tuple[Store, str | None]]:
+    """`(store, note)`: the store opened for reading; if another process is writing it, a
+    snapshot of it (`copy_store` into a temporary folder), with a note saying so."""
+    try:
+        store = open_store(path)
+        note = None
+        tmp = None
+    except StoreError as e:
+        if not e.locked:
+            raise
+        tmp = tempfile.TemporaryDirectory(prefix="wtcp-snapshot-")
+        try:
+            store = open_store(copy_store(path, Path(tmp.name) / "snapshot.duckdb"))
+        except BaseException:
+            tmp.cleanup()
+            raise
+        store.path = Path(path)  # errors name the store, not its snapshot
+        note = f"{os.fspath(path)} is being written by another process: read from a snapshot of the results committed so far"
+    try:
+        yield store, note
+    finally:
+        store.close()
+        if tmp is not None:
+            tmp.cleanup()
