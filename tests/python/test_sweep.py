@@ -346,3 +346,40 @@ def test_traces_are_stored_beside_the_runs_when_asked(tmp_path: Path) -> None:
     run_sweep(untraced, tmp_path / "plain.duckdb", InlineExecutor())
     with open_store(tmp_path / "plain.duckdb") as st:
         assert st.traces("flows").empty
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="scans /proc for the worker processes")
+def test_workers_exit_when_the_sweep_is_killed(tmp_path: Path) -> None:
+    """SIGKILL of the sweep alone (not its process group): the pool's workers, whose parent
+    is the fork server, must not live on."""
+    body = 'name = "orphans"\nscenario = "two-hop-wireless"\nreplications = 40\nalgorithms = ["newreno", "westwoodplus"]\n[grid]\n"links.1.ab.loss.rate" = [0.0, 0.01, 0.02]\n'
+    file = write_sweep(tmp_path, body)
+    mark = f"WTCP_ORPHAN_TEST_{os.getpid()}_{time.monotonic_ns()}"
+    env = {**os.environ, mark: "1"}
+    proc = subprocess.Popen([sys.executable, "-m", cli_module(), "sweep", str(file), "--workers", "2", "--quiet"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def marked() -> list[int]:
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != proc.pid:
+                try:
+                    if mark.encode() in (entry / "environ").read_bytes():
+                        pids.append(int(entry.name))
+                except OSError:
+                    pass
+        return pids
+
+    deadline = time.monotonic() + 60
+    while len(marked()) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None and len(marked()) >= 2, "the workers never started"
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while marked() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = marked()
+    for pid in left:  # do not leave them behind even if the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"{len(left)} worker processes outlived the sweep"

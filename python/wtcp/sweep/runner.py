@@ -133,6 +133,25 @@ class InlineExecutor:
         pass
 
 
+def watch_parent(pid: int, period_s: float = 0.5) -> None:
+    """Worker initialiser: a daemon thread that ends this process once `pid` (the sweep)
+    no longer exists. A worker's own parent is the fork server, which outlives a killed
+    sweep, so the sweep's pid is watched directly."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(period_s)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass  # the pid exists (owned by someone else after reuse: keep going)
+
+    threading.Thread(target=watch, name="wtcp-watch-parent", daemon=True).start()
+
+
 class ProcessPoolExecutor:
     """A local `concurrent.futures.ProcessPoolExecutor` of `workers` processes."""
 
@@ -144,9 +163,13 @@ class ProcessPoolExecutor:
         import concurrent.futures
         import multiprocessing
 
-        # forkserver/spawn: no inherited DuckDB handles or threads in the workers.
+        # forkserver/spawn: no inherited DuckDB handles or threads in the workers. The
+        # workers watch the sweep's process and exit when it is gone (a SIGKILL of the sweep
+        # would otherwise leave them running).
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        return concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+        return concurrent.futures.ProcessPoolExecutor(
+            self.workers, mp_context=multiprocessing.get_context(method), initializer=watch_parent, initargs=(os.getpid(),)
+        )
 
     def submit(self, batch: Sequence[Job]) -> Any:
         return self._pool.submit(run_batch, list(batch))
