@@ -24,6 +24,7 @@ from wtcp.scenario import Scenario, builtin_scenario_path
 from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
 from wtcp.crosscheck import register as register_crosscheck
+from wtcp.validate import register as register_validate
 
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
@@ -136,6 +137,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
 register_sweep(cli)
 register_reproduce(cli)
 register_crosscheck(cli)
+register_validate(cli)
 
 
 def main(argv: list[str] | None = None) -> int:
