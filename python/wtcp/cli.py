@@ -26,6 +26,7 @@ from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
 from wtcp.sweep.store import StoreError
 from wtcp.crosscheck import register as register_crosscheck
+from wtcp.validate import register as register_validate
 
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
@@ -138,6 +139,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
 register_sweep(cli)
 register_reproduce(cli)
 register_crosscheck(cli)
+register_validate(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,10 @@ Every (algorithm, point, seed) runs in both engines; the table gives, per algori
 point, the mean over the seeds of the TCP flows' total goodput, retransmitted segments
 and timeouts in each engine, and the goodput difference (wtcp - ns-3) / ns-3, flagged when
 it exceeds `FLAG_PERCENT`.
+
+An algorithm is a name (every TCP flow runs it with its default parameters) or a `Config`:
+a label, wtcp's algorithm and parameters, and optionally an ns-3 congestion control paired
+with it explicitly (`ns3_type`) where the translator has no exact counterpart.
 """
 
 from __future__ import annotations
@@ -34,12 +38,18 @@ class EngineStats:
     goodput_mbps: list[float] = field(default_factory=list)
     retransmissions: list[int] = field(default_factory=list)
     timeouts: list[int] = field(default_factory=list)
+    segments_sent: list[int] = field(default_factory=list)
+    unnecessary_retransmissions: list[int] = field(default_factory=list)
+    fast_retransmits: list[int] = field(default_factory=list)
 
     def add(self, result: Result) -> None:
         tcp = [f for f in result.raw["flows"] if f["kind"] == "tcp"]
         self.goodput_mbps.append(sum(f["goodput_bps"] for f in tcp) / 1e6)
         self.retransmissions.append(sum(f["retransmitted_segments"] for f in tcp))
         self.timeouts.append(sum(f["timeouts"] for f in tcp))
+        self.segments_sent.append(sum(f["segments_sent"] for f in tcp))
+        self.unnecessary_retransmissions.append(sum(f["unnecessary_retransmissions"] for f in tcp))
+        self.fast_retransmits.append(sum(f["fast_retransmits"] for f in tcp))
 
     def mean(self, name: str) -> float:
         values = getattr(self, name)
@@ -62,51 +72,105 @@ class Row:
         return math.isnan(d) or abs(d) > FLAG_PERCENT
 
 
-def algorithm_overrides(scenario: Scenario, algorithm: str) -> dict[str, Any]:
-    """Every TCP flow runs `algorithm` with its default parameters."""
+@dataclass(frozen=True)
+class Config:
+    """An algorithm as the cross-check runs it on every TCP flow: `label` in the table,
+    wtcp's `cc` with `cc_params`, and `ns3_type`, an ns-3 congestion-control TypeId paired
+    with it explicitly (None: the translator's counterpart of `cc` and its parameters);
+    `ns3_recovery` likewise replaces ns-3's recovery (an experiment, e.g. an ablation).
+
+    A pairing is an experiment, not a translation: the ns-3 side runs the scenario with
+    `cc`'s default parameters translated (so every other field is still checked or
+    refused) and `ns3_type` in place of the translated algorithm."""
+
+    label: str
+    cc: str
+    cc_params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    ns3_type: str | None = None
+    ns3_recovery: str | None = None  # an ns-3 TcpRecoveryOps TypeId in place of the translated one
+
+
+def as_config(algorithm: str | Config) -> Config:
+    return algorithm if isinstance(algorithm, Config) else Config(algorithm, algorithm)
+
+
+def algorithm_overrides(scenario: Scenario, algorithm: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every TCP flow runs `algorithm` with `params` (default: its default parameters)."""
     out: dict[str, Any] = {}
     for i, f in enumerate(scenario.document.get("flows", [])):
         if f.get("kind", "tcp") == "tcp":
             out[f"flows.{i}.cc"] = algorithm
-            out[f"flows.{i}.cc_params"] = {}
+            out[f"flows.{i}.cc_params"] = dict(params or {})
     return out
 
 
-def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequence[str] | None) -> list[tuple[str, dict[str, Any], Scenario]]:
-    """(algorithm, point, scenario) of every combination, checked by both engines'
-    translators before anything runs (a `ScenarioError` names the first refusal).
-    `algorithms` None keeps the scenario's own algorithm and parameters."""
+@dataclass
+class Case:
+    """One (algorithm, point): the scenario each engine runs and the ns-3 pairing."""
+
+    label: str
+    point: dict[str, Any]
+    wtcp: Scenario
+    ns3: Scenario
+    ns3_type: str | None = None
+    ns3_recovery: str | None = None
+
+
+def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequence[str | Config] | None) -> list[Case]:
+    """Every (algorithm, point), checked by both engines' translators before anything
+    runs (a `ScenarioError` names the first refusal). `algorithms` None keeps the
+    scenario's own algorithm and parameters."""
     from wtcp.ns3 import plan
 
     out = []
     for algorithm in algorithms if algorithms is not None else [None]:
         for point in points:
-            overrides = algorithm_overrides(scenario, algorithm) if algorithm is not None else {}
-            sc = scenario.with_overrides({**overrides, **point})
-            plan(sc.document)
-            out.append((algorithm or scenario_algorithm(sc), point, sc))
+            if algorithm is None:
+                sc = scenario.with_overrides(dict(point))
+                plan(sc.document)
+                out.append(Case(scenario_algorithm(sc), dict(point), sc, sc))
+                continue
+            config = as_config(algorithm)
+            sc = scenario.with_overrides({**algorithm_overrides(scenario, config.cc, config.cc_params), **point})
+            if config.ns3_type is None:
+                plan(sc.document)
+                out.append(Case(config.label, dict(point), sc, sc, None, config.ns3_recovery))
+            else:
+                ns3_sc = scenario.with_overrides({**algorithm_overrides(scenario, config.cc), **point})
+                plan(ns3_sc.document)
+                out.append(Case(config.label, dict(point), sc, ns3_sc, config.ns3_type, config.ns3_recovery))
     return out
+
+
+def run_ns3(case: Case, seed: int, ns3_attributes: Sequence[str] = ()) -> Result:
+    """The case's ns-3 run for one seed (with its explicit pairing, if any)."""
+    if case.ns3_type is None and case.ns3_recovery is None:
+        return case.ns3.run(seed=seed, engine="ns3", ns3_attributes=ns3_attributes)
+    from wtcp.ns3 import run_document
+
+    doc = case.ns3.with_overrides({"run.seed": seed}).document
+    return Result(run_document(doc, ns3_attributes, congestion_type=case.ns3_type, recovery_type=case.ns3_recovery))
 
 
 def crosscheck(
     scenario: Scenario,
     points: Sequence[dict[str, Any]],
-    algorithms: Sequence[str] | None,
+    algorithms: Sequence[str | Config] | None,
     seeds: Sequence[int],
     on_run: Callable[[], None] | None = None,
     ns3_attributes: Sequence[str] = (),
 ) -> list[Row]:
     """Run every (algorithm, point, seed) in wtcp and in ns-3 (`points`: dicts of
-    path -> value, [{}] for the scenario as it is; `algorithms` None: as the scenario
-    says)."""
+    path -> value, [{}] for the scenario as it is; `algorithms`: names or `Config`s,
+    None: as the scenario says)."""
     rows = []
-    for algorithm, point, sc in cases(scenario, points, algorithms):
-        row = Row(algorithm, dict(point))
+    for case in cases(scenario, points, algorithms):
+        row = Row(case.label, dict(case.point))
         for seed in seeds:
-            row.wtcp.add(sc.run(seed=seed, engine="wtcp"))
+            row.wtcp.add(case.wtcp.run(seed=seed, engine="wtcp"))
             if on_run:
                 on_run()
-            row.ns3.add(sc.run(seed=seed, engine="ns3", ns3_attributes=ns3_attributes))
+            row.ns3.add(run_ns3(case, seed, ns3_attributes))
             if on_run:
                 on_run()
         rows.append(row)

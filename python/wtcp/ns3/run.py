@@ -72,23 +72,47 @@ class _filtered_stderr:
             print("\n".join(kept), file=sys.stderr)
 
 
-def run_document(doc: dict[str, Any], socket_attributes: Sequence[str] = ()) -> str:
+def run_document(doc: dict[str, Any], socket_attributes: Sequence[str] = (), congestion_type: str | None = None, recovery_type: str | None = None) -> str:
     """Translate (or refuse) a checked scenario document, run it in ns-3, return wtcp's
     metrics JSON with `"engine": "ns3"`.
 
     `socket_attributes` ("Name=value", e.g. "Sack=true") are ns-3 TcpSocketBase
     attributes set on every TCP socket after the translated ones: an experiment outside
-    the scenario (wtcp has no counterpart), recorded in the metrics as `ns3_attributes`."""
+    the scenario (wtcp has no counterpart), recorded in the metrics as `ns3_attributes`.
+    `congestion_type` (e.g. "ns3::TcpLinuxReno") replaces the translated congestion
+    control of every TCP flow, with ns-3's defaults for its attributes: an explicit
+    pairing, not a translation, recorded as `ns3_congestion`. `recovery_type` likewise
+    replaces the translated recovery (`ns3_recovery`)."""
     p = plan(doc)
     for f in p.flows:
         if isinstance(f, TcpFlowPlan):
             f.socket_attrs = [*f.socket_attrs, *socket_attributes]
+            if congestion_type is not None:
+                f.type_id, f.cc_attrs, f.pacing = congestion_type, [], False
+            if recovery_type is not None:
+                f.recovery_type = recovery_type
     ns, gbl = load()
     check_socket_attributes(socket_attributes, ns)
+    if congestion_type is not None:
+        check_type(congestion_type, ns.TcpCongestionOps, "ns3_congestion", "ns3::TcpLinuxReno")
+    if recovery_type is not None:
+        check_type(recovery_type, ns.TcpRecoveryOps, "ns3_recovery", "ns3::TcpPrrRecovery")
     metrics = run_plan(p, ns, gbl)
     if socket_attributes:
         metrics["ns3_attributes"] = list(socket_attributes)
+    if congestion_type is not None:
+        metrics["ns3_congestion"] = congestion_type
+    if recovery_type is not None:
+        metrics["ns3_recovery"] = recovery_type
     return json.dumps(metrics, allow_nan=False, separators=(",", ":"))
+
+
+def check_type(name: str, base: Any, path: str, example: str) -> None:
+    """Refuse a TypeId that is not a subclass of `base` (ns-3 aborts on it)."""
+    tid = base.GetTypeId()
+    found = type(tid)()
+    if not (type(tid).LookupByNameFailSafe(name, found) and found.IsChildOf(tid)):
+        raise refuse(path, f"{name!r} is not an ns-3 {tid.GetName().removeprefix('ns3::')}; allowed: such a TypeId, e.g. \"{example}\"")
 
 
 def check_socket_attributes(attributes: Sequence[str], ns: Any) -> None:

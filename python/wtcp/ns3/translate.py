@@ -109,6 +109,14 @@ ALGORITHMS: dict[str, Algorithm] = {
     ),
 }
 
+# ns-3's TcpLinuxReno is not a translation target: wtcp's closest configuration, newreno
+# with halve = "cwnd", byte_counting = true and an unlimited abc_limit, differs from it in
+# ways a scenario cannot turn off (ns-3 credits the span of the ACK that ends recovery to
+# its segment counter and counts whole segments against floor(cwnd / MSS); wtcp grows on no
+# ACK of a recovery and adds MSS * acked / cwnd), so such parameters are refused like any
+# other TcpNewReno has no counterpart of. The validation suite pairs the two explicitly
+# (validation/suite.toml, docs/validation.md "LinuxReno").
+
 # Algorithms wtcp has and ns-3 3.44 does not, with the reason when it is not plain absence.
 REFUSED_ALGORITHMS = {
     "reno": "ns-3's TcpSocketBase always keeps NewReno's partial-ACK recovery; Reno's (recovery ends at the first new ACK) has no counterpart",

@@ -1,0 +1,133 @@
+"""The validation suite (validation/, `wtcp validate`): the suite files load, the generated
+section of docs/validation.md sits between its markers, the quick subset runs end to end,
+and the ns-3 classes the ablations swap in reproduce ns-3's own classes exactly when their
+switches are off (so an ablation changes one mechanism and nothing else).
+
+The runs need the `ns3` package (`make test` installs it; WTCP_REQUIRE_NS3=1 fails rather
+than skips without it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import wtcp.cli
+from wtcp.crosscheck import Config, crosscheck
+from wtcp.errors import CliError
+from wtcp.ns3 import available
+from wtcp.ns3 import run as ns3_run
+from wtcp.scenario import Scenario
+from wtcp.validate import BEGIN, END, SuiteError, load_ablation_code, load_suite, write_section
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "validation"
+REQUIRE_NS3 = os.environ.get("WTCP_REQUIRE_NS3") == "1"
+
+
+@pytest.fixture(scope="module")
+def ns3() -> None:
+    if not available():
+        if REQUIRE_NS3:
+            pytest.fail("the ns3 package is not installed (pip install 'wtcp[ns3]')")
+        pytest.skip("the ns3 package is not installed")
+    ns3_run.load()
+
+
+def test_docs_validation_md_has_one_generated_section():
+    text = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    assert text.index(BEGIN) < text.index(END)
+    section = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert "points within 5 %" in section and "| algorithm |" in section
+
+
+def test_the_suite_loads_and_every_point_translates():
+    """Every scenario, algorithm, variant and loss rate of the suite passes ns-3's
+    translator (checked before anything runs, as `wtcp validate` does)."""
+    from wtcp.crosscheck import cases
+
+    suite = load_suite(SUITE)
+    assert [s.name for s in suite.scenarios] == ["simple2", "long-rtt-two-hop", "dumbbell-10", "lossy-hop-20"]
+    assert suite.seeds == 3
+    for spec in suite.scenarios:
+        assert spec.loss_rates == [0.0, 0.01, 0.02, 0.05]
+        assert {v.name for v in spec.variants} == {"SACK", "no SACK"}
+        assert Scenario.from_file(spec.file).document  # the file resolves
+        points = [{**v.set, spec.loss_path: 0.01} for v in spec.variants]
+        assert len(cases(spec.scenario(), points, spec.algorithms)) == 2 * len(spec.algorithms)
+    quick = load_suite(SUITE, quick=True)
+    assert quick.seeds == 1 and quick.size() == 2 * len(quick.scenarios)
+
+
+def test_suite_mistakes_name_the_file_and_key(tmp_path: Path):
+    (tmp_path / "suite.toml").write_text('scenarios = ["a"]\nseed = 3\n', encoding="utf-8")
+    with pytest.raises(SuiteError, match="unknown key `seed`"):
+        load_suite(tmp_path)
+    (tmp_path / "suite.toml").write_text('scenarios = []\n[[ablations]]\nname = "x"\nset = { "tcp.sack" = true }\n', encoding="utf-8")
+    with pytest.raises(SuiteError, match="not an option ns-3 fixes"):
+        load_suite(tmp_path)
+
+
+def test_the_section_is_replaced_between_the_markers(tmp_path: Path):
+    doc = tmp_path / "v.md"
+    doc.write_text(f"# Title\n\nbefore\n\n{BEGIN}\nold\n{END}\n\nafter\n", encoding="utf-8")
+    write_section(doc, [BEGIN, "new", END])
+    assert doc.read_text(encoding="utf-8") == f"# Title\n\nbefore\n\n{BEGIN}\nnew\n{END}\n\nafter\n"
+    plain = tmp_path / "plain.md"
+    plain.write_text("# Title\n", encoding="utf-8")
+    write_section(plain, [BEGIN, "new", END])
+    assert plain.read_text(encoding="utf-8") == f"# Title\n\n{BEGIN}\nnew\n{END}\n"
+    broken = tmp_path / "broken.md"
+    broken.write_text(f"{BEGIN}\n", encoding="utf-8")
+    with pytest.raises(CliError, match="only one of the markers"):
+        write_section(broken, [BEGIN, END])
+
+
+def test_quick_validate_writes_the_section_and_the_results(ns3, tmp_path: Path):
+    doc = tmp_path / "validation.md"
+    doc.write_text(f"hand-written\n\n{BEGIN}\n{END}\n\nexplanations\n", encoding="utf-8")
+    results = tmp_path / "results.json"
+    out = CliRunner().invoke(wtcp.cli.cli, ["validate", "--quick", "--suite", str(SUITE), "--out", str(doc), "--results", str(results)])
+    assert out.exit_code == 0, out.output
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith("hand-written\n") and text.endswith("\nexplanations\n")
+    section = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert "quick subset" in section and "of 4 points within 5 %" in section
+    rows = [line for line in section.splitlines() if line.startswith("| newreno | SACK | 1 % |")]
+    assert len(rows) == 4  # one point per scenario
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert len(data["points"]) == 4 and data["meta"]["grid"]["runs"] == 8
+    for p in data["points"]:
+        assert len(p["wtcp"]["goodput_mbps"]) == 1 and p["ns3"]["goodput_mbps"][0] > 0
+        flagged = p["diff_percent"] is None or abs(p["diff_percent"]) > 5.0
+        # every flagged point gets the ablations that apply to it (here the wtcp-side
+        # ones for NewReno), a point within the band none
+        assert bool(p["ablations"]) == flagged
+    # --reuse runs nothing again
+    again = CliRunner().invoke(wtcp.cli.cli, ["validate", "--quick", "--suite", str(SUITE), "--results", str(results), "--reuse"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(results.read_text(encoding="utf-8"))["meta"] == data["meta"]
+
+
+PAIRS = [
+    # (wtcp algorithm and parameters, ns-3's class, the copy with its switches off)
+    ("newreno", {"halve": "cwnd", "byte_counting": True, "abc_limit": 65535}, ("ns3::TcpLinuxReno", None), ("wtcpval::LinuxRenoCopy", None)),
+    ("newreno", {}, (None, "ns3::TcpPrrRecovery"), (None, "wtcpval::PrrCopy")),
+    ("veno", {}, ("ns3::TcpVeno", None), ("wtcpval::VenoCopy", None)),
+]
+
+
+@pytest.mark.parametrize("cc, params, original, copy", PAIRS, ids=["LinuxReno", "PRR", "Veno"])
+def test_ablation_classes_with_switches_off_are_ns3s_own(ns3, cc, params, original, copy):
+    load_ablation_code(SUITE)
+    sc = Scenario.from_file(ROOT / "scenarios" / "reference-simple2.toml").with_overrides(
+        {"run.duration_s": 12.0, "links.1.ab.loss.rate": 0.03, "tcp.sack": True, "tcp.recovery": "prr"}
+    )
+    rows = [crosscheck(sc, [{}], [Config(cc, cc, params, t, r)], [1, 2])[0] for t, r in (original, copy)]
+    assert rows[0].ns3 == rows[1].ns3
+    assert rows[0].ns3.fast_retransmits[0] > 5  # recoveries happened
