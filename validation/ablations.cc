@@ -93,46 +93,53 @@ class LinuxRenoAblation : public TcpCongestionOps
     }
 
   protected:
+    // Slow start as TcpLinuxReno behaves: each acknowledged segment adds one MSS, up to
+    // ssthresh; the segments that did not fit are returned for congestion avoidance.
     uint32_t SlowStart(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
     {
-        if (segmentsAcked >= 1)
+        if (segmentsAcked == 0)
         {
-            uint32_t sndCwnd = tcb->m_cWnd;
-            tcb->m_cWnd = std::min((sndCwnd + (segmentsAcked * tcb->m_segmentSize)), (uint32_t)tcb->m_ssThresh);
-            return segmentsAcked - ((tcb->m_cWnd - sndCwnd) / tcb->m_segmentSize);
+            return 0;
         }
-        return 0;
+        const uint32_t mss = tcb->m_segmentSize;
+        const uint32_t before = tcb->m_cWnd;
+        const uint64_t wanted = static_cast<uint64_t>(before) + static_cast<uint64_t>(segmentsAcked) * mss;
+        const uint64_t capped = std::min<uint64_t>(wanted, tcb->m_ssThresh);
+        tcb->m_cWnd = static_cast<uint32_t>(capped);
+        const uint32_t usedSegments = (tcb->m_cWnd - before) / mss;
+        return segmentsAcked - usedSegments;
     }
 
+    // Congestion avoidance as Linux's tcp_cong_avoid_ai: one MSS per w = cwnd/MSS
+    // acknowledged segments, counted in m_cWndCnt (which TcpLinuxReno keeps across losses).
     void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
     {
         if (!tcb->m_isCwndLimited)
         {
             return;
         }
+        const uint32_t mss = tcb->m_segmentSize;
         if (m_byteCounting)
         {
             // RFC 3465 §2.1 as wtcp's byte_counting: cwnd += MSS * acked / cwnd, the
             // fraction kept.
-            m_frac += static_cast<double>(segmentsAcked) * tcb->m_segmentSize * tcb->m_segmentSize / tcb->m_cWnd;
-            uint32_t whole = static_cast<uint32_t>(m_frac);
+            m_frac += static_cast<double>(segmentsAcked) * mss * mss / tcb->m_cWnd;
+            const auto whole = static_cast<uint32_t>(m_frac);
             m_frac -= whole;
             tcb->m_cWnd += whole;
             return;
         }
-        uint32_t w = std::max<uint32_t>(1, tcb->m_cWnd / tcb->m_segmentSize);
-        if (m_cWndCnt >= w)
+        const uint32_t perIncrease = std::max<uint32_t>(1, tcb->m_cWnd / mss);
+        // An increase already due (the counter reached w before this ACK).
+        if (m_cWndCnt >= perIncrease)
         {
             m_cWndCnt = 0;
-            tcb->m_cWnd += tcb->m_segmentSize;
+            tcb->m_cWnd += mss;
         }
         m_cWndCnt += segmentsAcked;
-        if (m_cWndCnt >= w)
-        {
-            uint32_t delta = m_cWndCnt / w;
-            m_cWndCnt -= delta * w;
-            tcb->m_cWnd += delta * tcb->m_segmentSize;
-        }
+        const uint32_t increases = m_cWndCnt / perIncrease;
+        m_cWndCnt %= perIncrease;
+        tcb->m_cWnd += increases * mss;
     }
 
   private:
@@ -199,33 +206,48 @@ class PrrAblation : public TcpRecoveryOps
         DoRecovery(tcb, deliveredBytes, true);
     }
 
+    // RFC 6937 §3 as ns-3 3.44's TcpPrrRecovery applies it (with its quirks kept: a
+    // duplicate ACK credits one MSS while less than RecoverFS was delivered, the unsigned
+    // differences, at least one MSS before anything was sent).
     void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override
     {
+        const uint32_t mss = tcb->m_segmentSize;
+        uint32_t delivered = deliveredBytes;
         if (isDupAck && m_prrDelivered < m_recoveryFlightSize)
         {
-            deliveredBytes += tcb->m_segmentSize;
+            delivered += mss;
         }
-        if (deliveredBytes == 0)
+        if (delivered == 0)
         {
             return;
         }
-        m_prrDelivered += deliveredBytes;
-        int sendCount;
-        if (tcb->m_bytesInFlight > tcb->m_ssThresh)
+        m_prrDelivered += delivered;
+        const uint32_t pipe = tcb->m_bytesInFlight.Get();
+        const uint32_t ssthresh = tcb->m_ssThresh.Get();
+        int sndcnt = 0;
+        if (pipe > ssthresh)
         {
-            sendCount = std::ceil(m_prrDelivered * tcb->m_ssThresh * 1.0 / m_recoveryFlightSize) - m_prrOut;
+            // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
+            const double target = std::ceil(static_cast<double>(m_prrDelivered) * ssthresh / m_recoveryFlightSize);
+            sndcnt = static_cast<int>(target) - static_cast<int>(m_prrOut);
         }
         else
         {
-            int limit = std::max(m_prrDelivered - m_prrOut, deliveredBytes);
+            // Slow-start reduction bound: MAX(prr_delivered - prr_out, DeliveredData) + MSS
+            // (the MSS only when retransmitted data was acknowledged), capped at
+            // ssthresh - pipe.
+            const uint32_t owed = m_prrDelivered - m_prrOut;
+            int bound = static_cast<int>(std::max(owed, delivered));
             if (tcb->m_isRetransDataAcked)
             {
-                limit += tcb->m_segmentSize;
+                bound += static_cast<int>(mss);
             }
-            sendCount = std::min(limit, static_cast<int>(tcb->m_ssThresh - tcb->m_bytesInFlight));
+            const int room = static_cast<int>(ssthresh - pipe);
+            sndcnt = std::min(bound, room);
         }
-        sendCount = std::max(sendCount, static_cast<int>(m_prrOut > 0 ? 0 : tcb->m_segmentSize));
-        tcb->m_cWnd = tcb->m_bytesInFlight + sendCount;
+        const int floor = m_prrOut > 0 ? 0 : static_cast<int>(mss);
+        sndcnt = std::max(sndcnt, floor);
+        tcb->m_cWnd = pipe + sndcnt;
         tcb->m_cWndInfl = tcb->m_cWnd;
     }
 
@@ -335,109 +357,104 @@ class VenoAblation : public TcpNewReno
 {
   public:
     VenoAblation(bool sampleRtt, bool realDiff, bool cwndBase, bool keepCount)
-        : m_sampleRtt(sampleRtt),
-          m_realDiff(realDiff),
-          m_cwndBase(cwndBase),
-          m_keepCount(keepCount)
+        : m_useSample(sampleRtt),
+          m_realBacklog(realDiff),
+          m_halveCwnd(cwndBase),
+          m_keepSamples(keepCount)
     {
     }
 
     VenoAblation(const VenoAblation& o) = default;
 
+    // The RTT each ACK reports: ns-3 passes the smoothed RTT here, Linux the sample.
     void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& srtt) override
     {
-        Time rtt = m_sampleRtt ? tcb->m_lastRtt.Get() : srtt;
-        if (rtt.IsZero())
+        const Time reported = m_useSample ? tcb->m_lastRtt.Get() : srtt;
+        if (reported.IsZero())
         {
             return;
         }
-        m_minRtt = std::min(m_minRtt, rtt);
-        m_baseRtt = std::min(m_baseRtt, rtt);
-        m_cntRtt++;
+        m_roundMin = std::min(m_roundMin, reported);
+        m_base = std::min(m_base, reported);
+        ++m_samples;
     }
 
-    void CongestionStateSet(Ptr<TcpSocketState>, const TcpSocketState::TcpCongState_t newState) override
+    // Veno's refinement applies in the Open state only; entering it starts a new round.
+    void CongestionStateSet(Ptr<TcpSocketState>, const TcpSocketState::TcpCongState_t state) override
     {
-        if (newState == TcpSocketState::CA_OPEN)
+        m_open = state == TcpSocketState::CA_OPEN;
+        if (m_open)
         {
-            m_doingVenoNow = true;
-            m_minRtt = Time::Max();
-        }
-        else
-        {
-            m_doingVenoNow = false;
+            m_roundMin = Time::Max();
         }
     }
 
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
     {
-        uint32_t segCwnd = tcb->GetCwndInSegments();
-        double tmp = m_baseRtt.GetSeconds() / m_minRtt.GetSeconds();
-        if (m_realDiff)
+        // Backlog N = cwnd - cwnd * BaseRTT / RTT (segments); ns-3 takes the expected
+        // window as a whole number of segments.
+        const uint32_t cwndSegs = tcb->GetCwndInSegments();
+        const double ratio = m_base.GetSeconds() / m_roundMin.GetSeconds();
+        const double expected = cwndSegs * ratio;
+        m_backlog = m_realBacklog ? cwndSegs - expected : cwndSegs - static_cast<double>(static_cast<uint32_t>(expected));
+        if (!m_open)
         {
-            m_diff = segCwnd - segCwnd * tmp;
-        }
-        else
-        {
-            uint32_t targetCwnd = static_cast<uint32_t>(segCwnd * tmp);
-            m_diff = segCwnd - targetCwnd;
-        }
-        if (!m_doingVenoNow)
-        {
-            // As ns-3: outside Open, NewReno, and the RTT counters are not reset.
             TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
             return;
         }
-        if (m_cntRtt <= 2)
+        const bool tooFewSamples = m_samples <= 2;
+        const bool inSlowStart = tcb->m_cWnd < tcb->m_ssThresh;
+        if (tooFewSamples)
         {
             TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
         }
-        else if (tcb->m_cWnd < tcb->m_ssThresh)
+        else if (inSlowStart)
         {
             TcpNewReno::SlowStart(tcb, segmentsAcked);
         }
-        else if (m_diff < m_beta)
+        else if (m_backlog < kBeta)
         {
+            // Below beta: Reno's rate.
             TcpNewReno::CongestionAvoidance(tcb, segmentsAcked);
-        }
-        else if (m_inc)
-        {
-            TcpNewReno::CongestionAvoidance(tcb, segmentsAcked);
-            m_inc = false;
         }
         else
         {
-            m_inc = true;
+            // At or above beta: every other call (half the rate).
+            if (m_growNow)
+            {
+                TcpNewReno::CongestionAvoidance(tcb, segmentsAcked);
+            }
+            m_growNow = !m_growNow;
         }
-        if (!m_keepCount)
+        if (!m_keepSamples)
         {
-            m_cntRtt = 0;
+            m_samples = 0;
         }
-        m_minRtt = Time::Max();
+        m_roundMin = Time::Max();
     }
 
+    // Veno's decrease: 4/5 when the backlog says the loss was random, else 1/2, of
+    // BytesInFlight (ns-3) or cwnd (the paper, Linux); at least two segments.
     uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
     {
-        uint32_t base = m_cwndBase ? tcb->m_cWnd.Get() : bytesInFlight;
-        if (m_diff < m_beta)
-        {
-            return std::max(static_cast<uint32_t>(base * (4.0 / 5.0)), 2 * tcb->m_segmentSize);
-        }
-        return std::max(base / 2, 2 * tcb->m_segmentSize);
+        const uint32_t of = m_halveCwnd ? tcb->m_cWnd.Get() : bytesInFlight;
+        const uint32_t least = 2 * tcb->m_segmentSize;
+        const uint32_t cut = m_backlog < kBeta ? static_cast<uint32_t>(of * (4.0 / 5.0)) : of / 2;
+        return std::max(cut, least);
     }
 
   private:
-    bool m_sampleRtt;
-    bool m_realDiff;
-    bool m_cwndBase;
-    bool m_keepCount;
-    Time m_baseRtt{Time::Max()};
-    Time m_minRtt{Time::Max()};
-    uint32_t m_cntRtt{0};
-    bool m_doingVenoNow{true};
-    double m_diff{0};
-    bool m_inc{true};
-    double m_beta{3};
+    static constexpr double kBeta = 3; // Veno's beta, segments (ns-3's default)
+    bool m_useSample;
+    bool m_realBacklog;
+    bool m_halveCwnd;
+    bool m_keepSamples;
+    Time m_base{Time::Max()};
+    Time m_roundMin{Time::Max()};
+    uint32_t m_samples{0};
+    bool m_open{true};
+    double m_backlog{0};
+    bool m_growNow{true};
 };
 
 #define WTCPVAL_VENO(Name, sampleRtt, realDiff, cwndBase, keepCount)                                          \
