@@ -15,6 +15,20 @@ import wtcp
 SHORT_DURATION_S = 11.0  # reference-simple2 measures from 1 s
 
 
+@pytest.fixture(scope="session")
+def ns3() -> None:
+    """ns-3 imported once for the whole session (the engine caches it per process); a skip
+    without the `ns3` package, a failure with WTCP_REQUIRE_NS3=1."""
+    from wtcp.ns3 import available
+    from wtcp.ns3 import run as ns3_run
+
+    if not available():
+        if os.environ.get("WTCP_REQUIRE_NS3") == "1":
+            pytest.fail("the ns3 package is not installed (pip install 'wtcp[ns3]')")
+        pytest.skip("the ns3 package is not installed")
+    ns3_run.load()
+
+
 def reference_path() -> Path:
     return wtcp.builtin_scenario_path("reference-simple2")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
@@ -20,22 +19,13 @@ import wtcp
 import wtcp.cli
 from conftest import reference_path, run_cli, without_wall
 from wtcp.crosscheck import crosscheck, format_table
-from wtcp.ns3 import Ns3TranslationError, Ns3Unavailable, available, plan
+from wtcp.ns3 import Ns3TranslationError, Ns3Unavailable, plan
 from wtcp.ns3 import run as ns3_run
 from wtcp.ns3.translate import TCP_DEFAULTS
 
-REQUIRE_NS3 = os.environ.get("WTCP_REQUIRE_NS3") == "1"
 LOSS = "links.1.ab.loss.rate"
 
 
-@pytest.fixture(scope="session")
-def ns3() -> None:
-    """ns-3 imported once for the whole session (the engine caches it per process)."""
-    if not available():
-        if REQUIRE_NS3:
-            pytest.fail("the ns3 package is not installed (pip install 'wtcp[ns3]')")
-        pytest.skip("the ns3 package is not installed")
-    ns3_run.load()
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ than skips without it).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,23 +18,13 @@ from click.testing import CliRunner
 import wtcp.cli
 from wtcp.crosscheck import Config, crosscheck
 from wtcp.errors import CliError
-from wtcp.ns3 import available
-from wtcp.ns3 import run as ns3_run
 from wtcp.scenario import Scenario
 from wtcp.validate import BEGIN, END, SuiteError, load_ablation_code, load_suite, write_section
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "validation"
-REQUIRE_NS3 = os.environ.get("WTCP_REQUIRE_NS3") == "1"
 
 
-@pytest.fixture(scope="module")
-def ns3() -> None:
-    if not available():
-        if REQUIRE_NS3:
-            pytest.fail("the ns3 package is not installed (pip install 'wtcp[ns3]')")
-        pytest.skip("the ns3 package is not installed")
-    ns3_run.load()
 
 
 def test_docs_validation_md_has_one_generated_section():
