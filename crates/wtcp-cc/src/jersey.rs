@@ -105,7 +105,7 @@
 //!   cwnd = 1 segment in both cases: `timeout_without_warning = "one_segment"`.
 //! - Repeated expiries (`timeout_ssthresh = "every_expiry"`, default): Fig. 3 sets
 //!   "ssthresh = ownd_n;" under "if (RTO expired)" (lines 05 and 09) with no exception for a
-//!   repeated expiry, and §3.2 says the same of "an RTO" (l.132, l.181), so every expiry
+//!   repeated expiry, and §3.2 says the same ("an RTO", l.132; "If RTO occurs", l.181), so every expiry
 //!   sets ssthresh = ownd_n and cwnd by the rule above. ownd_n moves between expiries only
 //!   if ACKs (duplicates) arrive between them. `"first_expiry"` keeps ssthresh after the
 //!   first expiry of the same data, as RFC 5681 §3.1 does for its FlightSize/2 (whose

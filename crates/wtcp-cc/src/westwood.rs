@@ -44,7 +44,9 @@
 //!   `"linux"`: Reno's max(cwnd/2, 2 MSS) on fast retransmit and, at recovery exit,
 //!   ssthresh = cwnd = max(BWE * RTTmin, 2 MSS) (Linux's PRR is not modelled).
 //! - Repeated RTOs (consecutive > 1) leave ssthresh alone (RFC 5681 §3.1; ns-3 tests
-//!   whether the head was already retransmitted, which is the same condition).
+//!   whether the head was already retransmitted, which is the same condition). The paper
+//!   flavour does the same, a departure from algorithms.md §4.1, which gives no exception for
+//!   a repeated expiry.
 //! - The sender does not pass the ACK that ends recovery to `on_ack`; its bytes are
 //!   recovered from SND.UNA in `on_recovery_exit`, at that hook's time.
 //!
