@@ -306,7 +306,8 @@ impl CongestionControl for Acc {
                     self.state.held_cwnd = Some(w.cwnd);
                     return Verdict::Wireless;
                 }
-                // NewReno (RFC 6582): ssthresh = max(FlightSize/2, 2*SMSS), cwnd = ssthresh.
+                // NewReno (RFC 6582): ssthresh = max(half of `halve`'s quantity, 2*SMSS) (cwnd by
+                // default, as ns-2's slowdown()), cwnd = ssthresh.
                 self.state.base.on_loss(loss, w, cx);
                 self.update_nvar0(w.ssthresh, cx);
                 if self.clap {

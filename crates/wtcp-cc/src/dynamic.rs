@@ -42,7 +42,12 @@
 //!   maximized when cwnd is equal to BDP)"). The window that maximises performance is the
 //!   pipe size, bandwidth times the round trip without queueing, so RTT = RTTmin by default
 //!   (as Westwood's ABW * RTTmin); `window_rtt = "srtt"` uses SRTT. Without an estimate the
-//!   backoff is never reset.
+//!   backoff is never reset. Open contradiction (not settled): on the paper's own 2 Mb/s
+//!   simple topology ABW * RTTmin is at most about 6 kB, below cwnd_max/2 = 12.5 kB, so with
+//!   the default the reset can never fire there, while the paper's back-off experiment on
+//!   that topology (l. 271: back-off 8 against TCP's 32) shows resets happening; only an RTT
+//!   inflated by queueing (SRTT) reaches the threshold. Which RTT the paper used is not
+//!   stated; the effect of `window_rtt = "srtt"` on its experiments is untested.
 //! - Eq. 2: partial_total_data_sent = the difference of `Ctx::segments_sent` (data segments
 //!   sent, retransmissions included) between this event and the previous one, at least 1.
 //!   The retransmission that the event itself triggers is sent after the hook, so it counts

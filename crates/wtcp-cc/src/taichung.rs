@@ -15,7 +15,7 @@
 //!   inter-ACK time between current and previous ACKs"): alpha weights the average, 1 - alpha
 //!   the fresh gap. The filter "InterACK/InterACK_min < cwnd || InterACK_org > InterACK" then
 //!   takes a gap shorter than a window's worth of the smallest gaps, or one shorter than the
-//!   average, and drops a gap that is both (idle time between flights, or a recovery pause):
+//!   average, and drops a gap that is neither (idle time between flights, or a recovery pause):
 //!   `interack_filter = "fig2"` (default). The earlier implementation (accept a gap if
 //!   gap/InterACK_min < cwnd or gap > average; it rejects only gaps that are both long and
 //!   below the average, i.e. almost never) is `"ratio_or_above_average"`; `"ratio"` keeps
