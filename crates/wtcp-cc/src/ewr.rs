@@ -152,7 +152,11 @@
 //!   `ewr-dumbbell` at 0 % loss with a marking RED bottleneck, min_th 5, max_th 15,
 //!   weight 0.02; means of seeds 1-3, 100 s): unnecessary retransmissions 39 k -> 33 k and
 //!   queue drops 61 k -> 58 k at 5.50 -> 5.29 Mb/s; skipping (b) on the marked ACK alone
-//!   (ablation) left 38 k and 60 k at 5.55 Mb/s.
+//!   (ablation) left 38 k and 60 k at 5.55 Mb/s. The hold is stricter than RFC 3168, which
+//!   forbids growth only on ECE-carrying ACKs. Known defects, open: an ECE with x < alpha
+//!   takes rule (c)'s linear-increase branch and raises cwnd by 2 segments (against the
+//!   SHOULD NOT above); and a loss in the window an ECE already answered applies (c) again
+//!   (`on_loss` does not consult the once-per-window gate).
 //! - Go-back-N after an RTO (the sender's, as ns-2's; F-RTO off): with x <= beta rule (c)
 //!   leaves cwnd at oCwnd, oCwnd + 2 or its retained value at the timeout itself, and the
 //!   sender resends that much from SND.UNA at once, data the receiver already holds beyond
