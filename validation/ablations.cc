@@ -342,6 +342,46 @@ WTCPVAL_PRR(PrrFlightSize, true)
 WTCPVAL_SAMPLE_RTT(VegasSampleRtt, TcpVegas)
 WTCPVAL_SAMPLE_RTT(VenoSampleRtt, TcpVeno)
 
+// Halving<Base>: ns-3 3.44's TcpVegas answering a loss as the Vegas paper's Reno, ns-2,
+// Linux (tcp_vegas.c keeps tcp_reno_ssthresh) and wtcp do, ssthresh = max(cwnd / 2,
+// 2 segments), in place of TcpVegas::GetSsThresh, max(min(ssthresh, cwnd - 1 segment),
+// 2 segments), which in congestion avoidance (ssthresh >= 3/4 cwnd there) cuts by one
+// segment or a quarter. Everything else is ns-3's.
+#define WTCPVAL_HALVING(Name, Base)                                                                \
+    class Name : public Base                                                                       \
+    {                                                                                              \
+      public:                                                                                      \
+        static TypeId GetTypeId()                                                                  \
+        {                                                                                          \
+            static TypeId tid = TypeId("wtcpval::" #Name)                                          \
+                                    .SetParent<Base>()                                             \
+                                    .SetGroupName("wtcp")                                          \
+                                    .AddConstructor<Name>();                                       \
+            return tid;                                                                            \
+        }                                                                                          \
+        Name() = default;                                                                          \
+        Name(const Name& o) = default;                                                             \
+        TypeId GetInstanceTypeId() const override                                                  \
+        {                                                                                          \
+            return GetTypeId();                                                                    \
+        }                                                                                          \
+        std::string GetName() const override                                                       \
+        {                                                                                          \
+            return #Name;                                                                          \
+        }                                                                                          \
+        uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override                     \
+        {                                                                                          \
+            return std::max(tcb->m_cWnd.Get() / 2, 2 * tcb->m_segmentSize);                       \
+        }                                                                                          \
+        Ptr<TcpCongestionOps> Fork() override                                                      \
+        {                                                                                          \
+            return CopyObject<Name>(this);                                                         \
+        }                                                                                          \
+    };
+
+WTCPVAL_HALVING(VegasHalving, TcpVegas)
+WTCPVAL_HALVING(VegasSampleRttHalving, VegasSampleRtt)
+
 // VenoAblation restates ns-3 3.44's TcpVeno (src/internet/model/tcp-veno.cc, beta = 3)
 // with three switches, each towards wtcp's reading (Linux tcp_veno.c and the paper):
 // `sampleRtt` as SampleRtt above; `realDiff`, the backlog N = cwnd * (1 - BaseRTT / RTT)
@@ -505,6 +545,8 @@ inline void register_types()
     PrrCopy::GetTypeId();
     PrrFlightSize::GetTypeId();
     VegasSampleRtt::GetTypeId();
+    VegasHalving::GetTypeId();
+    VegasSampleRttHalving::GetTypeId();
     VenoSampleRtt::GetTypeId();
     VenoCopy::GetTypeId();
     VenoRealDiff::GetTypeId();

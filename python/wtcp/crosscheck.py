@@ -12,10 +12,12 @@ with it explicitly (`ns3_type`) where the translator has no exact counterpart.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
 import statistics
+import textwrap
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -62,6 +64,9 @@ class Row:
     point: dict[str, Any]
     wtcp: EngineStats = field(default_factory=EngineStats)
     ns3: EngineStats = field(default_factory=EngineStats)
+    # What each side ran (`case_keys`): a stored row is reused only for the same keys.
+    wtcp_key: str = ""
+    ns3_key: str = ""
 
     def diff_percent(self) -> float:
         ours, theirs = self.wtcp.mean("goodput_mbps"), self.ns3.mean("goodput_mbps")
@@ -79,9 +84,9 @@ class Config:
     with it explicitly (None: the translator's counterpart of `cc` and its parameters);
     `ns3_recovery` likewise replaces ns-3's recovery (an experiment, e.g. an ablation).
 
-    A pairing is an experiment, not a translation: the ns-3 side runs the scenario with
-    `cc`'s default parameters translated (so every other field is still checked or
-    refused) and `ns3_type` in place of the translated algorithm."""
+    A pairing is an experiment, not a translation: the ns-3 side runs the same scenario
+    with `ns3_type`, at ns-3's defaults, in place of translating `cc` and `cc_params`
+    (every other field is still translated or refused)."""
 
     label: str
     cc: str
@@ -111,45 +116,109 @@ class Case:
     label: str
     point: dict[str, Any]
     wtcp: Scenario
-    ns3: Scenario
+    ns3: Scenario | None  # None: wtcp alone runs
     ns3_type: str | None = None
     ns3_recovery: str | None = None
+    matched: dict[str, Any] = field(default_factory=dict)  # what `matching` set, in both engines
 
 
-def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequence[str | Config] | None) -> list[Case]:
-    """Every (algorithm, point), checked by both engines' translators before anything
-    runs (a `ScenarioError` names the first refusal). `algorithms` None keeps the
-    scenario's own algorithm and parameters."""
-    from wtcp.ns3 import plan
+def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequence[str | Config] | None, check: bool = True) -> list[Case]:
+    """Every (algorithm, point), matched to ns-3 and checked by its translator before
+    anything runs (a `ScenarioError` names the first refusal). Matched: where the
+    scenario leaves them to wtcp's defaults, the options ns-3 fixes get the value that
+    behaves as ns-3 does, in both engines (`wtcp.ns3.translate.matching`). `algorithms`
+    None keeps the scenario's own algorithm and parameters. `check` False skips ns-3's
+    translator (for a case only wtcp runs, e.g. an RFC behaviour ns-3 lacks)."""
+    from wtcp.ns3 import plan as translate
+    from wtcp.ns3.translate import matching
+
+    def plan(doc: dict[str, Any], congestion_type: str | None = None) -> None:
+        if check:
+            translate(doc, congestion_type)
 
     out = []
     for algorithm in algorithms if algorithms is not None else [None]:
         for point in points:
             if algorithm is None:
                 sc = scenario.with_overrides(dict(point))
+                matched = matching(sc.document)
+                sc = sc.with_overrides(matched)
                 plan(sc.document)
-                out.append(Case(scenario_algorithm(sc), dict(point), sc, sc))
+                out.append(Case(scenario_algorithm(sc), dict(point), sc, sc, matched=matched))
                 continue
             config = as_config(algorithm)
             sc = scenario.with_overrides({**algorithm_overrides(scenario, config.cc, config.cc_params), **point})
-            if config.ns3_type is None:
-                plan(sc.document)
-                out.append(Case(config.label, dict(point), sc, sc, None, config.ns3_recovery))
-            else:
-                ns3_sc = scenario.with_overrides({**algorithm_overrides(scenario, config.cc), **point})
-                plan(ns3_sc.document)
-                out.append(Case(config.label, dict(point), sc, ns3_sc, config.ns3_type, config.ns3_recovery))
+            matched = matching(sc.document, paired=config.ns3_type is not None)
+            sc = sc.with_overrides(matched)
+            plan(sc.document, config.ns3_type)
+            out.append(Case(config.label, dict(point), sc, sc, config.ns3_type, config.ns3_recovery, matched))
     return out
+
+
+def matched_text(checked: Sequence[Case]) -> str:
+    """What matching set, once per distinct `path = value` (for a table's title)."""
+    from wtcp.ns3.translate import toml_text
+
+    seen = {f"{path} = {toml_text(value)}": None for case in checked for path, value in case.matched.items()}
+    return ", ".join(seen)
 
 
 def run_ns3(case: Case, seed: int, ns3_attributes: Sequence[str] = ()) -> Result:
     """The case's ns-3 run for one seed (with its explicit pairing, if any)."""
+    assert case.ns3 is not None
     if case.ns3_type is None and case.ns3_recovery is None:
         return case.ns3.run(seed=seed, engine="ns3", ns3_attributes=ns3_attributes)
     from wtcp.ns3 import run_document
 
     doc = case.ns3.with_overrides({"run.seed": seed}).document
     return Result(run_document(doc, ns3_attributes, congestion_type=case.ns3_type, recovery_type=case.ns3_recovery))
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def case_keys(case: Case, ns3_attributes: Sequence[str] = ()) -> tuple[str, str]:
+    """What each engine runs for `case`, seed aside: wtcp's scenario document, and
+    ns-3's translated plan with its pairing, recovery and extra attributes ("" when
+    ns-3 does not run)."""
+    from wtcp.ns3 import plan
+
+    doc = case.wtcp.document
+    wtcp_key = _digest({**doc, "run": {k: v for k, v in doc.get("run", {}).items() if k != "seed"}})
+    if case.ns3 is None:
+        return wtcp_key, ""
+    ns3_plan = asdict(plan(case.ns3.document, case.ns3_type))
+    ns3_plan.pop("seed", None)
+    return wtcp_key, _digest([ns3_plan, case.ns3_recovery, list(ns3_attributes)])
+
+
+def run_case(case: Case, seeds: Sequence[int], on_run: Callable[[], None] | None = None, ns3_attributes: Sequence[str] = (),
+             old: Row | None = None, ns3: tuple[EngineStats, str] | None = None) -> Row:
+    """Every seed of `case` in both engines; an engine's numbers in `old` are taken
+    instead when it ran the same (`case_keys`) over as many seeds. `ns3` (numbers and
+    key) stands for ns-3's side of a case only wtcp runs (`case.ns3` None)."""
+    wtcp_key, ns3_key = case_keys(case, ns3_attributes)
+    row = Row(case.label, dict(case.point), wtcp_key=wtcp_key, ns3_key=ns3_key)
+    reuse_wtcp = old is not None and old.wtcp_key == wtcp_key and len(old.wtcp.goodput_mbps) == len(seeds)
+    reuse_ns3 = case.ns3 is None or (old is not None and old.ns3_key == ns3_key and len(old.ns3.goodput_mbps) == len(seeds))
+    if reuse_wtcp:
+        row.wtcp = old.wtcp  # type: ignore[union-attr]
+    if case.ns3 is None:
+        if ns3 is not None:
+            row.ns3, row.ns3_key = ns3
+    elif reuse_ns3:
+        row.ns3 = old.ns3  # type: ignore[union-attr]
+    for seed in seeds:
+        if not reuse_wtcp:
+            row.wtcp.add(case.wtcp.run(seed=seed, engine="wtcp"))
+            if on_run:
+                on_run()
+        if not reuse_ns3:
+            row.ns3.add(run_ns3(case, seed, ns3_attributes))
+            if on_run:
+                on_run()
+    return row
 
 
 def crosscheck(
@@ -159,22 +228,12 @@ def crosscheck(
     seeds: Sequence[int],
     on_run: Callable[[], None] | None = None,
     ns3_attributes: Sequence[str] = (),
+    old: Callable[[Case], Row | None] | None = None,
 ) -> list[Row]:
     """Run every (algorithm, point, seed) in wtcp and in ns-3 (`points`: dicts of
     path -> value, [{}] for the scenario as it is; `algorithms`: names or `Config`s,
-    None: as the scenario says)."""
-    rows = []
-    for case in cases(scenario, points, algorithms):
-        row = Row(case.label, dict(case.point))
-        for seed in seeds:
-            row.wtcp.add(case.wtcp.run(seed=seed, engine="wtcp"))
-            if on_run:
-                on_run()
-            row.ns3.add(run_ns3(case, seed, ns3_attributes))
-            if on_run:
-                on_run()
-        rows.append(row)
-    return rows
+    None: as the scenario says). `old` may return a stored row of a case to reuse."""
+    return [run_case(case, seeds, on_run, ns3_attributes, old(case) if old else None) for case in cases(scenario, points, algorithms)]
 
 
 def short_names(paths: Sequence[str]) -> dict[str, str]:
@@ -291,6 +350,9 @@ def crosscheck_command(file: Path, sets: tuple[str, ...], grid: dict[str, list[A
     title = f"{scenario.name}: wtcp vs ns-3 3.44, mean of {seeds} seed{'s' if seeds > 1 else ''}, TCP flows summed"
     if ns3_attributes:
         title += f"\nns-3 sockets also set: {', '.join(ns3_attributes)}"
+    matched = matched_text(checked)
+    if matched:
+        title += "\n" + textwrap.fill(f"matched to ns-3 in both engines: {matched}", width=80)
     for line in format_table(title, rows, paths):
         click.echo(line)
 

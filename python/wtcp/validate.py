@@ -19,13 +19,13 @@ import os
 import time
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from wtcp.crosscheck import FLAG_PERCENT, Config, EngineStats, Row, algorithm_overrides, crosscheck
+from wtcp.crosscheck import FLAG_PERCENT, Case, Config, EngineStats, Row, cases, crosscheck, run_case
 from wtcp.errors import CliError
 from wtcp.scenario import Scenario
 
@@ -228,31 +228,39 @@ def variant_of(spec: ScenarioSpec, point: dict[str, Any]) -> Variant:
     raise AssertionError(point)
 
 
-def run_scenario(spec: ScenarioSpec, seeds: Sequence[int], on_run: Callable[[], None] | None = None) -> list[Point]:
-    """The scenario's main grid through the cross-check."""
+def run_scenario(spec: ScenarioSpec, seeds: Sequence[int], on_run: Callable[[], None] | None = None,
+                 cached: dict[tuple[str, str, str, float], Point] | None = None) -> list[Point]:
+    """The scenario's main grid through the cross-check (an engine's numbers in `cached`
+    reused where it ran the same)."""
     sc = spec.scenario()
     points = [{**v.set, spec.loss_path: rate} for v in spec.variants for rate in spec.loss_rates]
-    rows = crosscheck(sc, points, spec.algorithms, seeds, on_run=on_run)
-    return [Point(spec.name, r.algorithm, variant_of(spec, r.point).name, float(r.point[spec.loss_path]), r) for r in rows]
+
+    def key(label: str, point: dict[str, Any]) -> tuple[str, str, str, float]:
+        return (spec.name, label, variant_of(spec, point).name, float(point[spec.loss_path]))
+
+    def old(case: Case) -> Row | None:
+        stored = (cached or {}).get(key(case.label, case.point))
+        return stored.row if stored else None
+
+    rows = crosscheck(sc, points, spec.algorithms, seeds, on_run=on_run, old=old)
+    return [Point(*key(r.algorithm, r.point), r) for r in rows]
 
 
-def run_ablation(spec: ScenarioSpec, point: Point, ablation: Ablation, seeds: Sequence[int], on_run: Callable[[], None] | None = None) -> Row:
-    """`point` again with the ablation's one change."""
+def run_ablation(spec: ScenarioSpec, point: Point, ablation: Ablation, seeds: Sequence[int], on_run: Callable[[], None] | None = None,
+                 old: Row | None = None) -> Row:
+    """`point` again with the ablation's one change (`old`: its stored row, reused per
+    engine where that engine ran the same)."""
     config = next(c for c in spec.algorithms if c.label == point.algorithm)
     params = dict(ablation.cc_params if ablation.cc_params is not None else config.cc_params)
     config = Config(config.label, config.cc, params, ablation.ns3 or config.ns3_type, ablation.ns3_recovery or config.ns3_recovery)
     variant = next(v for v in spec.variants if v.name == point.variant)
     overrides = {**variant.set, spec.loss_path: point.loss, **ablation.set}
+    [case] = cases(spec.scenario(), [overrides], [config], check=not ablation.wtcp_only())
     if ablation.wtcp_only():
-        sc = spec.scenario().with_overrides({**algorithm_overrides(spec.scenario(), config.cc, config.cc_params), **overrides})
-        row = Row(point.algorithm, overrides, ns3=point.row.ns3)
-        for seed in seeds:
-            row.wtcp.add(sc.run(seed=seed, engine="wtcp"))
-            if on_run:
-                on_run()
-        return row
-    [row] = crosscheck(spec.scenario(), [overrides], [config], seeds, on_run=on_run, ns3_attributes=ablation.ns3_attributes)
-    return row
+        # ns-3's side is the point's own: only wtcp runs again.
+        case = replace(case, ns3=None)
+        return run_case(case, seeds, on_run, old=old, ns3=(point.row.ns3, point.row.ns3_key))
+    return run_case(case, seeds, on_run, ablation.ns3_attributes, old)
 
 
 def flagged(row: Row) -> bool:
@@ -278,7 +286,8 @@ def load_ablation_code(directory: Path) -> None:
 
 
 def row_to_json(row: Row) -> dict[str, Any]:
-    return {"wtcp": asdict(row.wtcp), "ns3": asdict(row.ns3), "diff_percent": _finite(row.diff_percent())}
+    return {"wtcp": asdict(row.wtcp), "ns3": asdict(row.ns3), "diff_percent": _finite(row.diff_percent()),
+            "wtcp_key": row.wtcp_key, "ns3_key": row.ns3_key}
 
 
 def _finite(x: float) -> float | None:
@@ -286,7 +295,7 @@ def _finite(x: float) -> float | None:
 
 
 def row_from_json(algorithm: str, point: dict[str, Any], d: dict[str, Any]) -> Row:
-    return Row(algorithm, point, EngineStats(**d["wtcp"]), EngineStats(**d["ns3"]))
+    return Row(algorithm, point, EngineStats(**d["wtcp"]), EngineStats(**d["ns3"]), d.get("wtcp_key", ""), d.get("ns3_key", ""))
 
 
 def save_results(path: Path, points: list[Point], meta: dict[str, Any]) -> None:
@@ -461,7 +470,9 @@ def write_section(path: Path, lines: Sequence[str]) -> None:
 def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_run: Callable[[], None] | None = None,
              on_stage: Callable[[str], None] | None = None) -> tuple[list[Point], dict[str, Any]]:
     """Run the suite (main grid, then the ablations of flagged points); with `reuse`,
-    points and ablations already in `results` are taken from it."""
+    an engine's numbers already in `results` are taken from it wherever that engine ran
+    the same scenario (`wtcp.crosscheck.case_keys`): after a change to wtcp's or ns-3's
+    code, run without it."""
     seeds = list(range(1, suite.seeds + 1))
     cached: dict[tuple[str, str, str, float], Point] = {}
     zero = {"wall_s": 0.0, "cpu_s": 0.0, "runs": 0}
@@ -480,6 +491,9 @@ def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_
     def stamp(part: str) -> None:
         """Charge the time and runs since the last stamp to `part`."""
         wall, cpu = time.perf_counter(), time.process_time()
+        if clock["runs"] == 0:  # all reused: nothing spent on runs
+            clock.update(wall=wall, cpu=cpu)
+            return
         meta[part]["wall_s"] += wall - clock["wall"]
         meta[part]["cpu_s"] += cpu - clock["cpu"]
         meta[part]["runs"] += clock["runs"]
@@ -488,12 +502,9 @@ def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_
     points: list[Point] = []
     for spec in suite.scenarios:
         wanted = [(spec.name, a.label, v.name, rate) for a in spec.algorithms for v in spec.variants for rate in spec.loss_rates]
-        if all(k in cached and len(cached[k].row.wtcp.goodput_mbps) == len(seeds) for k in wanted):
-            points += [cached[k] for k in wanted]
-            continue
         if on_stage:
             on_stage(spec.name)
-        fresh = {p.key(): p for p in run_scenario(spec, seeds, counted)}
+        fresh = {p.key(): p for p in run_scenario(spec, seeds, counted, cached)}
         points += [fresh[k] for k in wanted]
         stamp("grid")
         if results is not None:
@@ -504,16 +515,14 @@ def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_
     for p in points:
         if not p.row.flagged():
             continue
-        old = cached.get(p.key())
+        stored = cached.get(p.key())
         for a in suite.ablations:
             if not a.applies(p.scenario, p.algorithm, p.variant, p.loss):
                 continue
-            if old is not None and a.name in old.ablations and len(old.ablations[a.name].wtcp.goodput_mbps) == len(seeds):
-                p.ablations[a.name] = old.ablations[a.name]
-                continue
             if on_stage:
                 on_stage(f"{p.scenario} {p.algorithm} {p.variant} {_loss(p.loss)}: {a.name}")
-            p.ablations[a.name] = run_ablation(specs[p.scenario], p, a, seeds, counted)
+            old = stored.ablations.get(a.name) if stored is not None else None
+            p.ablations[a.name] = run_ablation(specs[p.scenario], p, a, seeds, counted, old)
             stamp("ablations")
             if results is not None:
                 save_results(results, points, meta)
@@ -529,7 +538,7 @@ def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_
 @click.option("--scenario", "only", multiple=True, metavar="NAME", help="Only this scenario of the suite (repeatable).")
 @click.option("--seeds", type=click.IntRange(min=1), help="Seeds 1..N per point (default: the suite's).")
 @click.option("--results", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Write every per-seed number as JSON (after each scenario and ablation).")
-@click.option("--reuse", is_flag=True, help="Take the points and ablations already in --results instead of running them again.")
+@click.option("--reuse", is_flag=True, help="Take each engine's numbers already in --results where it ran the same scenario (not after a change to wtcp's or ns-3's code).")
 def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only: tuple[str, ...], seeds: int | None, results: Path | None, reuse: bool) -> None:
     """Run the validation suite in wtcp and ns-3 and report the differences."""
     from rich.console import Console

@@ -24,13 +24,19 @@ from wtcp.ns3 import run as ns3_run
 from wtcp.ns3.translate import TCP_DEFAULTS
 
 LOSS = "links.1.ab.loss.rate"
+# What ns-3 fixes, matched in the reference scenario (the translator refuses wtcp's
+# defaults here: ns-3 always opens the connection, clears the backoff on new ACKs and
+# halves the pipe).
+MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "flows.0.cc_params.halve": "pipe"}
+MATCHED_SETS = ["--set", "tcp.handshake=true", "--set", 'tcp.backoff_reset="new_ack"', "--set", 'flows.0.cc_params.halve="pipe"']
 
 
 
 
 @pytest.fixture(scope="session")
 def simple2() -> wtcp.Scenario:
-    return wtcp.load(reference_path())
+    """The reference scenario matched to ns-3 (`MATCHED`)."""
+    return wtcp.load(reference_path()).with_overrides(MATCHED)
 
 
 def short(sc: wtcp.Scenario, seconds: float = 6.0) -> wtcp.Scenario:
@@ -45,12 +51,19 @@ REFUSED = {
     "ARQ": ({"links.1.ab.arq": {"retry_limit": 3}}, "links.1.ab.arq"),
     "delay spikes": ({"links.1.ab.delay_spikes": [{"start_s": 2.0, "duration_s": 1.0, "extra_delay_ms": 50.0}]}, "links.1.ab.delay_spikes"),
     "a cycle": ({"links.2": {"a": "S", "b": "D", "rate_mbps": 1.0, "delay_ms": 1.0, "link_header_bytes": 2}}, "links.2"),
-    "Reno": ({"flows.0.cc": "reno"}, "flows.0.cc"),
-    "an algorithm ns-3 lacks": ({"flows.0.cc": "taichung"}, "flows.0.cc"),
-    "a parameter ns-3 has not": ({"flows.0.cc_params": {"halve": "pipe"}}, "flows.0.cc_params.halve"),
-    "CUBIC with HyStart++": ({"flows.0.cc": "cubic"}, "flows.0.cc_params.hystart"),
+    "Reno": ({"flows.0.cc": "reno", "flows.0.cc_params": {}}, "flows.0.cc"),
+    "an algorithm ns-3 lacks": ({"flows.0.cc": "taichung", "flows.0.cc_params": {}}, "flows.0.cc"),
+    "Vegas (paired only)": ({"flows.0.cc": "vegas", "flows.0.cc_params": {}}, "flows.0.cc"),
+    "Veno (paired only)": ({"flows.0.cc": "veno", "flows.0.cc_params": {}}, "flows.0.cc"),
+    "a parameter ns-3 has not": ({"flows.0.cc_params": {"halve": "pipe", "byte_counting": True}}, "flows.0.cc_params.byte_counting"),
+    "NewReno halving FlightSize (wtcp's default)": ({"flows.0.cc_params": {}}, "flows.0.cc_params.halve"),
+    "NewReno halving cwnd": ({"flows.0.cc_params": {"halve": "cwnd"}}, "flows.0.cc_params.halve"),
+    "CUBIC with HyStart++": ({"flows.0.cc": "cubic", "flows.0.cc_params": {"reduce": "cwnd"}}, "flows.0.cc_params.hystart"),
+    "CUBIC reducing FlightSize": ({"flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
     "Westwood+ Linux filter": ({"flows.0.cc": "westwoodplus", "flows.0.cc_params": {"filter": "linux"}}, "flows.0.cc_params.filter"),
-    "fractional Vegas alpha": ({"flows.0.cc": "vegas", "flows.0.cc_params": {"alpha": 1.5}}, "flows.0.cc_params.alpha"),
+    "RFC 6298 backoff": ({"tcp.backoff_reset": "rtt_sample"}, "tcp.backoff_reset"),
+    "no handshake": ({"tcp.handshake": False}, "tcp.handshake"),
+    "no handshake, per flow": ({"flows.0.tcp": {"handshake": False}}, "flows.0.tcp.handshake"),
     "on/off": ({"flows.0.on_off": {"on_s": 1.0, "off_s": 1.0}}, "flows.0.on_off"),
     "F-RTO": ({"tcp.frto": True}, "tcp.frto"),
     "per-flow F-RTO": ({"flows.0.tcp": {"frto": True}}, "flows.0.tcp.frto"),
@@ -85,11 +98,40 @@ def test_802_11_channels_are_refused():
 
 def test_wtcp_defaults_are_explicit_parameters_and_pass(simple2):
     """A parameter written out at wtcp's default is not a request ns-3 cannot meet."""
-    plan(simple2.with_overrides({"flows.0.cc_params": {"halve": "flight_size", "byte_counting": False}}).document)
+    plan(simple2.with_overrides({"flows.0.cc_params": {"halve": "pipe", "byte_counting": False}}).document)
+
+
+def test_a_default_ns3_cannot_match_is_refused_with_the_value_that_matches():
+    with pytest.raises(Ns3TranslationError) as info:
+        plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack"}).document)
+    assert info.value.path == "flows.0.cc_params.halve"
+    assert "(wtcp's default)" in info.value.reason and 'allowed: "pipe"' in info.value.reason
+
+
+def test_matching_fills_only_what_the_scenario_leaves_to_defaults():
+    from wtcp.ns3.translate import matching
+
+    sc = wtcp.load(reference_path())
+    assert matching(sc.document) == MATCHED
+    stated = sc.with_overrides({"tcp.handshake": False, "flows.0.cc_params.halve": "cwnd"})
+    assert matching(stated.document) == {"tcp.backoff_reset": "new_ack"}
+    # An explicit pairing leaves the algorithm's parameters alone.
+    assert matching(sc.document, paired=True) == {"tcp.handshake": True, "tcp.backoff_reset": "new_ack"}
+
+
+def test_a_pairing_translates_vegas_thresholds_and_refuses_what_ns3_cannot_take(simple2):
+    """Paired with ns-3's TcpVegas, wtcp's alpha/beta/gamma still set its attributes
+    (ns-3's defaults 2/4/1 are not the paper's 1/3/1)."""
+    sc = simple2.with_overrides({"flows.0.cc": "vegas", "flows.0.cc_params": {}})
+    [flow] = plan(sc.document, "ns3::TcpVegas").flows
+    assert flow.type_id == "ns3::TcpVegas" and flow.cc_attrs == ["Alpha=1", "Beta=3", "Gamma=1"]
+    with pytest.raises(Ns3TranslationError) as info:
+        plan(sc.with_overrides({"flows.0.cc_params": {"alpha": 1.5}}).document, "ns3::TcpVegas")
+    assert info.value.path == "flows.0.cc_params.alpha"
 
 
 def test_refusal_exits_2_from_the_cli():
-    done = run_cli("run", str(reference_path()), "--engine", "ns3", "--set", "flows.0.cc=reno")
+    done = run_cli("run", str(reference_path()), "--engine", "ns3", *MATCHED_SETS, "--set", "flows.0.cc=reno", "--set", "flows.0.cc_params={}")
     assert done.returncode == 2
     assert "flows.0.cc" in done.stderr and "allowed" in done.stderr
     done = run_cli("crosscheck", str(reference_path()), "--algorithms", "newreno,taichung")
@@ -137,7 +179,7 @@ def test_ns3_runs_return_the_same_schema_and_record_their_engine(ns3, simple2):
     assert list(native.flows.columns) == list(other.flows.columns)
     assert list(native.drops.columns) == list(other.drops.columns)
     assert other.flows["goodput_mbps"][0] > 1.0
-    assert "engine ns3" in CliRunner().invoke(wtcp.cli.cli, ["run", str(reference_path()), "--set", "run.duration_s=3", "--engine", "ns3"]).output
+    assert "engine ns3" in CliRunner().invoke(wtcp.cli.cli, ["run", str(reference_path()), "--set", "run.duration_s=3", *MATCHED_SETS, "--engine", "ns3"]).output
 
 
 def test_a_run_does_not_depend_on_what_the_process_ran_before(ns3, simple2):
@@ -236,7 +278,7 @@ def test_routes_cross_several_hops(ns3, simple2):
 def test_engine_is_a_sweep_axis(ns3, tmp_path: Path):
     from wtcp.sweep import InlineExecutor, load_sweep, open_store, run_sweep
 
-    sweep = load_sweep({"scenario": str(reference_path()), "set": {"run.duration_s": 4.0}, "grid": {"engine": ["wtcp", "ns3"], LOSS: [0.0, 0.02]}})
+    sweep = load_sweep({"scenario": str(reference_path()), "set": {"run.duration_s": 4.0, **MATCHED}, "grid": {"engine": ["wtcp", "ns3"], LOSS: [0.0, 0.02]}})
     outcome = run_sweep(sweep, tmp_path / "s.duckdb", InlineExecutor())
     assert outcome.done == 4
     runs = open_store(tmp_path / "s.duckdb").runs()
@@ -248,7 +290,7 @@ def test_engine_is_a_sweep_axis(ns3, tmp_path: Path):
 def test_refused_points_of_a_sweep_are_failed_runs():
     from wtcp.sweep import load_sweep
 
-    sweep = load_sweep({"scenario": str(reference_path()), "set": {"engine": "ns3"}, "grid": {"flows.0.cc": ["newreno", "reno"]}})
+    sweep = load_sweep({"scenario": str(reference_path()), "set": {"engine": "ns3", **MATCHED}, "grid": {"flows.0.cc": ["newreno", "reno"]}})
     errors = {r.params["flows.0.cc"]: r.error for r in sweep.runs()}
     assert errors["newreno"] is None and "flows.0.cc" in errors["reno"]
     with pytest.raises(ValueError, match="grid.engine.1"):

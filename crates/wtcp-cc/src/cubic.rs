@@ -35,7 +35,8 @@
 //!   number). After a timeout the first stage also uses K = 0 and W_max =
 //!   cwnd_epoch (§4.8).
 //! - The multiplicative decrease (§4.6) multiplies FlightSize by beta_cubic; parameter
-//!   `reduce` selects cwnd (Linux, quinn) or the RFC 6675 pipe (ns-3) instead. ssthresh >= 2
+//!   `reduce` selects cwnd (Linux, quinn, ns-3's TcpCubic::GetSsThresh) or the RFC 6675 pipe
+//!   instead. ssthresh >= 2
 //!   segments; cwnd >= 2 segments after a loss, >= 1 after an ECN echo (once per window).
 //! - A timeout (§4.8) cuts ssthresh as §4.6 only on the first expiry, records cwnd_prior,
 //!   and sets cwnd to 1 segment (RFC 5681); W_max is left to the next stage's start.
@@ -65,7 +66,7 @@ const PARAMS: &[ParamInfo] = &[
         name: "reduce",
         unit: "flight_size|cwnd|pipe",
         default: "flight_size",
-        doc: "quantity multiplied by beta on a congestion event: FlightSize (RFC 9438 §4.6), cwnd (Linux, quinn) or pipe (ns-3)",
+        doc: "quantity multiplied by beta on a congestion event: FlightSize (RFC 9438 §4.6), cwnd (Linux, quinn, ns-3) or the RFC 6675 pipe",
     },
 ];
 
@@ -94,7 +95,7 @@ pub struct CubicParams {
     /// RFC 8312 keep alpha_cubic).
     pub alpha_switch: bool,
     /// What beta multiplies on a congestion event: `flight_size` (RFC 9438 §4.6), `cwnd`
-    /// (Linux, quinn) or `pipe` (ns-3).
+    /// (Linux, quinn, ns-3) or `pipe` (the RFC 6675 pipe).
     pub reduce: HalveOf,
     /// HyStart++ (RFC 9406) in the initial slow start (default true).
     pub hystart: bool,

@@ -36,7 +36,8 @@
 //!   the data outstanding before this ACK is at most 2 segments (ns-2 tests the data
 //!   outstanding after the ACK, which lets stretch ACKs suppress growth).
 //! - Loss: Reno's response (`Reno::respond`) on fast retransmit and timeout, as Linux
-//!   does; the quantity halved is `halve` (default cwnd, as ns-2 and Linux). The
+//!   does; the quantity halved is `halve` (default cwnd, as ns-2 and Linux; ns-3's
+//!   TcpVegas halves nothing: ssthresh = max(min(ssthresh, cwnd - 1 segment), 2). The
 //!   paper cuts cwnd to 3/4 on a fine-grained-timer retransmit, only for a segment sent
 //!   after the last cut, and ns-2 restarts from 2 segments after a timeout; neither is used.
 //!   The paper's fine-grained retransmit on the first or second duplicate ACK is a sender
@@ -82,7 +83,7 @@ const PARAMS: &[ParamInfo] = &[
         name: "halve",
         unit: "flight_size|cwnd|pipe",
         default: "cwnd",
-        doc: "quantity halved by Reno's loss response: cwnd (ns-2, Linux), FlightSize (RFC 5681) or pipe (ns-3)",
+        doc: "quantity halved by Reno's loss response: cwnd (ns-2, Linux), FlightSize (RFC 5681) or the RFC 6675 pipe",
     },
 ];
 
@@ -121,7 +122,7 @@ pub struct VegasParams {
     /// RTT of a round: `mean` of its samples (ns-2) or `min` (Linux).
     pub round_rtt: RoundRtt,
     /// What Reno's loss response halves: `cwnd` (ns-2, Linux), `flight_size` (RFC 5681
-    /// eq. 4) or `pipe` (ns-3).
+    /// eq. 4) or `pipe` (the RFC 6675 pipe).
     pub halve: HalveOf,
 }
 

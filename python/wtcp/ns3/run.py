@@ -83,12 +83,10 @@ def run_document(doc: dict[str, Any], socket_attributes: Sequence[str] = (), con
     control of every TCP flow, with ns-3's defaults for its attributes: an explicit
     pairing, not a translation, recorded as `ns3_congestion`. `recovery_type` likewise
     replaces the translated recovery (`ns3_recovery`)."""
-    p = plan(doc)
+    p = plan(doc, congestion_type)
     for f in p.flows:
         if isinstance(f, TcpFlowPlan):
             f.socket_attrs = [*f.socket_attrs, *socket_attributes]
-            if congestion_type is not None:
-                f.type_id, f.cc_attrs, f.pacing = congestion_type, [], False
             if recovery_type is not None:
                 f.recovery_type = recovery_type
     ns, gbl = load()

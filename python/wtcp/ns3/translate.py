@@ -80,26 +80,33 @@ U32 = 2**32 - 1
 @dataclass(frozen=True)
 class Algorithm:
     """ns-3's counterpart of a wtcp algorithm: its TypeId, the wtcp parameters that map to
-    its attributes, and attributes fixed by what wtcp's algorithm does."""
+    its attributes, attributes fixed by what wtcp's algorithm does, and `matched`: wtcp
+    parameters whose ns-3 behaviour is fixed, with the one wtcp value that behaves as
+    ns-3 does and why (any other value, the default included, is refused)."""
 
     type_id: str
     knobs: dict[str, tuple[str, str]] = field(default_factory=dict)  # param -> (attribute, kind)
     fixed: tuple[str, ...] = ()
     pacing: bool = False
-    note: str = ""
+    matched: dict[str, tuple[Any, str]] = field(default_factory=dict)  # param -> (value, ns-3's behaviour)
 
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "newreno": Algorithm("ns3::TcpNewReno"),
+    "newreno": Algorithm(
+        "ns3::TcpNewReno",
+        matched={"halve": ("pipe", "ns-3's TcpNewReno::GetSsThresh halves BytesInFlight, the RFC 6675 pipe, not FlightSize")},
+    ),
     "westwoodplus": Algorithm("ns3::TcpWestwoodPlus", {"filter": ("FilterType", "westwood_filter")}),
-    "vegas": Algorithm("ns3::TcpVegas", {"alpha": ("Alpha", "uint"), "beta": ("Beta", "uint"), "gamma": ("Gamma", "uint")}),
-    "veno": Algorithm("ns3::TcpVeno", {"beta": ("Beta", "uint")}),
     # ns-3's HyStart is the 2011 one (ACK train and delay), wtcp's RFC 9406 HyStart++: only
     # `hystart = false` translates (ns-3's turned off too).
     "cubic": Algorithm(
         "ns3::TcpCubic",
         {"c": ("C", "float"), "beta": ("Beta", "float"), "fast_convergence": ("FastConvergence", "bool"), "reno_friendly": ("TcpFriendliness", "bool")},
         fixed=("HyStart=false",),
+        matched={
+            "hystart": (False, "wtcp's CUBIC runs RFC 9406 HyStart++ by default; ns-3 3.44 has only the 2011 HyStart (ACK train and delay), a different slow-start exit, turned off with it"),
+            "reduce": ("cwnd", "ns-3's TcpCubic::GetSsThresh multiplies cwnd by beta, as Linux does, not FlightSize (RFC 9438 §4.6)"),
+        },
     ),
     # ns-3's BBR needs pacing (as wtcp's paces).
     "bbr": Algorithm(
@@ -109,19 +116,82 @@ ALGORITHMS: dict[str, Algorithm] = {
     ),
 }
 
-# ns-3's TcpLinuxReno is not a translation target: wtcp's closest configuration, newreno
-# with halve = "cwnd", byte_counting = true and an unlimited abc_limit, differs from it in
-# ways a scenario cannot turn off (ns-3 credits the span of the ACK that ends recovery to
-# its segment counter and counts whole segments against floor(cwnd / MSS); wtcp grows on no
-# ACK of a recovery and adds MSS * acked / cwnd), so such parameters are refused like any
-# other TcpNewReno has no counterpart of. The validation suite pairs the two explicitly
-# (validation/suite.toml, docs/validation.md "LinuxReno").
+# ns-3's TcpLinuxReno, TcpVegas and TcpVeno are not translation targets: each differs from
+# wtcp's closest configuration in ways a scenario cannot turn off, so they are compared
+# only by explicit pairing (`wtcp.crosscheck.Config(ns3_type=...)`; the validation suite
+# pairs them, docs/validation.md), never by translation.
 
-# Algorithms wtcp has and ns-3 3.44 does not, with the reason when it is not plain absence.
+# wtcp parameters that still set attributes of a paired congestion control (it is, or
+# derives from, ns-3's class of the same algorithm): Vegas's thresholds, whose ns-3
+# defaults (2, 4, 1) differ from wtcp's (the paper's 1, 3, 1). Veno's beta is 3 in both.
+PAIRED_KNOBS: dict[str, dict[str, tuple[str, str]]] = {
+    "vegas": {"alpha": ("Alpha", "uint"), "beta": ("Beta", "uint"), "gamma": ("Gamma", "uint")},
+}
+
+# Algorithms wtcp has and ns-3 3.44 does not translate, with the reason when it is not
+# plain absence.
 REFUSED_ALGORITHMS = {
     "reno": "ns-3's TcpSocketBase always keeps NewReno's partial-ACK recovery; Reno's (recovery ends at the first new ACK) has no counterpart",
     "westwood": "ns-3 3.44 has only Westwood+ (TcpWestwoodPlus; use cc = \"westwoodplus\")",
+    "vegas": (
+        "ns-3's TcpVegas is not wtcp's Vegas: it takes Diff from the smoothed RTT TcpSocketBase passes to PktsAcked (the paper, ns-2, "
+        "Linux and wtcp use RTT samples) and answers a loss with ssthresh = max(min(ssthresh, cwnd - 1 segment), 2 segments) instead "
+        "of halving; compare the two only by explicit pairing (docs/validation.md)"
+    ),
+    "veno": (
+        "ns-3's TcpVeno is not wtcp's Veno: it takes the backlog from the smoothed RTT, truncates it, cuts 4/5 or 1/2 of "
+        "BytesInFlight instead of cwnd, and zeroes its RTT-sample counter on every ACK, so it always grows as NewReno; compare "
+        "the two only by explicit pairing (docs/validation.md)"
+    ),
 }
+
+# wtcp TCP options whose ns-3 3.44 behaviour is fixed: the wtcp value that behaves as ns-3
+# does and ns-3's behaviour. Any other value is refused.
+TCP_MATCHED: dict[str, tuple[Any, str]] = {
+    "handshake": (True, "ns-3 always opens the connection with SYN / SYN-ACK (TcpSocketBase::Connect)"),
+    "backoff_reset": ("new_ack", "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data, which clears the backoff (TcpSocketBase::NewAck)"),
+}
+
+
+def matched_params(cc: str) -> dict[str, Any]:
+    """The wtcp parameters of `cc` that ns-3 requires (see `Algorithm.matched`)."""
+    alg = ALGORITHMS.get(cc)
+    return {name: value for name, (value, _) in alg.matched.items()} if alg else {}
+
+
+def matched_tcp() -> dict[str, Any]:
+    """The `[tcp]` options ns-3 requires (see `TCP_MATCHED`)."""
+    return {name: value for name, (value, _) in TCP_MATCHED.items()}
+
+
+def matching(doc: dict[str, Any], paired: bool = False) -> dict[str, Any]:
+    """Overrides (dotted path -> value) that give a scenario document the values ns-3
+    requires where the document leaves them to wtcp's defaults: `TCP_MATCHED` in `[tcp]`
+    and, unless the flows are `paired` explicitly, each TCP flow's `matched_params`.
+    A value the document states is left alone (and refused by `plan` if it differs)."""
+    out: dict[str, Any] = {}
+    tcp = doc.get("tcp", {})
+    for key, value in matched_tcp().items():
+        if key not in tcp:
+            out[f"tcp.{key}"] = value
+    if paired:
+        return out
+    for i, f in enumerate(doc.get("flows", [])):
+        if f.get("kind", "tcp") != "tcp":
+            continue
+        params = f.get("cc_params") or {}
+        for key, value in matched_params(f.get("cc", "newreno")).items():
+            if key not in params:
+                out[f"flows.{i}.cc_params.{key}"] = value
+    return out
+
+
+def toml_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"\"{value}\""
+    return repr(value)
 
 
 # --- the plan -------------------------------------------------------------------------
@@ -168,10 +238,6 @@ class TcpFlowPlan:
     stop_ns: int  # -1: never
     max_packet: int
     recovery_type: str = "ns3::TcpClassicRecovery"
-    # The differences ns-3 cannot turn off, recorded in the output (ns-3 always opens the
-    # connection and clears the backoff on new ACKs).
-    handshake: bool = False
-    backoff_reset: str = "rtt_sample"
 
 
 @dataclass
@@ -263,8 +329,13 @@ DIR_KEYS = ("loss", "loss_applies_to", "outages", "random_outages", "delay_spike
 FLOW_KEYS = ("kind", "name", "src", "dst", "start_s", "stop_s", "count", "start_stagger_s", "on_off", "cc", "cc_params", "bytes", "tcp", "rate_mbps", "packet_bytes")
 
 
-def plan(doc: dict[str, Any]) -> Plan:
-    """Translate a checked scenario document, or raise `Ns3TranslationError`."""
+def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
+    """Translate a checked scenario document, or raise `Ns3TranslationError`.
+
+    `congestion_type` (an ns-3 TypeId, e.g. "ns3::TcpVegas") pairs every TCP flow with
+    that congestion control, at ns-3's defaults, in place of translating `cc` and
+    `cc_params`: an explicit pairing, not a translation (every other field is still
+    translated or refused)."""
     known(doc, TOP_KEYS, "")
     run = doc["run"]
     known(run, RUN_KEYS, "run")
@@ -313,7 +384,7 @@ def plan(doc: dict[str, Any]) -> Plan:
             src, dst = index[f["src"]], index[f["dst"]]
             start = start_ns + copy * stagger_ns
             if f.get("kind", "tcp") == "tcp":
-                flows.append(tcp_flow_plan(p, f, global_tcp, name, src, dst, start, stop_ns))
+                flows.append(tcp_flow_plan(p, f, global_tcp, name, src, dst, start, stop_ns, congestion_type))
             else:
                 flows.append(cbr_flow_plan(p, f, name, src, dst, start, stop_ns))
             groups.append(base)
@@ -433,7 +504,12 @@ def tcp_value(flow_tcp: dict[str, Any] | None, global_tcp: dict[str, Any], key: 
     return TCP_DEFAULTS[key], f"tcp.{key}"
 
 
-def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: str, src: int, dst: int, start_ns: int, stop_ns: int) -> TcpFlowPlan:
+def path_given(flow_tcp: dict[str, Any] | None, global_tcp: dict[str, Any], key: str) -> bool:
+    return (flow_tcp is not None and key in flow_tcp) or key in global_tcp
+
+
+def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: str, src: int, dst: int, start_ns: int, stop_ns: int,
+                  congestion_type: str | None = None) -> TcpFlowPlan:
     flow_tcp = f.get("tcp")
     if flow_tcp is not None:
         known(flow_tcp, tuple(TCP_DEFAULTS), f"{p}.tcp")
@@ -490,11 +566,11 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
         raise refuse(path, f"is \"{timer}\"; ns-3 restarts the RTO on the first partial ACK only (RFC 6582 Impatient, TcpSocketBase::ProcessAck); allowed: \"impatient\"")
     sack, _ = opt("sack")
     recovery, _ = opt("recovery")
-    # ns-3 always opens the connection and recomputes the RTO on every ACK of new data
-    # (wtcp's backoff_reset = "new_ack"): both are recorded with the plan and listed in
-    # docs/validation.md as differences of the engines, not refused.
-    reset, _ = opt("backoff_reset")
-    handshake, _ = opt("handshake")
+    for key, (value, why) in TCP_MATCHED.items():
+        given, path = opt(key)
+        if not same_value(given, value):
+            default = "" if path_given(flow_tcp, global_tcp, key) else " (wtcp's default)"
+            raise refuse(path, f"is {toml_text(given)}{default}; {why}; allowed: {toml_text(value)} (`wtcp crosscheck` sets it in both engines)")
 
     socket_attrs = [
         f"SegmentSize={mss}",
@@ -519,14 +595,17 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     rtt_attrs = [f"InitialEstimation={ns_text(secs(rto_initial))}"]
 
     cc = f.get("cc", "newreno")
-    alg, cc_attrs = algorithm_plan(p, cc, f.get("cc_params") or {})
+    if congestion_type is None:
+        alg, cc_attrs = algorithm_plan(p, cc, f.get("cc_params") or {})
+    else:
+        alg, cc_attrs = Algorithm(congestion_type), paired_attributes(p, cc, f.get("cc_params") or {}, congestion_type)
     bytes_limit = int(f.get("bytes", 0) or 0)
     max_packet = mss + IP_TCP_HEADER_BYTES + (TIMESTAMP_OPTION_BYTES if timestamps else 0)
     # ns-3 names its recovery by TypeId: TcpClassicRecovery (inflation, RFC 6582) or
     # TcpPrrRecovery (RFC 6937). With SACK on, ns-3's classic recovery still inflates.
     recovery_type = "ns3::TcpPrrRecovery" if recovery == "prr" else "ns3::TcpClassicRecovery"
     return TcpFlowPlan(name, src, dst, cc, alg.type_id, cc_attrs, socket_attrs, rtt_attrs, alg.pacing, bytes_limit, start_ns, stop_ns, max_packet,
-                       recovery_type, bool(handshake), reset)
+                       recovery_type)
 
 
 def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, list[str]]:
@@ -535,8 +614,11 @@ def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, 
         raise refuse(f"{p}.cc", f"is \"{cc}\"; {reason}; allowed: {', '.join(ALGORITHMS)}")
     alg = ALGORITHMS[cc]
     defaults = algorithm_defaults().get(cc, {})
-    if cc == "cubic" and params.get("hystart", defaults.get("hystart")) is True:
-        raise refuse(f"{p}.cc_params.hystart", "is true (wtcp's CUBIC runs RFC 9406 HyStart++ by default); ns-3 3.44 has only the 2011 HyStart (ACK train and delay), a different slow-start exit; allowed: false (ns-3's HyStart is then off too)")
+    for name, (value, why) in alg.matched.items():
+        given = params.get(name, defaults.get(name))
+        if not same_value(given, value):
+            default = "" if name in params else " (wtcp's default)"
+            raise refuse(f"{p}.cc_params.{name}", f"is {toml_text(given)}{default}; {why}; allowed: {toml_text(value)} (`wtcp crosscheck` sets it in both engines)")
     attrs = list(alg.fixed)
     for name, (attribute, kind) in alg.knobs.items():
         value = params.get(name, defaults.get(name))
@@ -544,16 +626,24 @@ def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, 
         text = attribute_text(f"{p}.cc_params.{name}", value, kind, qualified)
         attrs.append(f"{attribute}={text}")
     for name, value in params.items():
-        if name in alg.knobs or (cc == "cubic" and name == "hystart"):
+        if name in alg.knobs or name in alg.matched:
             continue
         if name in defaults and same_value(value, defaults[name]):
             continue
-        shown = f"\"{value}\"" if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else value
         raise refuse(
             f"{p}.cc_params.{name}",
-            f"is {shown}; ns-3's {alg.type_id.removeprefix('ns3::')} has no counterpart of this parameter (its behaviour is fixed there); allowed: wtcp's default {defaults.get(name)!r}, or leave it out",
+            f"is {toml_text(value)}; ns-3's {alg.type_id.removeprefix('ns3::')} has no counterpart of this parameter (its behaviour is fixed there); allowed: wtcp's default {defaults.get(name)!r}, or leave it out",
         )
     return alg, attrs
+
+
+def paired_attributes(p: str, cc: str, params: dict[str, Any], congestion_type: str) -> list[str]:
+    defaults = algorithm_defaults().get(cc, {})
+    out = []
+    for name, (attribute, kind) in PAIRED_KNOBS.get(cc, {}).items():
+        value = params.get(name, defaults.get(name))
+        out.append(f"{attribute}={attribute_text(f'{p}.cc_params.{name}', value, kind, f'{congestion_type}::{attribute}')}")
+    return out
 
 
 def attribute_text(path: str, value: Any, kind: str, attribute: str = "") -> str:
