@@ -153,10 +153,11 @@
 //!   weight 0.02; means of seeds 1-3, 100 s): unnecessary retransmissions 39 k -> 33 k and
 //!   queue drops 61 k -> 58 k at 5.50 -> 5.29 Mb/s; skipping (b) on the marked ACK alone
 //!   (ablation) left 38 k and 60 k at 5.55 Mb/s. The hold is stricter than RFC 3168, which
-//!   forbids growth only on ECE-carrying ACKs. Known defects, open: an ECE with x < alpha
-//!   takes rule (c)'s linear-increase branch and raises cwnd by 2 segments (against the
-//!   SHOULD NOT above); and a loss in the window an ECE already answered applies (c) again
-//!   (`on_loss` does not consult the once-per-window gate).
+//!   forbids growth only on ECE-carrying ACKs. An ECE with x < alpha takes rule (c)'s
+//!   linear-increase branch without its "+ 2" (cwnd is kept: the SHOULD NOT above), and a
+//!   fast retransmit in the window an ECE already answered does not apply (c) again
+//!   ("reduced only once in response to a series of dropped and/or CE packets from a
+//!   single window of data"); a timeout does.
 //! - Go-back-N after an RTO (the sender's, as ns-2's; F-RTO off): with x <= beta rule (c)
 //!   leaves cwnd at oCwnd, oCwnd + 2 or its retained value at the timeout itself, and the
 //!   sender resends that much from SND.UNA at once, data the receiver already holds beyond
@@ -710,8 +711,14 @@ impl Ewr {
             w.cwnd = mss;
             EerState::Congestion
         };
+        self.verdict()
+    }
+
+    /// The verdict of the state the last response chose.
+    fn verdict(&self) -> Verdict {
         match self.state {
             EerState::Congestion => Verdict::Congestion,
+            EerState::None => Verdict::None,
             _ => Verdict::Wireless,
         }
     }
@@ -775,6 +782,12 @@ impl CongestionControl for Ewr {
     }
 
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+        if loss == Loss::FastRetransmit && self.ecn_hold && !self.ecn.allows(cx) {
+            // RFC 3168 §6.1.2: "reduced only once in response to a series of dropped
+            // and/or CE packets from a single window of data": the ECE already answered
+            // this window; the hold stands.
+            return self.verdict();
+        }
         self.ecn.reduced(cx);
         self.ecn_hold = false;
         self.respond(loss, w, cx)
@@ -792,8 +805,13 @@ impl CongestionControl for Ewr {
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
         if signal == Signal::CongestionMark && self.ecn.allows(cx) {
-            // RFC 3168 §6.1.2: "treated just as a congestion loss": rule (c).
+            // RFC 3168 §6.1.2: "treated just as a congestion loss": rule (c), except that
+            // its linear-increase branch (cwnd + 2) does not raise the window: "The sending
+            // TCP SHOULD NOT increase the congestion window in response to the receipt of
+            // an ECN-Echo ACK packet" (ibid.).
+            let before = w.cwnd;
             self.respond(Loss::FastRetransmit, w, cx);
+            w.cwnd = w.cwnd.min(before);
             self.ecn.reduced(cx);
             self.ecn_hold = true;
         }
@@ -1228,6 +1246,49 @@ mod tests {
         h.loss(Loss::Timeout { consecutive: 1 });
         ack_adv(&mut h, Some(30.0), 100 * MS);
         assert_eq!(h.w.cwnd, 30.0 * SEG);
+    }
+
+    #[test]
+    fn an_ecn_echo_in_the_linear_increase_state_does_not_raise_the_window() {
+        // x < alpha with cwnd <= ssthresh: as a loss, rule (c) would set cwnd + 2; an ECE
+        // must not increase cwnd (RFC 3168 §6.1.2), so cwnd stays, ssthresh = oCwnd_n.
+        // No queueing: RTT = RTTmin, so x = 0 < alpha.
+        let mut lin = primed(EwrParams::default(), 40.0);
+        lin.w.cwnd = 20.0 * SEG;
+        let cwnd = lin.w.cwnd;
+        ack_marked(&mut lin, 40.0, 50 * MS);
+        assert_eq!(eer_state(&lin), 1.0, "linear-increase state");
+        assert_eq!(lin.w.cwnd, cwnd, "not cwnd + 2 segments");
+        assert_eq!(lin.w.ssthresh, 40.0 * SEG);
+        // The same state reached by a fast retransmit does add the 2 segments (rule (c)).
+        let mut lossy = primed(EwrParams::default(), 40.0);
+        lossy.w.cwnd = 20.0 * SEG;
+        assert_eq!(lossy.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert_eq!(lossy.w.cwnd, 22.0 * SEG);
+    }
+
+    #[test]
+    fn a_fast_retransmit_in_a_window_an_ecn_echo_answered_does_not_respond_again() {
+        // RFC 3168 §6.1.2: one reduction per window of dropped and/or CE packets. The ECE
+        // put cwnd at 1 segment (congestion state); a fast retransmit of the same window
+        // leaves window, ssthresh and the hold alone; one after the window is answered
+        // applies (c).
+        let mut h = primed(EwrParams::default(), 40.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        let mark_max = h.snd_max;
+        ack_marked(&mut h, 40.0, 100 * MS);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
+        h.w.ssthresh = 35.0 * SEG; // what a second (c) would overwrite with oCwnd_n
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (35.0 * SEG, SEG));
+        ack_adv(&mut h, Some(30.0), 100 * MS);
+        assert_eq!(h.w.cwnd, SEG, "the hold stands");
+        while h.snd_una < mark_max {
+            ack_adv(&mut h, Some(30.0), 100 * MS);
+        }
+        assert_eq!(h.w.cwnd, 30.0 * SEG);
+        h.loss(Loss::FastRetransmit);
+        assert_eq!(h.w.ssthresh, 30.0 * SEG, "a later window's loss applies (c)");
     }
 
     #[test]
