@@ -31,7 +31,7 @@ h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2e
 table { border-collapse: collapse; margin: .6em 0; font-size: .85em; }
 th, td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.yes { background: #e3f4e1; } td.no { background: #fbe3e1; } td.na { color: #777; }
+td.yes { background: #e3f4e1; } td.no { background: #fbe3e1; } td.na { color: #777; } td.inconclusive { background: #fdf3d6; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; } figcaption { font-size: .85em; color: #555; }
 pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }
 details { margin: .4em 0; } summary { cursor: pointer; color: #245; }
@@ -71,9 +71,14 @@ def cell(value: Any) -> tuple[str, bool]:
     return str(value) if value is not None else "", False
 
 
+# Cell texts of a verdict column that colour their cell (the outcome of an ablation's
+# prediction in the colours of the verdicts).
+VERDICT_CLASSES = {"yes": "yes", "no": "no", "na": "na", "inconclusive": "inconclusive", "held": "yes", "did not hold": "no"}
+
+
 def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], classes: dict[str, str] | None = None) -> str:
     """An HTML table; a column named in `classes` gives its cell value as the cell's class
-    (e.g. holds -> yes/no/na)."""
+    (e.g. holds -> yes/no/inconclusive/na)."""
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     out = [f"<table><thead><tr>{head}</tr></thead><tbody>"]
     for row in rows:
@@ -83,8 +88,8 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], classes: dict[s
             cls = []
             if numeric or (c in NUMERIC and _is_number(text)):
                 cls.append("num")
-            if classes and c in classes and text in ("yes", "no", "na"):
-                cls.append(text)
+            if classes and c in classes and text in VERDICT_CLASSES:
+                cls.append(VERDICT_CLASSES[text])
             attr = f' class="{" ".join(cls)}"' if cls else ""
             tds.append(f"<td{attr}>{esc(text)}</td>")
         out.append("<tr>" + "".join(tds) + "</tr>")
@@ -142,15 +147,21 @@ def reproduction_report(directory: str | Path, out: str | Path | None = None) ->
     order = {name: i for i, name in enumerate(_target_order())}
     summaries.sort(key=lambda s: (order.get(s[1]["paper"], 99), s[1]["paper"]))
     body = ["<p>Each paper's experiments re-run in wtcp, its published numbers and claims beside the measured values "
-            "(mean over replications with the 95 % Student-t interval). <em>holds</em> says whether the claim's "
-            "direction or ordering holds and, for a published number, whether the measured value lies within the "
-            "paper's rough-size band. Mismatches are reported, not tuned away; the notes give the likely reason.</p>"]
+            "(mean over replications with the 95 % Student-t interval). <em>holds</em> is the verdict: <em>yes</em> when the "
+            "whole interval lies where the claim holds (its direction, bound or ordering and, for a published number, the "
+            "paper's rough-size band), <em>no</em> when it lies wholly outside, <em>inconclusive</em> when it straddles, "
+            "<em>na</em> when nothing could be measured. With the reduced grid (--quick) every verdict is indicative. "
+            "Mismatches are reported, not tuned away. A <em>reason</em> is a hypothesis until an ablation (the experiment "
+            "re-run with the factor it names changed) tests it: <em>evidence</em> says what each ablation measured; a "
+            "reason no ablation tested says <em>untested</em>, one an ablation contradicted says <em>refuted</em>. "
+            "A published value repeated from another configuration is marked in <em>copied_from</em> and counted once.</p>"]
     overview = []
     for folder, s in summaries:
         h = s.get("holds", {})
-        overview.append((s["paper"], s["title"], "quick" if s.get("quick") else "full", s["runs"], s["failed"], h.get("yes", 0), h.get("no", 0), h.get("na", 0)))
+        overview.append((s["paper"], s["title"], "quick (indicative)" if s.get("quick") else "full", s["runs"], s["failed"], h.get("yes", 0), h.get("no", 0),
+                         h.get("inconclusive", 0), h.get("na", 0), h.get("copies", 0), len(s.get("ablations", []))))
     body.append("<h2>Overview</h2>")
-    body.append(table(["paper", "title", "grid", "runs", "failed", "claims hold", "do not hold", "not measurable"], overview))
+    body.append(table(["paper", "title", "grid", "runs", "failed", "claims hold", "do not hold", "inconclusive", "not measurable", "copies (not counted)", "ablations"], overview))
     body.append("<ul>" + "".join(f'<li><a href="#{esc(s["paper"])}">{esc(s["title"])}</a> (<a href="{esc(folder.name)}/claims.csv">claims.csv</a>)</li>' for folder, s in summaries) + "</ul>")
     for folder, s in summaries:
         body.extend(_paper_section(folder, s))
@@ -166,7 +177,15 @@ def reproduction_report(directory: str | Path, out: str | Path | None = None) ->
 
 # What `read_summary` requires of a summary.json: key -> accepted types.
 _SUMMARY_FIELDS = {"paper": str, "title": str, "runs": int, "failed": int}
-_SUMMARY_OPTIONAL = {"citation": str, "summary": str, "quick": bool, "wall_seconds": (int, float), "holds": dict, "claims": str, "figures": list, "experiments": list}
+_SUMMARY_OPTIONAL = {"citation": str, "summary": str, "quick": bool, "wall_seconds": (int, float), "holds": dict, "claims": str, "figures": list, "experiments": list,
+                     "ablations": list, "ablations_file": str}
+_ABLATION_FIELDS = {"id": str, "experiment": str, "factor": str, "reason": str, "predict": str, "results": list}
+_ABLATION_OPTIONAL = {"share": (int, float), "note": str, "sweep": str, "runs": int, "failed": int, "replications": int, "seed": int}
+_NUMBER = (int, float, type(None))
+_ABLATION_RESULT_FIELDS = {"claim": str, "outcome": str}
+_ABLATION_RESULT_OPTIONAL = {"published": (str, int, float, type(None)), "unit": str, "base": (str, int, float, type(None)), "ablated": (str, int, float, type(None)),
+                             "base_ci_low": _NUMBER, "base_ci_high": _NUMBER, "ablated_ci_low": _NUMBER, "ablated_ci_high": _NUMBER,
+                             "change": _NUMBER, "change_ci_low": _NUMBER, "change_ci_high": _NUMBER, "base_verdict": str, "ablated_verdict": str, "why": str}
 _FIGURE_FIELDS = {"title": str, "images": list}
 _FIGURE_OPTIONAL = {"caption": str, "data": (str, type(None)), "table": bool, "id": str}
 _EXPERIMENT_FIELDS = {"id": str, "title": str, "sweep": str, "sweep_file": str, "scenario_name": str, "sweep_text": str, "scenario_text": str,
@@ -199,6 +218,12 @@ def read_summary(path: Path, root: Path) -> dict[str, Any]:
             raise ReportError(f"{where}: {field}", f"is {value!r}, which leads outside {folder}{how}; allowed: a file inside {folder}")
 
     contained(s.get("claims", "claims.csv"), "claims")
+    if "ablations_file" in s:
+        contained(s["ablations_file"], "ablations_file")
+    for i, a in enumerate(s.get("ablations", [])):
+        _fields(a, _ABLATION_FIELDS, _ABLATION_OPTIONAL, where, f"ablations.{i}")
+        for j, r in enumerate(a["results"]):
+            _fields(r, _ABLATION_RESULT_FIELDS, _ABLATION_RESULT_OPTIONAL, where, f"ablations.{i}.results.{j}")
     for i, f in enumerate(s.get("figures", [])):
         _fields(f, _FIGURE_FIELDS, _FIGURE_OPTIONAL, where, f"figures.{i}")
         for j, image_file in enumerate(f["images"]):
@@ -240,15 +265,24 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
     if s.get("summary"):
         out.append(f"<p>{esc(s['summary'])}</p>")
     grid = "reduced (--quick)" if s.get("quick") else "full"
+    ablations_file = f", <a href=\"{esc(folder.name)}/{esc(s['ablations_file'])}\">{esc(s['ablations_file'])}</a>" if s.get("ablations_file") else ""
     out.append(f"<p class=\"meta\">{esc(s['runs'])} runs ({esc(grid)} grid), {esc(s['failed'])} failed, {esc(s.get('wall_seconds'))} s wall; "
-               f"files: <a href=\"{esc(folder.name)}/claims.csv\">claims.csv</a>, <code>{esc(folder.name)}/runs.duckdb</code></p>")
+               f"files: <a href=\"{esc(folder.name)}/claims.csv\">claims.csv</a>{ablations_file}, <code>{esc(folder.name)}/runs.duckdb</code></p>")
+    h = s.get("holds", {})
+    if h:
+        copies = f" ({esc(h.get('copies', 0))} copied claims not counted)" if h.get("copies") else ""
+        indicative = " Reduced grid: every verdict is indicative." if s.get("quick") else ""
+        out.append(f"<p>Claims: {esc(h.get('yes', 0))} hold, {esc(h.get('no', 0))} do not, {esc(h.get('inconclusive', 0))} inconclusive, "
+                   f"{esc(h.get('na', 0))} not measurable{copies}.{esc(indicative)}</p>")
     claims_path = folder / s.get("claims", "claims.csv")
     if claims_path.is_file():
         claims = read_claims(claims_path)
         if claims:
             out.append("<h3>Published versus measured</h3>")
-            cols = ["id", "source", "claim", "published", "measured", "ci_low", "ci_high", "unit", "holds", "note"]
+            cols = ["id", "source", "claim", "published", "measured", "ci_low", "ci_high", "unit", "holds", "reason", "evidence", "copied_from", "note"]
             out.append(table(cols, ([c.get(k, "") for k in cols] for c in claims), classes={"holds": "holds"}))
+    if s.get("ablations"):
+        out.extend(_ablations_section(s["ablations"]))
     if s.get("figures"):
         out.append("<h3>Figures</h3>")
     for f in s.get("figures", []):
@@ -283,6 +317,36 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
                    f"<pre>{esc(e['sweep_text'])}</pre></details>")
         out.append(f"<details><summary>scenario {esc(e['scenario_name'])}</summary><pre>{esc(e['scenario_text'])}</pre></details>")
     return out
+
+
+def _ablations_section(ablations: list[dict[str, Any]]) -> list[str]:
+    """Each ablation: what it changed, the reason it tests and its prediction, then per
+    explained claim the base and ablated measurement and whether the prediction held."""
+    out = ["<h3>Ablations</h3>", "<p class=\"meta\">Each ablation re-runs one experiment with one factor changed (same seed and "
+           "replications) and measures the claims it explains again; <em>change</em> is ablated minus base with its 95 % interval "
+           "(paired by replication where possible). The rules of the predictions are in docs/reproduction.md.</p>"]
+    cols = ["claim", "published", "unit", "base", "base interval", "base verdict", "ablated", "ablated interval", "ablated verdict", "change", "change interval", "prediction", "why"]
+    for a in ablations:
+        share = f" (share {a['share']:g})" if isinstance(a.get("share"), (int, float)) and a.get("predict") in ("toward_published", "no_change") else ""
+        runs = f"; {a['runs']} runs, {a.get('failed', 0)} failed" if isinstance(a.get("runs"), int) else ""
+        out.append(f"<h4>{esc(a['id'])}</h4>")
+        out.append(f"<p>Experiment <code>{esc(a['experiment'])}</code>, changed: <code>{esc(a['factor'])}</code>{esc(runs)}.<br>"
+                   f"Reason tested: {esc(a['reason'])}<br>Prediction: <code>{esc(a['predict'])}</code>{esc(share)}</p>")
+        if a.get("note"):
+            out.append(f"<p class=\"meta\">{esc(a['note'])}</p>")
+        rows = []
+        for r in a["results"]:
+            rows.append((r["claim"], r.get("published"), r.get("unit", ""), r.get("base"), _interval(r.get("base_ci_low"), r.get("base_ci_high")), r.get("base_verdict", ""),
+                         r.get("ablated"), _interval(r.get("ablated_ci_low"), r.get("ablated_ci_high")), r.get("ablated_verdict", ""),
+                         r.get("change"), _interval(r.get("change_ci_low"), r.get("change_ci_high")), r["outcome"], r.get("why", "")))
+        out.append(table(cols, rows, classes={"base verdict": "", "ablated verdict": "", "prediction": ""}))
+    return out
+
+
+def _interval(low: Any, high: Any) -> str:
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and not (math.isnan(low) or math.isnan(high)):
+        return f"[{low:.4g}, {high:.4g}]"
+    return ""
 
 
 # --- the store report ---

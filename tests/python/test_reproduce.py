@@ -158,7 +158,7 @@ def test_reproduce_all_quick_writes_claims_figures_and_a_report(quick_all):
             reader = csv.DictReader(f)
             assert reader.fieldnames[: len(CLAIM_COLUMNS)] == CLAIM_COLUMNS
             rows = list(reader)
-        assert all(r["holds"] in ("yes", "no", "na") and r["source"] for r in rows)
+        assert all(r["holds"] in ("yes", "no", "inconclusive", "na") and r["source"] and r["mode"] == "quick" for r in rows)
         if name != "scorecard":
             assert any(r["holds"] != "na" for r in rows), f"{name}: no claim measured"
         pngs = list(folder.glob("*.png"))

@@ -40,8 +40,8 @@ def _targets(paper: str) -> list[str]:
 @executor_options
 @click.option("--quiet", is_flag=True, help="No progress display.")
 def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | None, dask_address: str | None, dask_local: int | None, quiet: bool) -> None:
-    """Re-run a paper's experiments, compare with its published numbers, write figures,
-    claims.csv and report.html. PAPER: dynamic, ewr, taichung, clap, njplus, scorecard or
+    """Re-run a paper's experiments and ablations, compare with its published numbers,
+    write figures, claims.csv, ablations.csv and report.html. PAPER: dynamic, ewr, taichung, clap, njplus, scorecard or
     all (the papers shipped with wtcp), or the path of a paper definition of your own: a
     paper.toml or its folder, written with a separator (./mypaper)."""
     from wtcp import htmlreport, report
@@ -65,8 +65,11 @@ def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | Non
                 raise CliError(f"paper `{name}`: {e}") from None
             outcomes.append(outcome)
             h = outcome.holds_counts()
+            copies = f" ({h['copies']} copied cells counted once)" if h["copies"] else ""
+            ablations = f"; {len(outcome.paper.ablations)} ablations" if outcome.paper.ablations else ""
             console.print(f"[bold]{name}[/bold]: {outcome.runs} runs ({outcome.failed} failed) in {outcome.wall_seconds:.1f} s; "
-                          f"claims: {h['yes']} hold, {h['no']} do not, {h['na']} not measurable -> {outcome.folder / 'claims.csv'}")
+                          f"claims{' (quick: indicative)' if quick else ''}: {h['yes']} hold, {h['no']} do not, {h['inconclusive']} inconclusive, "
+                          f"{h['na']} not measurable{copies}{ablations} -> {outcome.folder / 'claims.csv'}")
     finally:
         executor.close()
     path = htmlreport.reproduction_report(out_dir)

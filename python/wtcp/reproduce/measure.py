@@ -1,16 +1,25 @@
 """Measured values of published claims: selections of runs, per-replication values, the
-Student-t confidence interval, and whether the claim holds.
+Student-t confidence interval, and the verdict on the claim.
 
 Every value is computed per replication first (replication r of every point shares its
 random streams across algorithms, so a ratio of two schemes is a paired comparison), then
 averaged, with a 95 % Student-t interval over replications.
+
+Verdicts (`verdict`): a claim states a set of values for which it holds (`Band`: the
+published value's rough-size band, the bound of `expect`, or both). The claim holds
+(`yes`) when the whole 95 % interval lies in that set, does not (`no`) when the interval
+lies wholly outside it, and is `inconclusive` when the interval holds values of both
+kinds. An ordering (`order`) is judged the same way on the paired differences of
+neighbouring selections (each must be > 0). Without an interval (one replication) the
+verdict is `inconclusive` in a full reproduction, and is taken at the mean with `quick`
+(every quick verdict is indicative: `mode = quick` in claims.csv).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from wtcp.reproduce.spec import EXPECT, Claim, Paper
@@ -104,6 +113,10 @@ def estimate(values: Sequence[float]) -> Estimate:
     return Estimate(mean, mean - half, mean + half, n)
 
 
+VERDICTS = ("yes", "no", "inconclusive", "na")
+FULL, QUICK = "full", "quick"
+
+
 @dataclass
 class ClaimResult:
     paper: str
@@ -111,12 +124,20 @@ class ClaimResult:
     source: str
     claim: str
     published: Any
-    measured: Any
+    measured: Any  # a number, or the text of an ordering
     ci_low: float
     ci_high: float
-    holds: str  # yes / no / na
+    holds: str  # the verdict: yes / no / inconclusive / na
     unit: str
     note: str
+    reason: str = ""  # why the verdict is not yes (see wtcp.reproduce.ablate.explain)
+    evidence: str = ""  # the ablations that tested the reason, and what they measured
+    mode: str = FULL  # quick: the reduced grid, every verdict indicative
+    copied_from: str = ""  # the claim whose published value this one repeats
+    why: str = ""  # how the verdict was reached when it is inconclusive or na
+    n: int = 0  # replications measured
+    values: dict[int, float] = field(default_factory=dict)  # per replication (for pairing)
+    where: Any = None  # the value of `over` the row shows (None: the claim's own selection)
 
     def row(self) -> dict[str, Any]:
         return {
@@ -131,43 +152,59 @@ class ClaimResult:
             "holds": self.holds,
             "unit": self.unit,
             "note": self.note,
+            "mode": self.mode,
+            "reason": self.reason,
+            "evidence": self.evidence,
+            "copied_from": self.copied_from,
         }
 
+    def numeric(self) -> bool:
+        return isinstance(self.measured, (int, float)) and not isinstance(self.measured, bool) and not math.isnan(self.measured)
 
-def evaluate(paper: Paper, claim: Claim, frames: Mapping[str, pd.DataFrame]) -> ClaimResult:
-    """Measure one claim on the experiments' frames (experiment id -> flows frame)."""
-    base = dict(paper=paper.name, id=claim.id, source=claim.get("source"), claim=claim.get("claim"), published=claim.get("published", ""), unit=claim.get("unit", ""))
+
+def evaluate(paper: Paper, claim: Claim, frames: Mapping[str, pd.DataFrame], quick: bool = False) -> ClaimResult:
+    """Measure one claim on the experiments' frames (experiment id -> flows frame) and
+    give its verdict (`quick`: the reduced grid, see `verdict`)."""
+    base = dict(paper=paper.name, id=claim.id, source=claim.get("source"), claim=claim.get("claim"), published=claim.get("published", ""), unit=claim.get("unit", ""), mode=QUICK if quick else FULL)
     note = claim.get("note", "")
+
+    def not_measured(reason: str, note: str = note) -> ClaimResult:
+        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=note, reason=reason, why=reason)
+
     measure = claim.get("measure")
     if measure == "na":
-        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join(claim.get("reason"), note))
+        return not_measured(claim.get("reason"))
     frame = frames.get(claim.get("experiment"))
     if frame is None or frame.empty:
-        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join("no completed runs for this experiment", note))
+        return not_measured("no completed runs for this experiment")
     metric, flows = claim.get("metric"), claim.get("flows", "mean")
     scale = float(claim.get("scale", 1.0))
     if claim.get("over") is not None and measure != "order":
-        return _worst_point(paper, claim, frame, base, note, scale)
+        return _worst_point(paper, claim, frame, base, note, scale, quick)
     try:
         if measure == "order":
-            text, ok = _order(frame, metric, flows, claim.get("order"), claim.get("over"))
-            return ClaimResult(**base, measured=text, ci_low=math.nan, ci_high=math.nan, holds="yes" if ok else "no", note=note)
+            text, holds, why, n = _order(frame, metric, flows, claim.get("order"), claim.get("over"), quick)
+            return ClaimResult(**base, measured=text, ci_low=math.nan, ci_high=math.nan, holds=holds, note=note, why=why, n=n)
         values = _values(frame, measure, metric, flows, claim)
     except KeyError as e:
-        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join(f"cannot measure: {e.args[0]}", note))
-    est = estimate([v * scale for v in values])
-    holds = judge(est.mean, claim.get("published"), claim.get("expect"), claim.get("rough", True), paper.tolerance)
-    return ClaimResult(**base, measured=est.mean, ci_low=est.ci_low, ci_high=est.ci_high, holds=holds, note=note)
+        return not_measured(f"cannot measure: {e.args[0]}")
+    values = {r: v * scale for r, v in values.items()}
+    est = estimate(list(values.values()))
+    holds, why = verdict(est, claim_band(claim, paper.tolerance), quick)
+    return ClaimResult(**base, measured=est.mean, ci_low=est.ci_low, ci_high=est.ci_high, holds=holds, note=note, why=why, n=est.n, values=values)
 
 
-def _worst_point(paper: Paper, claim: Claim, frame: pd.DataFrame, base: dict[str, Any], note: str, scale: float) -> ClaimResult:
+def _worst_point(paper: Paper, claim: Claim, frame: pd.DataFrame, base: dict[str, Any], note: str, scale: float, quick: bool) -> ClaimResult:
     """A claim stated for every value of `over` ("at every error rate"): judged at each
-    value; it holds if it holds at all of them, and the row shows the worst point (the
-    lowest mean for a lower bound, the highest for an upper bound)."""
+    value (`combine`: no if it is surely false at one, inconclusive if undecided at one,
+    else yes), and the row shows the worst point (the lowest mean for a lower bound, the
+    highest for an upper bound)."""
     over = claim.get("over")
     column = param_column(over)
     if column not in frame.columns:
-        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join(f"`{over}` is not a swept path of this experiment", note))
+        reason = f"`{over}` is not a swept path of this experiment"
+        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=note, reason=reason, why=reason)
+    band = claim_band(claim, paper.tolerance)
     points = []
     for x in sorted(frame[column].dropna().unique(), key=natural):
         at = Claim(id=claim.id, spec={**claim.spec, **{k: {**claim.get(k), over: x} for k in ("select", "a", "b") if claim.get(k) is not None}})
@@ -175,79 +212,204 @@ def _worst_point(paper: Paper, claim: Claim, frame: pd.DataFrame, base: dict[str
             values = _values(frame, claim.get("measure"), claim.get("metric"), claim.get("flows", "mean"), at)
         except KeyError:
             continue
-        est = estimate([v * scale for v in values])
+        values = {r: v * scale for r, v in values.items()}
+        est = estimate(list(values.values()))
         if est.n:
-            points.append((x, est, judge(est.mean, claim.get("published"), claim.get("expect"), claim.get("rough", True), paper.tolerance)))
+            points.append((x, est, values, *verdict(est, band, quick)))
     if not points:
-        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=_join("cannot measure: a selection matches no runs", note))
+        reason = "cannot measure: a selection matches no runs"
+        return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=note, reason=reason, why=reason)
     upper = (claim.get("expect") or "").lstrip().startswith("<")
-    x, est, _ = (max if upper else min)(points, key=lambda p: p[1].mean)
-    holds = "yes" if all(h == "yes" for *_, h in points) else ("na" if all(h == "na" for *_, h in points) else "no")
-    failing = [_fmt(p[0]) for p in points if p[2] == "no"]
-    where = f"worst of {len(points)} values of {over} at {_fmt(x)}" + (f"; fails at {', '.join(failing)}" if failing else "")
-    return ClaimResult(**base, measured=est.mean, ci_low=est.ci_low, ci_high=est.ci_high, holds=holds, note=_join(where, note))
+    x, est, values, _, _ = (max if upper else min)(points, key=lambda p: p[1].mean)
+    holds = combine([p[3] for p in points])
+    failing = [_fmt(p[0]) for p in points if p[3] == "no"]
+    undecided = [_fmt(p[0]) for p in points if p[3] == "inconclusive"]
+    where = f"worst of {len(points)} values of {over} at {_fmt(x)}" + (f"; fails at {', '.join(failing)}" if failing else "") + (f"; undecided at {', '.join(undecided)}" if undecided else "")
+    why = "; ".join(f"at {_fmt(p[0])}: {p[4]}" for p in points if p[3] == holds and p[4]) if holds in ("inconclusive", "na") else ""
+    return ClaimResult(**base, measured=est.mean, ci_low=est.ci_low, ci_high=est.ci_high, holds=holds, note=_join(where, note), why=why, n=est.n, values=values, where=x)
 
 
-def _values(frame: pd.DataFrame, measure: str, metric: str, flows: str, claim: Claim) -> list[float]:
+def _values(frame: pd.DataFrame, measure: str, metric: str, flows: str, claim: Claim) -> dict[int, float]:
+    """The claim's value per replication (replication -> value)."""
     if measure == "value":
-        return list(per_replication(frame, metric, claim.get("select"), flows))
+        return {int(r): float(v) for r, v in per_replication(frame, metric, claim.get("select"), flows).items()}
     a = per_replication(frame, metric, claim.get("a"), flows)
     b = per_replication(frame, metric, claim.get("b"), flows)
     if a.empty or b.empty:
         raise KeyError("a selection matches no runs")
-    paired = [(a[r], b[r]) for r in a.index if r in b.index and b[r] != 0]
+    paired = {int(r): (a[r], b[r]) for r in a.index if r in b.index and b[r] != 0}
     if measure == "ratio":
-        return [x / y for x, y in paired]
-    return [100.0 * (x / y - 1.0) for x, y in paired]  # gain_pct
+        return {r: float(x / y) for r, (x, y) in paired.items()}
+    return {r: float(100.0 * (x / y - 1.0)) for r, (x, y) in paired.items()}  # gain_pct
 
 
-def _order(frame: pd.DataFrame, metric: str, flows: str, order: list[Mapping[str, Any]], over: str | None) -> tuple[str, bool]:
-    """Whether the selections' means fall in the listed order (highest first), at every
-    value of `over` if given; the text says what was measured."""
-    import numpy as np
-
+def _order(frame: pd.DataFrame, metric: str, flows: str, order: list[Mapping[str, Any]], over: str | None, quick: bool) -> tuple[str, str, str, int]:
+    """Whether the selections fall in the listed order (highest first), at every value of
+    `over` if given: (text of what was measured, verdict, why, replications). Each pair of
+    neighbours is judged on its paired difference per replication, which must be > 0."""
     if over is None:
-        means = [per_replication(frame, metric, sel, flows).mean() for sel in order]
-        if any(math.isnan(m) for m in means):
+        text, holds, why, n = _order_at(frame, metric, flows, order, quick)
+        if holds == "na":
             raise KeyError("a selection matches no runs")
-        ok = all(x > y for x, y in zip(means, means[1:]))
-        return " > ".join(f"{_label(sel)} {m:.4g}" for sel, m in zip(order, means)), ok
+        return text, holds, why, n
     column = param_column(over)
     if column not in frame.columns:
         raise KeyError(f"`{over}` is not a swept path of this experiment")
     points = sorted(frame[column].dropna().unique(), key=natural)
-    held = []
+    judged = []
     for x in points:
-        means = [per_replication(frame, metric, {**sel, over: x}, flows).mean() for sel in order]
-        if any(np.isnan(m) for m in means):
-            continue
-        held.append((x, all(a > b for a, b in zip(means, means[1:]))))
-    if not held:
+        _, holds, why, n = _order_at(frame, metric, flows, [{**sel, over: x} for sel in order], quick)
+        if holds != "na":
+            judged.append((x, holds, why, n))
+    if not judged:
         raise KeyError("a selection matches no runs")
-    failing = [_fmt(x) for x, ok in held if not ok]
-    text = f"holds at {sum(ok for _, ok in held)} of {len(held)} values of {over}"
+    failing = [_fmt(x) for x, h, *_ in judged if h == "no"]
+    undecided = [_fmt(x) for x, h, *_ in judged if h == "inconclusive"]
+    text = f"holds at {sum(h == 'yes' for _, h, *_ in judged)} of {len(judged)} values of {over}"
     if failing:
         text += f" (not at {', '.join(failing)})"
-    return text, not failing
+    if undecided:
+        text += f" (undecided at {', '.join(undecided)})"
+    holds = combine([h for _, h, *_ in judged])
+    why = "; ".join(f"at {_fmt(x)}: {w}" for x, h, w, _ in judged if h == holds and w) if holds == "inconclusive" else ""
+    return text, holds, why, min(n for *_, n in judged)
 
 
-def judge(measured: float, published: Any, expect: str | None, rough: Any, tolerance: float) -> str:
-    """yes / no / na: `expect` (">0", "<=1.5") tests the direction or bound the claim
-    states; a numeric `published` value is matched within the relative band `tolerance`
-    (or the claim's own `rough`) unless `rough = false`."""
-    if measured is None or math.isnan(measured):
+def _order_at(frame: pd.DataFrame, metric: str, flows: str, order: list[Mapping[str, Any]], quick: bool) -> tuple[str, str, str, int]:
+    series = [per_replication(frame, metric, sel, flows) for sel in order]
+    if any(s.empty for s in series):
+        return "", "na", "", 0
+    means = [float(s.mean()) for s in series]
+    text = " > ".join(f"{_label(sel)} {m:.4g}" for sel, m in zip(order, means))
+    verdicts, whys, ns = [], [], []
+    for (sel_a, a), (sel_b, b) in zip(zip(order, series), zip(order[1:], series[1:])):
+        diffs = [float(a[r] - b[r]) for r in a.index if r in b.index]
+        est = estimate(diffs)
+        h, why = verdict(est, Band(0.0, False, math.inf, False), quick)
+        verdicts.append(h)
+        ns.append(est.n)
+        if why:
+            whys.append(f"{_label(sel_a)} - {_label(sel_b)}: {why}")
+    holds = combine(verdicts)
+    return text, holds, "; ".join(whys) if holds == "inconclusive" else "", min(ns)
+
+
+def combine(verdicts: Sequence[str]) -> str:
+    """The verdict on a claim made of parts that must all hold (an ordering's pairs, the
+    points of `over`): no if one part surely fails, else inconclusive if one is
+    undecided, else yes; parts that could not be measured are left out (na if all are)."""
+    judged = [v for v in verdicts if v != "na"]
+    if not judged:
         return "na"
-    checks = []
+    if "no" in judged:
+        return "no"
+    if "inconclusive" in judged:
+        return "inconclusive"
+    return "yes"
+
+
+@dataclass(frozen=True)
+class Band:
+    """The measured values for which a claim holds: an interval, each end open or closed
+    (infinite ends are open)."""
+
+    low: float
+    low_closed: bool
+    high: float
+    high_closed: bool
+
+    def contains(self, x: float) -> bool:
+        above = x > self.low or (self.low_closed and x == self.low)
+        below = x < self.high or (self.high_closed and x == self.high)
+        return above and below
+
+    def empty(self) -> bool:
+        return self.low > self.high or (self.low == self.high and not (self.low_closed and self.high_closed))
+
+    def disjoint(self, low: float, high: float) -> bool:
+        """Whether no value of the closed interval [low, high] is in the band."""
+        return self.empty() or high < self.low or (high == self.low and not self.low_closed) or low > self.high or (low == self.high and not self.high_closed)
+
+    def intersect(self, other: Band) -> Band:
+        if other.low > self.low or (other.low == self.low and not other.low_closed):
+            low, low_closed = other.low, other.low_closed
+        else:
+            low, low_closed = self.low, self.low_closed
+        if other.high < self.high or (other.high == self.high and not other.high_closed):
+            high, high_closed = other.high, other.high_closed
+        else:
+            high, high_closed = self.high, self.high_closed
+        return Band(low, low_closed, high, high_closed)
+
+    def text(self) -> str:
+        if math.isinf(self.low) and math.isinf(self.high):
+            return "any value"
+        if math.isinf(self.high):
+            return f"{'>=' if self.low_closed else '>'} {self.low:.4g}"
+        if math.isinf(self.low):
+            return f"{'<=' if self.high_closed else '<'} {self.high:.4g}"
+        return f"{'[' if self.low_closed else '('}{self.low:.4g}, {self.high:.4g}{']' if self.high_closed else ')'}"
+
+
+ANY = Band(-math.inf, False, math.inf, False)
+
+
+def band(published: Any, expect: str | None, rough: Any, tolerance: float) -> Band | None:
+    """The values for which a claim holds: `expect` (">0", "<=1.5") bounds them; a numeric
+    `published` value p gives the closed band p +- b|p| (+-b when p = 0), b being the
+    claim's `rough` or the paper's `tolerance`, unless `rough = false`; both together:
+    the intersection. None when the claim states neither (nothing to check)."""
+    out, checked = ANY, False
     if expect:
         op, bound = EXPECT.match(expect).groups()
         bound = float(bound)
-        checks.append({">": measured > bound, ">=": measured >= bound, "<": measured < bound, "<=": measured <= bound}[op])
+        out = out.intersect({">": Band(bound, False, math.inf, False), ">=": Band(bound, True, math.inf, False),
+                             "<": Band(-math.inf, False, bound, False), "<=": Band(-math.inf, False, bound, True)}[op])
+        checked = True
     if isinstance(published, (int, float)) and not isinstance(published, bool) and rough is not False:
-        band = float(rough) if isinstance(rough, (int, float)) and not isinstance(rough, bool) else tolerance
-        checks.append(abs(measured - published) <= band * abs(published) if published != 0 else abs(measured) <= band)
-    if not checks:
+        b = float(rough) if isinstance(rough, (int, float)) and not isinstance(rough, bool) else tolerance
+        half = b * abs(published) if published != 0 else b
+        out = out.intersect(Band(published - half, True, published + half, True))
+        checked = True
+    return out if checked else None
+
+
+def claim_band(claim: Claim, tolerance: float) -> Band | None:
+    return band(claim.get("published"), claim.get("expect"), claim.get("rough", True), tolerance)
+
+
+def verdict(est: Estimate, holding: Band | None, quick: bool = False) -> tuple[str, str]:
+    """(verdict, why) of a measured estimate against the values for which the claim holds:
+    yes when the 95 % interval lies inside `holding`, no when it lies wholly outside,
+    inconclusive when it holds values of both kinds. Without an interval (one
+    replication): at the mean with `quick` (indicative), inconclusive otherwise. `why`
+    says how an inconclusive or na verdict came about ("" for yes and no)."""
+    if holding is None:
+        return "na", "the claim states neither a published number nor a bound to compare with"
+    if est.n == 0 or math.isnan(est.mean):
+        return "na", "nothing measured"
+    at_mean = "yes" if holding.contains(est.mean) else "no"
+    if holding.empty():
+        return "no", ""
+    if math.isnan(est.ci_low) or math.isnan(est.ci_high):
+        if quick:
+            return at_mean, ""
+        return "inconclusive", f"one replication, no interval (at the mean: {at_mean})"
+    if holding.contains(est.ci_low) and holding.contains(est.ci_high):
+        return "yes", ""
+    if holding.disjoint(est.ci_low, est.ci_high):
+        return "no", ""
+    return "inconclusive", f"the 95 % interval [{est.ci_low:.4g}, {est.ci_high:.4g}] holds values inside and outside {holding.text()} (at the mean: {at_mean})"
+
+
+def judge(measured: float, published: Any, expect: str | None, rough: Any, tolerance: float) -> str:
+    """yes / no / na at the measured mean alone, without its interval (see `band`)."""
+    if measured is None or math.isnan(measured):
         return "na"
-    return "yes" if all(checks) else "no"
+    holding = band(published, expect, rough, tolerance)
+    if holding is None:
+        return "na"
+    return "yes" if holding.contains(measured) else "no"
 
 
 def natural(value: Any) -> tuple:

@@ -1,9 +1,11 @@
 """`wtcp reproduce`: run a paper's experiments as sweeps, draw its figures, measure its
-claims and write `claims.csv`, `summary.json` and the HTML report.
+claims, run its ablations and write `claims.csv`, `ablations.csv`, `summary.json` and the
+HTML report.
 
 Output of one paper, in `DIR/<paper>/`: `runs.duckdb` (every run; a second call skips the
-runs already there), one PNG + SVG + CSV per figure, `claims.csv` and `summary.json` (what
-the report is built from).
+runs already there), one PNG + SVG + CSV per figure, `claims.csv` (verdict, reason and
+evidence per claim), `ablations.csv` (each ablation's re-measured claims) and
+`summary.json` (what the report is built from).
 """
 
 from __future__ import annotations
@@ -21,19 +23,23 @@ from typing import TYPE_CHECKING, Any
 from wtcp import _core
 from wtcp.paths import SAFE_NAME_RULE, name_problem
 from wtcp.reproduce import scorecard as sc
+from wtcp.reproduce.ablate import ABLATION_COLUMNS, AblationResult, counts, explain, mark_copies, predict
 from wtcp.reproduce.figures import FigureOutput, draw
 from wtcp.reproduce.measure import ClaimResult, evaluate, with_derived
-from wtcp.reproduce.spec import Paper, PaperError, load_paper, paper_names
+from wtcp.reproduce.spec import Paper, PaperError, copied_claims, load_paper, paper_names
 from wtcp.sweep.runner import Executor, Progress, run_sweep
+from wtcp.sweep.spec import Run
 from wtcp.sweep.store import Store, param_column
 
 if TYPE_CHECKING:
     import pandas as pd
 
-CLAIM_COLUMNS = ["paper", "source", "claim", "published", "measured", "ci_low", "ci_high", "holds", "id", "unit", "note"]
+# The first eight columns are those of earlier versions; filter on `holds` and `mode`.
+CLAIM_COLUMNS = ["paper", "source", "claim", "published", "measured", "ci_low", "ci_high", "holds", "id", "unit", "note", "mode", "reason", "evidence", "copied_from"]
 SCORECARD = "scorecard"
 STORE_FILE = "runs.duckdb"
 SUMMARY_FILE = "summary.json"
+ABLATIONS_FILE = "ablations.csv"
 
 
 def all_targets() -> list[str]:
@@ -50,13 +56,13 @@ class PaperOutcome:
     failed: int = 0
     claims: list[ClaimResult] = field(default_factory=list)
     figures: list[FigureOutput] = field(default_factory=list)
+    ablations: list[AblationResult] = field(default_factory=list)
     wall_seconds: float = 0.0
 
     def holds_counts(self) -> dict[str, int]:
-        counts = {"yes": 0, "no": 0, "na": 0}
-        for c in self.claims:
-            counts[c.holds] += 1
-        return counts
+        """Claims per verdict (yes, no, inconclusive, na), each copied claim counted once
+        (`copies`: how many copies were left out)."""
+        return counts(self.claims)
 
 
 def reproduce_paper(
@@ -74,20 +80,27 @@ def reproduce_paper(
     folder = out_dir / paper.name
     if name_problem(paper.name) is not None or Path(os.path.normpath(folder)).parent != Path(os.path.normpath(out_dir)):
         raise PaperError("paper", f"is {paper.name!r}, whose folder {folder} is not a folder of {out_dir}; allowed: {SAFE_NAME_RULE}")
+    # Every sweep, the ablations' too, is built (and checked) before anything runs; an
+    # ablation's mistake that only the other grid (full or quick) would meet is caught too.
+    sweeps = {exp.id: exp.sweep(quick, paper.name) for exp in paper.experiments}
+    ablation_sweeps = {a.id: a.sweep(paper, quick) for a in paper.ablations}
+    for a in paper.ablations:
+        a.sweep(paper, not quick)
     folder.mkdir(parents=True, exist_ok=True)
     outcome = PaperOutcome(paper=paper, folder=folder)
     frames: dict[str, pd.DataFrame] = {}
     experiments_info = []
+    ablations_info = []
     store = Store(folder / STORE_FILE)
     try:
         for exp in paper.experiments:
-            sweep = exp.sweep(quick, paper.name)
+            sweep = sweeps[exp.id]
             update = (lambda p, _id=exp.id: on_update(_id, p)) if on_update else None
             result = run_sweep(sweep, store, executor, on_update=update)
             outcome.runs += result.total
             outcome.failed += result.failed
             runs = list(sweep.runs())
-            frame = experiment_frame(store, sweep.name, {r.key for r in runs})
+            frame = experiment_frame(store, runs)
             frames[exp.id] = frame
             for fig_spec in exp.figures:
                 out = draw(fig_spec, frame, folder, trace_of=lambda key: store.traces("flows", key))
@@ -99,22 +112,51 @@ def reproduce_paper(
             experiments_info.append(_experiment_info(exp, sweep, result, runs))
         if paper.name == SCORECARD:
             outcome.figures.extend(_scorecard(paper, frames, folder))
-        outcome.claims = [evaluate(paper, claim, frames) for claim in paper.claims]
+        outcome.claims = [evaluate(paper, claim, frames, quick) for claim in paper.claims]
+        by_id = {c.id: c for c in outcome.claims}
+        for abl in paper.ablations:
+            sweep = ablation_sweeps[abl.id]
+            label = f"{abl.experiment}~{abl.id}"
+            update = (lambda p, _label=label: on_update(_label, p)) if on_update else None
+            result = run_sweep(sweep, store, executor, on_update=update)
+            outcome.runs += result.total
+            outcome.failed += result.failed
+            frame = experiment_frame(store, list(sweep.runs()))
+            results = []
+            for c_id in abl.explains:
+                claim = paper.claim(c_id)
+                ablated = evaluate(paper, claim, {abl.experiment: frame}, quick)
+                results.append(predict(abl, claim, by_id[c_id], ablated, quick))
+            outcome.ablations.extend(results)
+            ablations_info.append(_ablation_info(abl, sweep, result, results))
     finally:
         store.close()
+    explain(paper, outcome.claims, outcome.ablations)
+    mark_copies(outcome.claims, copied_claims(paper))
     write_claims(folder / "claims.csv", outcome.claims)
+    write_ablations(folder / ABLATIONS_FILE, outcome.ablations)
     outcome.wall_seconds = time.perf_counter() - t0
-    write_summary(folder / SUMMARY_FILE, outcome, experiments_info, quick)
+    write_summary(folder / SUMMARY_FILE, outcome, experiments_info, quick, ablations_info)
     return outcome
 
 
-def experiment_frame(store: Store, sweep_name: str, keys: set[str]) -> pd.DataFrame:
-    """The flows of this sweep's runs (not of other variants stored under the same name),
-    with the run-level metrics and the derived columns (goodput_mbps, ...)."""
-    flows = store.flows(sweep_name)
-    flows = flows[flows["key"].isin(keys)]
-    runs = store.runs(sweep_name)[["key", "jain_fairness", "events", "peak_packets"]]
-    return with_derived(flows.merge(runs, on="key", how="left"))
+def experiment_frame(store: Store, runs: Sequence[Run]) -> pd.DataFrame:
+    """The flows of these runs, with the run-level metrics and the derived columns
+    (goodput_mbps, ...). A run is stored once, under the sweep that ran it first (an
+    ablation that leaves a point as it was shares its runs with the experiment), so runs
+    are found by key; a swept value the stored run lacks is taken from `runs`."""
+    keys = {r.key for r in runs}
+    flows = store.flows()
+    flows = flows[flows["key"].isin(keys)].copy()
+    params: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        for path, value in r.params.items():
+            params.setdefault(param_column(path), {})[r.key] = value
+    for column, by_key in params.items():
+        given = flows["key"].map(by_key)
+        flows[column] = flows[column].where(flows[column].notna(), given) if column in flows.columns else given
+    metrics = store.runs()[["key", "jain_fairness", "events", "peak_packets"]]
+    return with_derived(flows.merge(metrics[metrics["key"].isin(keys)], on="key", how="left"))
 
 
 def _experiment_info(exp, sweep, result, runs) -> dict[str, Any]:
@@ -171,6 +213,29 @@ def _scorecard_paths(paper: Paper) -> tuple[str, str]:
     return paths[0], paths[1]
 
 
+def _ablation_info(abl, sweep, result, results: list[AblationResult]) -> dict[str, Any]:
+    return {
+        "id": abl.id,
+        "experiment": abl.experiment,
+        "factor": abl.describe(),
+        "reason": abl.reason,
+        "predict": abl.predict,
+        "share": abl.share,
+        "note": abl.note,
+        "sweep": sweep.name,
+        "replications": sweep.replications,
+        "seed": sweep.seed,
+        "runs": result.total,
+        "failed": result.failed,
+        "results": [_plain(r.row()) for r in results],
+    }
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    """A row for JSON: NaN as null."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+
+
 def write_claims(path: Path, claims: Sequence[ClaimResult]) -> None:
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=CLAIM_COLUMNS)
@@ -182,13 +247,23 @@ def write_claims(path: Path, claims: Sequence[ClaimResult]) -> None:
             writer.writerow({k: row[k] for k in CLAIM_COLUMNS})
 
 
+def write_ablations(path: Path, results: Sequence[AblationResult]) -> None:
+    """One row per ablation and explained claim (only the header when there are none)."""
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=ABLATION_COLUMNS)
+        writer.writeheader()
+        for r in results:
+            row = r.row()
+            writer.writerow({k: _number(row[k]) for k in ABLATION_COLUMNS})
+
+
 def _number(value: Any) -> Any:
     if isinstance(value, float):
         return "" if math.isnan(value) else f"{value:.6g}"
     return value
 
 
-def write_summary(path: Path, outcome: PaperOutcome, experiments: list[dict[str, Any]], quick: bool) -> None:
+def write_summary(path: Path, outcome: PaperOutcome, experiments: list[dict[str, Any]], quick: bool, ablations: list[dict[str, Any]] | None = None) -> None:
     p = outcome.paper
     folder = outcome.folder
     doc = {
@@ -205,6 +280,7 @@ def write_summary(path: Path, outcome: PaperOutcome, experiments: list[dict[str,
         "failed": outcome.failed,
         "holds": outcome.holds_counts(),
         "experiments": experiments,
+        "ablations": ablations or [],
         "figures": [
             {
                 "id": f.id,
@@ -217,5 +293,6 @@ def write_summary(path: Path, outcome: PaperOutcome, experiments: list[dict[str,
             for f in outcome.figures
         ],
         "claims": "claims.csv",
+        "ablations_file": ABLATIONS_FILE,
     }
     path.write_text(json.dumps(doc, indent=1, default=str), encoding="utf-8")
