@@ -111,6 +111,15 @@ impl OncePerWindow {
     pub fn allows(&self, cx: &Ctx) -> bool {
         cx.snd_una >= self.recover
     }
+
+    /// Something above the data outstanding at the last reduction has been acknowledged:
+    /// the ACK covers data sent after the reduction (Linux `tcp_fastretrans_alert`: "CWR is
+    /// to be held something *above* high_seq is ACKed"). An ACK ending exactly there can
+    /// still echo the mark that caused the reduction (RFC 3168 §6.1.3: the receiver sets
+    /// ECE until it sees CWR, which rides on data sent after the reduction).
+    pub fn passed(&self, cx: &Ctx) -> bool {
+        cx.snd_una > self.recover
+    }
 }
 
 /// Slow start (RFC 5681 eq. 2): grow by min(acked, limit) bytes, never past ssthresh by
