@@ -6,20 +6,38 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DEPS := $(VENV)/.deps
+TEST_DEPS := $(VENV)/.test-deps
 BUILT := $(VENV)/.built
 NS3 := $(VENV)/.ns3
 export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test install ns3 browser bench reproduce rust-test py-test clean
+.PHONY: demo test install test-deps ns3 browser bench reproduce rust-test py-test clean
 
 demo: install
 	$(BIN)/wtcp demo
 
-test: install ns3 browser rust-test py-test
+test: install test-deps ns3 browser rust-test py-test
 
 install: $(BUILT)
+
+# What the demo needs: wtcp's runtime dependencies (pyproject.toml), pinned by
+# constraints.txt, and maturin to build the Rust core into the package.
+$(DEPS): constraints.txt pyproject.toml
+	@echo "make: creating $(VENV) with wtcp's runtime dependencies: numpy pandas matplotlib click rich duckdb (and maturin to build)"
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich duckdb
+	touch $@
+
+# What the tests add (the `test` and `dask` extras).
+test-deps: $(TEST_DEPS)
+
+$(TEST_DEPS): $(DEPS)
+	@echo "make test: installing the test tools into $(VENV): pytest hypothesis pyarrow dask[distributed]"
+	$(BIN)/pip install -q -c constraints.txt pytest hypothesis pyarrow dask distributed
+	touch $@
 
 # ns-3 3.44 (the `ns3` extra: its Python wheel, through cppyy) for the tests that run the
 # same scenarios in ns-3 and cross-check wtcp against it. The test set-up installs it;
@@ -27,30 +45,34 @@ install: $(BUILT)
 ns3: $(NS3)
 
 $(NS3): $(DEPS)
+	@echo "make test: installing ns-3 3.44 into $(VENV) (pip: ns3==3.44.post0, about 200 MB)"
 	$(BIN)/pip install -q "ns3==3.44.post0"
 	touch $@
 
-$(DEPS): constraints.txt pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich duckdb pytest hypothesis pyarrow dask distributed
-	touch $@
-
 $(BUILT): $(DEPS) $(RUST_SRC)
+	@echo "make: building the Rust core (release) into $(VENV)"
 	$(BIN)/maturin develop --release -q
 	touch $@
 
 rust-test:
 	cargo test --workspace --exclude wtcp-py
 
-# Headless Chromium (Debian's package) for the test that opens the HTML report.
+# Headless Chromium for the test that opens the HTML report. Installed (Debian's package)
+# only when running as root, as in CI; otherwise that test is skipped with a message and
+# `sudo apt-get install chromium` enables it.
 browser:
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; then \
+	  true; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  echo "make test: installing Chromium (apt-get install chromium) for the HTML report test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "make test: no Chromium; the HTML report's browser test will be skipped (enable it: sudo apt-get install chromium)"; \
+	fi
 
-py-test: install ns3
-	WTCP_REQUIRE_CHROMIUM=1 WTCP_REQUIRE_NS3=1 $(BIN)/pytest -q
+py-test: install test-deps ns3
+	WTCP_REQUIRE_CHROMIUM=$$(command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 && echo 1 || echo 0) \
+	  WTCP_REQUIRE_NS3=1 $(BIN)/pytest -q
 
 bench: install
 	$(BIN)/python -m wtcp.bench
