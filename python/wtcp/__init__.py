@@ -6,8 +6,8 @@
     >>> result.flows[["name", "cc", "goodput_mbps", "timeouts"]]
 """
 
-from wtcp._core import __version__
-from wtcp.errors import ScenarioError, SimulationError
+from wtcp._core import RunControl, __version__
+from wtcp.errors import RunStopped, ScenarioError, SimulationError
 from wtcp.result import Result, Traces
 from wtcp.scenario import Scenario, builtin_scenario_path, load, run
 
@@ -20,6 +20,8 @@ __all__ = [
     "algorithms",
     "open_store",
     "builtin_scenario_path",
+    "RunControl",
+    "RunStopped",
     "ScenarioError",
     "SimulationError",
     "__version__",

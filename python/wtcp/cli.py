@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +19,7 @@ import click
 from rich.console import Console
 
 from wtcp import _core, demo, report
-from wtcp.errors import CliError, ScenarioError, SimulationError
+from wtcp.errors import CliError, Interrupted, ScenarioError, SimulationError
 from wtcp.htmlreport import ReportError
 from wtcp.ns3.refuse import Ns3Unavailable
 from wtcp.result import ENGINES
@@ -30,6 +32,8 @@ from wtcp.validate import register as register_validate
 
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
+PROGRESS_AFTER_S = 1.0  # a run shows its progress once it has lasted this long
 
 
 @contextmanager
@@ -61,6 +65,57 @@ def parse_sets(ctx: click.Context, param: click.Parameter, values: tuple[str, ..
     return pairs
 
 
+def seconds_text(s: float) -> str:
+    """Seconds as a scenario gives them: 200, 0.5, 10000000."""
+    return f"{s:.15g}"
+
+
+@contextmanager
+def run_progress(control: _core.RunControl | None, label: str, console: Console) -> Iterator[None]:
+    """While the block runs, a progress line on `console` (stderr) for a run that lasts
+    more than PROGRESS_AFTER_S: simulated time of the total, events per second, elapsed
+    time and ETA. Drawn by a thread that reads `control`; only on a terminal, and cleared
+    when the run ends."""
+    if control is None or not console.is_terminal:
+        yield
+        return
+    done = threading.Event()
+    start = time.perf_counter()
+
+    def draw() -> None:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        if done.wait(PROGRESS_AFTER_S):
+            return
+        columns = [
+            TextColumn(f"[bold]{label}[/bold]"),
+            BarColumn(),
+            TextColumn("{task.fields[sim]}"),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("[yellow]{task.fields[elapsed]}"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        ]
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task("run", total=None, sim="", rate="", elapsed="")
+            while True:
+                total, now = control.duration_seconds, control.sim_seconds
+                wall = time.perf_counter() - start
+                rate = control.events / max(wall, 1e-9)
+                elapsed = f"{int(wall) // 3600}:{int(wall) // 60 % 60:02d}:{int(wall) % 60:02d}"
+                bar.update(task, total=total or None, completed=now, sim=f"{now:.1f} / {seconds_text(total)} s simulated", rate=f"{rate / 1e6:.1f} M events/s", elapsed=elapsed)
+                if done.wait(0.2):
+                    return
+
+    thread = threading.Thread(target=draw, name="wtcp-run-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
 def warn(messages: list[str]) -> None:
     for message in messages:
         click.echo(f"warning: {message}", err=True)
@@ -85,9 +140,16 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
     if ns3_attributes and engine != "ns3":
         raise click.UsageError("--ns3-attribute needs --engine ns3")
     scenario = read_scenario(file)
-    with scenario_errors(file):
-        scenario = scenario.with_text_overrides(sets)
-        result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes)
+    control = _core.RunControl() if engine == "wtcp" else None
+    try:
+        with scenario_errors(file):
+            scenario = scenario.with_text_overrides(sets)
+            with run_progress(control, scenario.name, Console(stderr=True)):
+                result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes, control=control)
+    except KeyboardInterrupt:
+        if control is None or not control.duration_seconds:
+            raise
+        raise Interrupted(f"interrupted at simulated t = {control.sim_seconds:.1f} s of {seconds_text(control.duration_seconds)} s") from None
     if as_json:
         click.echo(result.to_json())
     else:
@@ -165,6 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     except SimulationError as e:
         click.echo(f"internal error: {e}", err=True)
         return INTERNAL_ERROR
+    except Interrupted as e:
+        # Ctrl-C during a run or a sweep: one line, no traceback (on a terminal after a
+        # line break, which closes the terminal's ^C echo).
+        click.echo(f"\n{e}" if sys.stderr.isatty() else str(e), err=True)
+        return INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`wtcp run ... | head`): silence the flush at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -174,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     except (click.Abort, KeyboardInterrupt):
         click.echo("aborted", err=True)
-        return 130
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -1,12 +1,17 @@
-"""The two exceptions of wtcp, and how Python code raises a scenario error."""
+"""The exceptions of wtcp, and how Python code raises a scenario error."""
 
-from wtcp._core import ScenarioError, SimulationError
+from wtcp._core import RunStopped, ScenarioError, SimulationError
 
-__all__ = ["ScenarioError", "SimulationError", "CliError", "scenario_error"]
+__all__ = ["ScenarioError", "SimulationError", "RunStopped", "CliError", "Interrupted", "scenario_error"]
 
 
 class CliError(Exception):
     """A user error the CLI reports as `error: <message>` with exit status 2."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C in a CLI command, which reports it as one line (the message) and exits with
+    status 130."""
 
 
 def scenario_error(path: str, reason: str) -> ScenarioError:

@@ -119,6 +119,7 @@ class Scenario:
         trace_interval_ms: float | None = None,
         engine: str = "wtcp",
         ns3_attributes: Iterable[str] = (),
+        control: _core.RunControl | None = None,
     ) -> Result:
         """Run the scenario. `seed` and `replication` override `[run]`; `trace` turns the
         time series on or off (None: as the document's `[trace]` says; giving
@@ -126,11 +127,18 @@ class Scenario:
         (the same scenario translated to ns-3 3.44, see `wtcp.ns3`; it raises
         `Ns3TranslationError`, a `ScenarioError`, for what ns-3 cannot reproduce).
         `ns3_attributes` ("Name=value") are extra ns-3 TcpSocketBase attributes for an
-        experiment beyond the scenario, e.g. "Sack=true" (ns3 engine only)."""
+        experiment beyond the scenario, e.g. "Sack=true" (ns3 engine only).
+
+        `control` (a `wtcp.RunControl`, wtcp engine only) shows the run's progress to
+        another thread and stops it on request (`control.stop()`) or past its wall-time or
+        memory limit, raising `wtcp.RunStopped`. Ctrl-C (KeyboardInterrupt) stops a run
+        in the main thread within about 10 ms, with or without a control."""
         check_engine(engine)
         ns3_attributes = list(ns3_attributes)
         if ns3_attributes and engine != "ns3":
             raise ValueError("ns3_attributes apply to engine=\"ns3\" only")
+        if control is not None and engine != "wtcp":
+            raise ValueError("control applies to engine=\"wtcp\" only")
         if trace is None and trace_interval_ms is not None:
             trace = True
         extra = [
@@ -142,7 +150,7 @@ class Scenario:
             from wtcp.ns3 import run_document
 
             return Result(run_document(self.with_text_overrides(extra).document, ns3_attributes))
-        metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra])
+        metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control)
         return Result(with_engine(metrics_json, "wtcp"), traces)
 
     def __repr__(self) -> str:

@@ -6,6 +6,7 @@
 //! function of its [`Scenario`]: same input and seed, identical output, bit for bit.
 
 pub mod events;
+pub mod heap;
 pub mod metrics;
 pub mod net;
 pub mod packet;
@@ -19,7 +20,7 @@ pub mod wifi;
 
 pub use result::{FlowResult, RunResult, Traces};
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::run;
+pub use sim::{run, run_polled, run_until, Progress, Stopped, POLL_EVERY};
 
 /// The engine's version (the workspace version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

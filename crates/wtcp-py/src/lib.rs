@@ -1,18 +1,137 @@
 //! Python bindings: a whole scenario goes in, metrics (JSON) and columnar traces (NumPy
-//! arrays) come out. Nothing calls back into Python during a run, and the GIL is
-//! released while the simulation runs.
+//! arrays) come out. The GIL is released while the simulation runs. The engine polls its
+//! caller every `POLL_EVERY` events: the poll publishes the progress to a `RunControl`,
+//! applies its stop request and limits, and, on the main thread at most every
+//! `SIGNAL_CHECK`, briefly takes the GIL to run Python's signal handlers (so Ctrl-C
+//! raises `KeyboardInterrupt` within a fraction of a second). Nothing else calls into
+//! Python during a run.
 
+use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use wtcp_engine::{RunResult, Scenario, ScenarioError as CoreScenarioError, Traces};
+use wtcp_engine::heap::{thread_bytes, CountingAlloc};
+use wtcp_engine::{Progress, RunResult, Scenario, ScenarioError as CoreScenarioError, Traces};
+
+/// Counts the heap each thread holds, for `RunControl(memory_limit_mb=...)`.
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// How often (wall time) a run on the main thread runs Python's signal handlers.
+const SIGNAL_CHECK: Duration = Duration::from_millis(10);
+
+const MB: f64 = (1u64 << 20) as f64;
 
 create_exception!(_core, ScenarioError, PyValueError, "A scenario is malformed or inconsistent.");
 create_exception!(_core, SimulationError, PyRuntimeError, "The simulator failed internally (a bug; please report it).");
+create_exception!(
+    _core,
+    RunStopped,
+    PyException,
+    "A run ended before its end time: `RunControl.stop()` was called, or it exceeded its wall-time or memory limit. Attributes: `reason` (\"stopped\", \"timeout\" or \"memory\"), `sim_seconds` (simulated time reached), `duration_seconds`, `events`."
+);
+
+/// Progress and stop request of one run, shared between the run and Python.
+#[derive(Default)]
+struct Shared {
+    stop: AtomicBool,
+    now_ns: AtomicU64,
+    end_ns: AtomicU64,
+    events: AtomicU64,
+    /// Heap bytes the run holds now and at most (growth of its thread's count).
+    heap: AtomicI64,
+    peak_heap: AtomicI64,
+}
+
+/// Watch and steer one run: pass it as `control=` to `run`. Another thread may read the
+/// progress (`sim_seconds`, `events`, `heap_mb`) while the run goes on, or call `stop()`.
+/// `timeout_s` limits the run's wall time and `memory_limit_mb` the heap it may hold
+/// (MB = 2^20 bytes); a run past either raises `RunStopped`. Both are checked every
+/// `POLL_EVERY` events (the heap also before the first event). Use one control per run.
+#[pyclass(frozen, module = "wtcp._core")]
+struct RunControl {
+    shared: Arc<Shared>,
+    #[pyo3(get)]
+    timeout_s: Option<f64>,
+    #[pyo3(get)]
+    memory_limit_mb: Option<f64>,
+}
+
+fn positive(name: &str, v: Option<f64>) -> PyResult<Option<f64>> {
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => Err(PyValueError::new_err(format!("{name} must be a positive number of seconds or megabytes, not {x}"))),
+        _ => Ok(v),
+    }
+}
+
+#[pymethods]
+impl RunControl {
+    #[new]
+    #[pyo3(signature = (timeout_s = None, memory_limit_mb = None))]
+    fn new(timeout_s: Option<f64>, memory_limit_mb: Option<f64>) -> PyResult<Self> {
+        Ok(RunControl { shared: Arc::default(), timeout_s: positive("timeout_s", timeout_s)?, memory_limit_mb: positive("memory_limit_mb", memory_limit_mb)? })
+    }
+
+    /// Ask the run to stop: it raises `RunStopped` (reason "stopped") at its next poll.
+    fn stop(&self) {
+        self.shared.stop.store(true, Relaxed);
+    }
+
+    /// Whether `stop()` was called.
+    #[getter]
+    fn stop_requested(&self) -> bool {
+        self.shared.stop.load(Relaxed)
+    }
+
+    /// Simulated time the run has reached (s).
+    #[getter]
+    fn sim_seconds(&self) -> f64 {
+        self.shared.now_ns.load(Relaxed) as f64 / 1e9
+    }
+
+    /// The run's simulated duration (s); 0 until it starts.
+    #[getter]
+    fn duration_seconds(&self) -> f64 {
+        self.shared.end_ns.load(Relaxed) as f64 / 1e9
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&self) -> u64 {
+        self.shared.events.load(Relaxed)
+    }
+
+    /// Heap the run holds now, and the most it held (MB, 2^20 bytes), as of the last poll.
+    #[getter]
+    fn heap_mb(&self) -> f64 {
+        self.shared.heap.load(Relaxed).max(0) as f64 / MB
+    }
+
+    #[getter]
+    fn peak_heap_mb(&self) -> f64 {
+        self.shared.peak_heap.load(Relaxed).max(0) as f64 / MB
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<RunControl t={:.1}/{} s, {} events, stop={}>", self.sim_seconds(), self.duration_seconds(), self.events(), self.stop_requested())
+    }
+}
+
+/// Why a run was stopped.
+enum Halt {
+    Requested,
+    Timeout,
+    Memory(i64),
+    /// A Python signal handler raised (Ctrl-C: `KeyboardInterrupt`).
+    Signal(PyErr),
+}
 
 fn scenario_err(e: CoreScenarioError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
@@ -42,20 +161,97 @@ fn resolve(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResu
     toml::to_string(&sc.document).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
-/// Run a scenario. Returns `(metrics_json, traces_or_None)`.
+fn is_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import("threading")?;
+    Ok(threading.call_method0("current_thread")?.is(&threading.call_method0("main_thread")?))
+}
+
+/// Seconds as the scenario gives them (`200`, `0.5`).
+fn secs_text(s: f64) -> String {
+    format!("{s}")
+}
+
+fn stopped_err(py: Python<'_>, halt: Halt, at: Progress, control: Option<&RunControl>) -> PyErr {
+    let (now, end) = (at.now as f64 / 1e9, at.end as f64 / 1e9);
+    let place = format!("at simulated t = {now:.1} s of {} s", secs_text(end));
+    let (reason, message) = match halt {
+        Halt::Signal(e) => return e,
+        Halt::Requested => ("stopped", format!("stopped {place}")),
+        Halt::Timeout => ("timeout", format!("exceeded the {} s run timeout {place}", secs_text(control.and_then(|c| c.timeout_s).unwrap_or(0.0)))),
+        Halt::Memory(held) => (
+            "memory",
+            format!("exceeded the {} MB memory limit {place} ({:.0} MB held)", secs_text(control.and_then(|c| c.memory_limit_mb).unwrap_or(0.0)), held as f64 / MB),
+        ),
+    };
+    let err = RunStopped::new_err(message);
+    let v = err.value(py);
+    let _ = v.setattr("reason", reason);
+    let _ = v.setattr("sim_seconds", now);
+    let _ = v.setattr("duration_seconds", end);
+    let _ = v.setattr("events", at.events);
+    err
+}
+
+/// Run a scenario. Returns `(metrics_json, traces_or_None)`. With `control`, the run
+/// reports its progress there and obeys its stop request and limits (`RunStopped`).
+/// On the main thread, a signal handler that raises (Ctrl-C) stops the run and its
+/// exception propagates.
 #[pyfunction]
-#[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
-fn run<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new(), control = None))]
+fn run<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, String)>, control: Option<Py<RunControl>>) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+    let start = Instant::now();
+    let heap0 = thread_bytes();
+    let ctl = control.as_ref().map(|c| c.get());
+    let shared = ctl.map_or_else(Arc::default, |c| Arc::clone(&c.shared));
+    let timeout = ctl.and_then(|c| c.timeout_s).map(Duration::from_secs_f64);
+    let memory_limit = ctl.and_then(|c| c.memory_limit_mb).map(|mb| (mb * MB) as i64);
+    let signals = is_main_thread(py)?;
     let sc = parse(text, format, overrides)?;
-    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| wtcp_engine::run(&sc))));
-    let mut result: RunResult = outcome.map_err(|panic| {
-        let msg = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic".into());
-        SimulationError::new_err(format!("internal simulator error: {msg}"))
-    })?;
+    shared.end_ns.store(sc.duration, Relaxed);
+    let mut halt = None;
+    let outcome = py.detach(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            let mut last_signal_check = start;
+            wtcp_engine::run_polled(&sc, |p| {
+                shared.now_ns.store(p.now, Relaxed);
+                shared.events.store(p.events, Relaxed);
+                let held = (thread_bytes() - heap0) as i64;
+                shared.heap.store(held, Relaxed);
+                shared.peak_heap.fetch_max(held, Relaxed);
+                if shared.stop.load(Relaxed) {
+                    halt = Some(Halt::Requested);
+                } else if memory_limit.is_some_and(|limit| held > limit) {
+                    halt = Some(Halt::Memory(held));
+                } else {
+                    let now = Instant::now();
+                    if timeout.is_some_and(|t| now - start > t) {
+                        halt = Some(Halt::Timeout);
+                    } else if signals && now - last_signal_check >= SIGNAL_CHECK {
+                        last_signal_check = now;
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            halt = Some(Halt::Signal(e));
+                        }
+                    }
+                }
+                if halt.is_some() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            })
+        }))
+    });
+    let mut result: RunResult = match outcome {
+        Ok(Ok(r)) => r,
+        Ok(Err(stopped)) => {
+            let halt = halt.expect("the run stops only when its poll says why");
+            return Err(stopped_err(py, halt, stopped.at, ctl));
+        }
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            return Err(SimulationError::new_err(format!("internal simulator error: {msg}")));
+        }
+    };
     let traces = match result.traces.take() {
         Some(t) => Some(traces_to_dict(py, t)?),
         None => None,
@@ -140,8 +336,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_class::<RunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("RunStopped", m.py().get_type::<RunStopped>())?;
+    m.add("POLL_EVERY", wtcp_engine::POLL_EVERY)?;
     m.add("__version__", wtcp_engine::VERSION)?;
     Ok(())
 }

@@ -6,7 +6,7 @@ process pool or a Dask cluster, every result stored in a DuckDB file.
     >>> open_store("loss.duckdb").summary("goodput_bps")
 """
 
-from wtcp.sweep.runner import DaskExecutor, InlineExecutor, Outcome, ProcessPoolExecutor, run_batch, run_sweep
+from wtcp.sweep.runner import DaskExecutor, InlineExecutor, Outcome, ProcessPoolExecutor, RunLimits, SweepInterrupted, run_batch, run_sweep
 from wtcp.sweep.spec import Run, Sweep, SweepError, load_sweep
 from wtcp.sweep.store import Store, StoreError, copy_store, open_store, readable_store, summarize, t975
 
@@ -18,6 +18,8 @@ __all__ = [
     "run_sweep",
     "run_batch",
     "Outcome",
+    "RunLimits",
+    "SweepInterrupted",
     "InlineExecutor",
     "ProcessPoolExecutor",
     "DaskExecutor",

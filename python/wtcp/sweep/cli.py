@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from wtcp.errors import CliError
+from wtcp.errors import CliError, Interrupted
 
 
 def _cli_error(message: str) -> Exception:
@@ -52,10 +52,13 @@ def make_executor(workers: int | None, dask_address: str | None, dask_local: int
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @executor_options
 @click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path), help="DuckDB result file (default: <sweep name>.duckdb next to FILE).")
+@click.option("--run-timeout", "run_timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Stop a run after this much wall time and store it as failed.")
+@click.option("--run-memory", "run_memory", type=click.FloatRange(min=0, min_open=True), metavar="MB", help="Stop a run once the simulator holds more than MB megabytes (2^20 bytes) of heap, and store it as failed.")
 @click.option("--quiet", is_flag=True, help="No progress display.")
-def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, quiet: bool) -> None:
-    """Run the sweep FILE, storing every result; runs already stored are skipped."""
-    from wtcp.sweep.runner import default_store_path, run_sweep
+def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, run_timeout: float | None, run_memory: float | None, quiet: bool) -> None:
+    """Run the sweep FILE, storing every result; runs already stored are skipped.
+    Ctrl-C stops it, keeping every finished run; the same command resumes it."""
+    from wtcp.sweep.runner import SweepInterrupted, default_store_path, run_sweep
     from wtcp.sweep.spec import Sweep, SweepError
     from wtcp.sweep.store import Store, StoreError
 
@@ -79,11 +82,14 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
 
     executor = make_executor(workers, dask_address, dask_local)
     err = Console(stderr=True)
+    limits = {"run_timeout_s": run_timeout, "run_memory_mb": run_memory}
     try:
-        if quiet:
-            outcome = run_sweep(sweep, store, executor)
+        if quiet or not err.is_terminal:
+            outcome = run_sweep(sweep, store, executor, **limits)
         else:
-            outcome = _with_progress(sweep, store, executor, err)
+            outcome = _with_progress(sweep, store, executor, err, limits)
+    except SweepInterrupted as e:
+        raise Interrupted(str(e)) from None
     finally:
         executor.close()
         store.close()
@@ -98,7 +104,7 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
         raise click.exceptions.Exit(1)
 
 
-def _with_progress(sweep, store, executor, console: Console):
+def _with_progress(sweep, store, executor, console: Console, limits: dict):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from wtcp.sweep.runner import run_sweep
@@ -118,7 +124,7 @@ def _with_progress(sweep, store, executor, console: Console):
         def on_update(p) -> None:
             bar.update(task, total=p.total, completed=p.finished, rate=p.rate(), sim=p.sim_rate())
 
-        return run_sweep(sweep, store, executor, on_update=on_update)
+        return run_sweep(sweep, store, executor, on_update=on_update, **limits)
 
 
 @click.command("results")

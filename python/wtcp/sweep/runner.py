@@ -1,28 +1,59 @@
 """Running a sweep: executors (in-process, process pool, Dask) behind one small interface,
-batching, storing each result as it arrives, and progress reporting."""
+batching, storing each result as it arrives, and progress reporting.
+
+Robustness: a run may carry limits (`RunLimits`: wall time, heap), enforced inside the
+run by the engine's poll; a run that kills its worker process fails alone (the pool's
+workers mark the run they are on, so the runner knows whose worker died and re-runs the
+others); Ctrl-C stores what has finished, ends the workers and raises `SweepInterrupted`,
+the store intact and the sweep resumable."""
 
 from __future__ import annotations
 
 import math
 import os
 import platform
+import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from wtcp import _core
 from wtcp.result import flatten_flow
 from wtcp.sweep.spec import Run, Sweep
 from wtcp.sweep.store import Store
 
+
+class RunLimits(NamedTuple):
+    """Limits of every run of a sweep (None: none). `timeout_s`: wall time of one run;
+    `memory_mb`: heap the simulator may hold for one run (MB = 2^20 bytes). A run past
+    either is stopped and stored as failed with the reason. They apply to the wtcp engine
+    (an ns-3 run cannot be stopped from outside)."""
+
+    timeout_s: float | None = None
+    memory_mb: float | None = None
+
+
 # A job: (key, resolved scenario TOML), or (key, TOML, engine) for an engine other than
-# wtcp ("ns3").
+# wtcp ("ns3"), or (key, TOML, engine, RunLimits) for a run with limits.
 # A batch: a list of jobs, run one after another.
-Job = tuple[str, ...]
+Job = tuple[Any, ...]
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C ended a sweep: the finished runs are stored, the store is intact, and
+    running the sweep again resumes it. `stored`, `total`: runs stored by this call, and
+    runs it had to run."""
+
+    def __init__(self, stored: int, total: int):
+        super().__init__(f"interrupted after storing {stored} of {total} runs; the same command resumes the sweep")
+        self.stored = stored
+        self.total = total
 
 MAX_BATCH = 64
 BATCH_TARGET_S = 0.25  # aim for batches of about this much wall time
@@ -40,10 +71,23 @@ def trace_tables(traces: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return tables
 
 
+# In a pool worker: the file descriptor of the worker's marker, which holds the key of the
+# run it is on (see `init_worker`).
+_marker_fd: int | None = None
+MARKER_BYTES = 64  # a run key is 32 hex digits
+
+
+def _mark(key: str) -> None:
+    if _marker_fd is not None:
+        os.pwrite(_marker_fd, key.encode().ljust(MARKER_BYTES), 0)
+
+
 def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
     """Run a batch in this process; one record per job. A run's own error (invalid
-    combination, simulator failure) is caught and returned as a failed record."""
-    from wtcp.errors import ScenarioError, SimulationError
+    combination, simulator failure, a limit of `RunLimits`) is caught and returned as a
+    failed record. KeyboardInterrupt propagates with the records of the runs finished
+    before it as its `records` attribute."""
+    from wtcp.errors import RunStopped, ScenarioError, SimulationError
 
     import json
 
@@ -55,6 +99,8 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
     for job in jobs:
         key, toml = job[0], job[1]
         engine = job[2] if len(job) > 2 else "wtcp"
+        limits = job[3] if len(job) > 3 else None
+        _mark(key)
         t0 = time.perf_counter()
         rec: dict[str, Any] = {"key": key, "engine": engine, "platform": plat, "host": host, "wtcp_version": _core.__version__}
         try:
@@ -67,7 +113,8 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
                 metrics_json, traces = run_document(tomllib.loads(toml)), None
             else:
                 # Traces only when the sweep asks for them (`[set] "trace.enabled" = true`).
-                metrics_json, traces = _core.run(toml, "toml", [])
+                control = _core.RunControl(limits.timeout_s, limits.memory_mb) if limits else None
+                metrics_json, traces = _core.run(toml, "toml", [], control)
 
             raw = json.loads(metrics_json)
             if traces is not None:
@@ -81,12 +128,20 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
                 warnings=json.dumps(raw.get("warnings", [])),
                 flows=[flatten_flow(f) for f in raw["flows"]],
             )
+        except RunStopped as e:
+            # "exceeded the 30 s run timeout at simulated t = 12.3 s of 200 s"
+            rec.update(status="failed", error=str(e), flows=[])
         except (ScenarioError, SimulationError, Ns3Unavailable) as e:
             rec.update(status="failed", error=f"{type(e).__name__}: {e}", flows=[])
+        except KeyboardInterrupt as e:
+            _mark("")
+            e.records = out
+            raise
         except Exception as e:  # noqa: BLE001 - any failure of one run must not stop the sweep
             rec.update(status="failed", error=f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}", flows=[])
         rec["wall_seconds"] = time.perf_counter() - t0
         out.append(rec)
+    _mark("")
     return out
 
 
@@ -107,6 +162,12 @@ class Executor(Protocol):
 
     def close(self) -> None: ...
 
+    # Optional:
+    # deaths(future) -> dict[str, str] | None: for a future that failed because worker
+    #   processes died, the keys of the runs those workers were on, with the reason
+    #   ("the worker process died (signal 9: SIGKILL)"); {} or None if not known.
+    # cancel(futures): stop now (Ctrl-C): drop the futures, end the runs in flight.
+
 
 class InlineExecutor:
     """Runs every batch in this process at submission (`--workers 1`)."""
@@ -119,6 +180,8 @@ class InlineExecutor:
         fut: Future = Future()
         try:
             fut.set_result(run_batch(batch))
+        except (KeyboardInterrupt, SystemExit):
+            raise  # Ctrl-C stops the sweep now, not after the next batch
         except BaseException as e:  # noqa: BLE001
             fut.set_exception(e)
         return fut
@@ -152,12 +215,47 @@ def watch_parent(pid: int, period_s: float = 0.5) -> None:
     threading.Thread(target=watch, name="wtcp-watch-parent", daemon=True).start()
 
 
+def init_worker(pid: int, marker_dir: str | None = None) -> None:
+    """Pool worker initialiser: Ctrl-C is ignored (the sweep handles it and ends the
+    workers), the sweep's process is watched (`watch_parent`), and, with `marker_dir`, the
+    key of the run in progress is kept in the file `<marker_dir>/<pid>`, so that the sweep
+    knows which run a worker that died was running."""
+    global _marker_fd
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(pid)
+    if marker_dir is not None:
+        _marker_fd = os.open(os.path.join(marker_dir, str(os.getpid())), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
+
+def death_reason(exitcode: int) -> str:
+    if exitcode < 0:
+        try:
+            name = f": {signal.Signals(-exitcode).name}"
+        except ValueError:
+            name = ""
+        return f"the worker process died (signal {-exitcode}{name})"
+    return f"the worker process died (exit code {exitcode})"
+
+
 class ProcessPoolExecutor:
-    """A local `concurrent.futures.ProcessPoolExecutor` of `workers` processes."""
+    """A local `concurrent.futures.ProcessPoolExecutor` of `workers` processes.
+
+    When a worker dies (killed by the kernel's out-of-memory killer, an aborted
+    allocation, a signal), the pool breaks and every batch in flight fails with it.
+    `recover` starts a new pool and reads which run each dead worker was on (from its
+    marker file and exit code); `deaths(future)` tells the runner, which re-runs the other
+    runs."""
 
     def __init__(self, workers: int | None = None):
+        import tempfile
+        import weakref
+
         self.workers = workers or os.cpu_count() or 1
-        self._pool = self._new_pool()
+        self._markers = tempfile.mkdtemp(prefix="wtcp-workers-")
+        self._generation = 0  # pools started so far, minus one
+        self._generation_of: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()  # future -> its pool
+        self._deaths: dict[int, dict[str, str]] = {}  # generation -> {key: reason}
+        self._pool: Any = self._new_pool()
 
     def _new_pool(self) -> Any:
         import concurrent.futures
@@ -168,11 +266,27 @@ class ProcessPoolExecutor:
         # would otherwise leave them running).
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         return concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context(method), initializer=watch_parent, initargs=(os.getpid(),)
+            self.workers, mp_context=multiprocessing.get_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers)
         )
 
+    def batch_call(self, batch: Sequence[Job]) -> tuple[Callable[..., list[dict[str, Any]]], tuple[Any, ...]]:
+        """The function a worker calls on a batch, and its arguments (a subclass may wrap
+        `run_batch`; the function must be importable by the workers)."""
+        return run_batch, (list(batch),)
+
     def submit(self, batch: Sequence[Job]) -> Any:
-        return self._pool.submit(run_batch, list(batch))
+        if self._pool is None:  # after `cancel`
+            self._pool = self._new_pool()
+        from concurrent.futures.process import BrokenProcessPool
+
+        fn, args = self.batch_call(batch)
+        try:
+            fut = self._pool.submit(fn, *args)
+        except BrokenProcessPool:  # a worker died since the last look: a new pool
+            self.recover()
+            fut = self._pool.submit(fn, *args)
+        self._generation_of[fut] = self._generation
+        return fut
 
     def as_completed(self, futures: Iterable[Any]) -> Iterator[Any]:
         import concurrent.futures
@@ -185,11 +299,53 @@ class ProcessPoolExecutor:
         try:
             self._pool.submit(int, 0).result()
         except BrokenProcessPool:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            old = self._pool
+            processes = dict(getattr(old, "_processes", None) or {})
+            old.shutdown(wait=True, cancel_futures=True)  # broken: its workers are ended
+            self._deaths[self._generation] = self._read_deaths(processes)
+            self._generation += 1
             self._pool = self._new_pool()
 
-    def close(self) -> None:
+    def _read_deaths(self, processes: dict[int, Any]) -> dict[str, str]:
+        """The runs the workers of a broken pool died on. The pool ends its remaining
+        workers with SIGTERM once one died, so a worker ended by SIGTERM counts as a
+        bystander."""
+        deaths = {}
+        for pid, proc in processes.items():
+            proc.join(timeout=5)
+            marker = os.path.join(self._markers, str(pid))
+            try:
+                with open(marker, encoding="utf-8") as f:
+                    key = f.read().strip()
+                os.unlink(marker)
+            except OSError:
+                key = ""
+            code = proc.exitcode
+            if key and code not in (None, 0, -signal.SIGTERM):
+                deaths[key] = death_reason(code)
+        return deaths
+
+    def deaths(self, future: Any) -> dict[str, str] | None:
+        generation = self._generation_of.get(future)
+        return self._deaths.get(generation) if generation is not None else None
+
+    def cancel(self, futures: Iterable[Any]) -> None:
+        """Stop now: drop the pending batches and end the workers (their runs are lost)."""
+        if self._pool is None:
+            return
+        for fut in futures:
+            fut.cancel()
+        for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
+            proc.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
+
+    def close(self) -> None:
+        import shutil
+
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(self._markers, ignore_errors=True)
 
 
 class DaskExecutor:
@@ -220,6 +376,9 @@ class DaskExecutor:
 
     def recover(self) -> None:
         pass
+
+    def cancel(self, futures: Iterable[Any]) -> None:
+        self._client.cancel(list(futures))
 
     def close(self) -> None:
         self._client.close()
@@ -265,20 +424,50 @@ def batch_size(pending: int, workers: int, est_run_s: float | None) -> int:
     return max(1, min(MAX_BATCH, by_balance, by_time))
 
 
+@contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Hold Ctrl-C while the block runs (a store write) and raise it right after. Only on
+    the main thread with Python's default SIGINT handler; otherwise a no-op."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    pending: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if pending:
+            raise KeyboardInterrupt
+
+
 def run_sweep(
     sweep: Sweep,
     store: Store | str | os.PathLike[str],
     executor: Executor | None = None,
     on_update: Callable[[Progress], None] | None = None,
     resubmits: int = 2,
+    run_timeout_s: float | None = None,
+    run_memory_mb: float | None = None,
 ) -> Outcome:
-    """Run the runs of `sweep` missing from `store`; store each result as it arrives."""
+    """Run the runs of `sweep` missing from `store`; store each result as it arrives.
+
+    `run_timeout_s` and `run_memory_mb` limit every run (see `RunLimits`); a run past a
+    limit is stored as failed with the reason. A run whose worker process dies is tried
+    again up to `resubmits` times, alone, and then stored as failed; the runs that shared
+    its batch are run again. Ctrl-C (KeyboardInterrupt) stores the runs finished so far,
+    ends the runs in flight and raises `SweepInterrupted`; running the sweep again
+    resumes it."""
+    for name, value in (("run_timeout_s", run_timeout_s), ("run_memory_mb", run_memory_mb)):
+        if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a positive number, not {value!r}")
+    limits = RunLimits(run_timeout_s, run_memory_mb) if run_timeout_s is not None or run_memory_mb is not None else None
     own_store = not isinstance(store, Store)
     st = Store(store) if own_store else store
     own_executor = executor is None
     ex = executor or ProcessPoolExecutor()
     try:
-        return _run(sweep, st, ex, on_update, resubmits)
+        return _run(sweep, st, ex, on_update, resubmits, limits)
     finally:
         if own_executor:
             ex.close()
@@ -286,7 +475,13 @@ def run_sweep(
             st.close()
 
 
-def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], None] | None, resubmits: int) -> Outcome:
+def _job(run: Run, limits: RunLimits | None) -> Job:
+    if run.engine != "wtcp":
+        return (run.key, run.toml, run.engine)
+    return (run.key, run.toml) if limits is None else (run.key, run.toml, run.engine, limits)
+
+
+def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], None] | None, resubmits: int, limits: RunLimits | None = None) -> Outcome:
     runs = list(sweep.runs())
     outcome = Outcome(total=len(runs), errors=[])
     params = {p: [] for p in sweep.swept_paths()}
@@ -311,19 +506,22 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
     progress = Progress(total=len(runs) - outcome.skipped, started=time.perf_counter())
 
     def store_records(records: list[dict[str, Any]]) -> None:
-        now = datetime.now(timezone.utc)
-        full = []
-        for rec in records:
-            run = by_key[rec["key"]]
-            full.append({**rec, "sweep": sweep.name, "params": run.params, "algorithm": run.algorithm, "seed": run.seed, "replication": run.replication, "stream": run.stream, "created": now})
-            if rec["status"] == "done":
-                outcome.done += 1
-                progress.sim_seconds += rec.get("sim_seconds") or 0.0
-            else:
-                outcome.failed += 1
-                outcome.errors.append((run, rec.get("error") or ""))
-        st.write(full, names)
-        progress.finished += len(records)
+        # Ctrl-C waits until the records are written and counted.
+        with sigint_deferred():
+            now = datetime.now(timezone.utc)
+            full = []
+            for rec in records:
+                run = by_key[rec["key"]]
+                full.append({**rec, "sweep": sweep.name, "params": run.params, "algorithm": run.algorithm, "seed": run.seed, "replication": run.replication, "stream": run.stream, "created": now})
+            st.write(full, names)
+            for rec in records:
+                if rec["status"] == "done":
+                    outcome.done += 1
+                    progress.sim_seconds += rec.get("sim_seconds") or 0.0
+                else:
+                    outcome.failed += 1
+                    outcome.errors.append((by_key[rec["key"]], rec.get("error") or ""))
+            progress.finished += len(records)
         if on_update is not None:
             on_update(progress)
 
@@ -331,7 +529,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
         store_records(invalid)
 
     # First a small probe batch per worker to estimate the run time, then sized batches.
-    queue: list[Job] = [(run.key, run.toml) if run.engine == "wtcp" else (run.key, run.toml, run.engine) for run in todo]
+    queue: list[Job] = [_job(run, limits) for run in todo]
     pos = 0
     inflight: dict[Any, tuple[list[Job], int]] = {}
     est: float | None = None
@@ -348,27 +546,70 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
             batch = next_batch()
             inflight[ex.submit(batch)] = (batch, 0)
 
-    fill()
-    while inflight:
-        for fut in ex.as_completed(list(inflight)):
-            batch, attempts = inflight.pop(fut)
-            try:
-                records = fut.result()
-            except Exception as e:  # noqa: BLE001 - the worker died or the executor failed
-                ex.recover()
-                if attempts < resubmits:
-                    inflight[ex.submit(batch)] = (batch, attempts + 1)
-                else:
-                    store_records([{"key": k, "status": "failed", "error": f"worker failed: {type(e).__name__}: {e}", "flows": []} for k, *_ in batch])
+    def failed(jobs: Sequence[Job], error: str) -> list[dict[str, Any]]:
+        return [{"key": job[0], "status": "failed", "error": error, "flows": []} for job in jobs]
+
+    def on_lost_batch(fut: Any, batch: list[Job], attempts: int, error: Exception) -> None:
+        """A batch ended without results: its worker died or the executor failed."""
+        ex.recover()
+        deaths_of = getattr(ex, "deaths", None)
+        deaths = deaths_of(fut) if deaths_of is not None else None
+        lost: list[dict[str, Any]] = []
+        if deaths:
+            # The executor knows whose worker died: that run is tried again alone; the
+            # others (of this batch, or of batches that broke with the pool) run again as
+            # they were.
+            bystanders = [job for job in batch if job[0] not in deaths]
+            if bystanders:
+                inflight[ex.submit(bystanders)] = (bystanders, attempts)
+            for job in batch:
+                if job[0] in deaths:
+                    if attempts < resubmits:
+                        inflight[ex.submit([job])] = ([job], attempts + 1)
+                    else:
+                        lost.extend(failed([job], deaths[job[0]]))
+        elif len(batch) > 1:
+            # Not known which run it was: one run per task, so that it fails alone.
+            for job in batch:
+                inflight[ex.submit([job])] = ([job], attempts + 1)
+        elif attempts < resubmits:
+            inflight[ex.submit(batch)] = (batch, attempts + 1)
+        else:
+            lost.extend(failed(batch, f"worker failed: {type(error).__name__}: {error}"))
+        if lost:
+            store_records(lost)
+
+    try:
+        fill()
+        while inflight:
+            for fut in ex.as_completed(list(inflight)):
+                batch, attempts = inflight.pop(fut)
+                try:
+                    records = fut.result()
+                except Exception as e:  # noqa: BLE001 - the worker died or the executor failed
+                    on_lost_batch(fut, batch, attempts, e)
                     fill()
-                break
-            walls = [r["wall_seconds"] for r in records if r.get("wall_seconds")]
-            if walls:
-                mean = sum(walls) / len(walls)
-                est = mean if est is None else 0.7 * est + 0.3 * mean
-            store_records(records)
-            fill()
-            break  # re-enter as_completed with the refreshed set of futures
+                    break
+                walls = [r["wall_seconds"] for r in records if r.get("wall_seconds")]
+                if walls:
+                    mean = sum(walls) / len(walls)
+                    est = mean if est is None else 0.7 * est + 0.3 * mean
+                store_records(records)
+                fill()
+                break  # re-enter as_completed with the refreshed set of futures
+    except KeyboardInterrupt as interrupt:
+        # Keep what finished (the runs of an in-process batch before the interrupt, the
+        # batches done but not yet collected), end the rest, leave the store consistent.
+        finished = list(getattr(interrupt, "records", None) or [])
+        for fut in inflight:
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                finished.extend(fut.result())
+        cancel = getattr(ex, "cancel", None)
+        if cancel is not None:
+            cancel(list(inflight))
+        if finished:
+            store_records(finished)
+        raise SweepInterrupted(progress.finished, progress.total) from None
     return outcome
 
 
