@@ -626,14 +626,14 @@ def store_frame(store: Store, y: str, sweep: str | None = None) -> tuple[pd.Data
     if frame.empty:
         names = ", ".join(store.sweeps()["sweep"].astype(str))
         raise PlotError(f"{store.path}: no finished runs{f' of sweep {sweep!r}' if sweep else ''} to plot; sweeps in the store: {names or 'none'}")
-    frame = with_derived(frame)
-    if y in frame.columns:
-        return frame, False
-    runs = store.runs(sweep)
-    if y in runs.columns and y not in ("key",):
-        return frame.merge(runs[["key", y]], on="key", how="left"), True
     import pandas as pd
 
+    frame = with_derived(frame)
+    runs = store.runs(sweep)
+    if y in frame.columns and pd.api.types.is_numeric_dtype(frame[y]):
+        return frame, False
+    if y in runs.columns and y not in frame.columns and pd.api.types.is_numeric_dtype(runs[y]):
+        return frame.merge(runs[["key", y]], on="key", how="left"), True
     skip = {"key", "flow_id", "id", "src", "dst", "replication", "seed", "stream", *store.param_columns()}
     numeric = {c for table in (frame, runs) for c in table.columns if c not in skip and pd.api.types.is_numeric_dtype(table[c])}
     raise PlotError(f"no metric {y!r} in the store; allowed: {', '.join(sorted(numeric))}")
@@ -686,8 +686,7 @@ def store_summary(store: Store, x: str, y: str, hue: str | None = "cc", sweep: s
         raise PlotError(f"several runs per replication at one point of the figure: they differ in {', '.join(names)}; "
                         f"choose one with where={{...}} (or sweep=...), or show it as x or hue")
     summary = summarize(per_run.rename(columns={"value": y}), y, [x_col] + ([hue_col] if hue_col else []))
-    context = {"paths": paths, "scenario": _scenario_of(store, frame["sweep"].unique()) if "sweep" in frame.columns else None,
-               "replications": int(per_run["replication"].nunique())}
+    context = {"paths": paths, "scenario": _scenario_of(store, frame["sweep"].unique()) if "sweep" in frame.columns else None}
     if not hue_col:
         summary = summary.assign(**{"_series": ""})
     return pd.DataFrame(summary), x_col, hue_col, context
@@ -701,6 +700,8 @@ def plot_store(store: Store, x: str, y: str, hue: str | None = "cc", path: str |
     only where there are two or more replications. See `Store.plot`."""
     import numpy as np
 
+    if ci not in ("band", "bars", None):
+        raise PlotError(f"ci is {ci!r}; allowed: 'band', 'bars' or None")
     summary, x_col, hue_col, context = store_summary(store, x, y, hue, sweep, where, kind, flows)
     scenario = context["scenario"]
     x_name = context["paths"].get(x_col, x)
