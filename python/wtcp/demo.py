@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -10,10 +11,12 @@ from typing import TYPE_CHECKING
 
 from wtcp import _core
 from wtcp.errors import scenario_error
+from wtcp.plot import path_quantity
 from wtcp.scenario import Scenario, builtin_scenario_path
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
 DEMO_SCENARIO = "two-hop-wireless"
 WIRELESS_LINK = "wireless"
@@ -23,8 +26,6 @@ SEEDS = (1, 2, 3)
 QUICK_SEEDS = (1,)
 PLOT_FILE = "goodput-vs-loss.png"
 CSV_FILE = "goodput-vs-loss.csv"
-MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h")
-LINESTYLES = ("-", "--", ":", "-.")
 
 
 def demo_scenario() -> Scenario:
@@ -100,26 +101,73 @@ def mean_goodput(sweep: pd.DataFrame, algorithms: Sequence[str]) -> pd.DataFrame
     return wide
 
 
-def plot_goodput(wide: pd.DataFrame, path: Path, title: str) -> Path:
-    """Goodput (Mb/s) against loss (%), one line per algorithm, as a PNG (Agg)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+def demo_summary(wide: pd.DataFrame, sweep: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Long form algorithm, loss_percent, n, mean, ci_low, ci_high: the store's
+    `summarize` over the seeds of `sweep`, or the means of `wide` (n = 1) without it."""
+    from wtcp.sweep.store import summarize
 
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    for i, algorithm in enumerate(wide.columns):
-        marker = MARKERS[i % len(MARKERS)]
-        linestyle = LINESTYLES[(i // 10) % len(LINESTYLES)]  # colours repeat after ten lines
-        ax.plot(wide.index, wide[algorithm], marker=marker, linestyle=linestyle, label=algorithm)
-    ax.set_xlabel("wireless loss rate (%)")
-    ax.set_ylabel("goodput (Mb/s)")
-    ax.set_title(title)
-    ax.set_ylim(bottom=0)
-    ax.grid(True, alpha=0.4)
-    ax.legend(ncols=1 + len(wide.columns) // 8, fontsize="small")
-    fig.savefig(path, dpi=120)
+    if sweep is not None:
+        return summarize(sweep, "goodput_mbps", ["algorithm", "loss_percent"])
+    long = wide.rename_axis(index="loss_percent").reset_index().melt(id_vars="loss_percent", var_name="algorithm", value_name="mean")
+    return long.assign(n=1, ci_low=math.nan, ci_high=math.nan)[["algorithm", "loss_percent", "n", "mean", "ci_low", "ci_high"]]
+
+
+def panels(algorithms: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The demo's small multiples: the algorithms by family (`wtcp.plot.FAMILIES`), in
+    legend order; algorithms of no family in a last panel."""
+    from wtcp.plot import FAMILIES, sort_naturally
+
+    out = [(family, [a for a in names if a in algorithms]) for family, names in FAMILIES]
+    known = {a for _, names in FAMILIES for a in names}
+    out.append(("Other algorithms", sort_naturally(a for a in algorithms if a not in known)))
+    return [(family, names) for family, names in out if names]
+
+
+def plot_goodput(wide: pd.DataFrame, path: Path, title: str, sweep: pd.DataFrame | None = None, x_label: str = "wireless loss rate (%)") -> Path:
+    """`goodput_figure` written as a PNG (or as `path` says, see `wtcp.plot.save`)."""
+    from wtcp.plot import save
+
+    save(goodput_figure(wide, title, sweep, x_label), path)
     return path
+
+
+def goodput_figure(wide: pd.DataFrame, title: str, sweep: pd.DataFrame | None = None, x_label: str = "wireless loss rate (%)") -> Figure:
+    """Goodput (Mb/s) against loss (%) as small multiples, one panel per family of
+    algorithms in their colours, the other algorithms in grey behind them, on shared
+    axes; with `sweep` (per seed) and two or more seeds the 95 % intervals as bands."""
+    from matplotlib.lines import Line2D
+
+    from wtcp.plot import CONTEXT_GREY, FONT_SIZE, algorithm_style, draw_series, interval_note, legend_outside, new_figure, style_axes
+
+    summary = demo_summary(wide, sweep)
+    summary = summary[summary["algorithm"].isin(list(wide.columns))]
+    layout = panels(list(wide.columns))
+    ncols = 2 if len(layout) > 1 else 1
+    nrows = -(-len(layout) // ncols)
+    fig = new_figure(5.6 * ncols, 3.0 * nrows + 0.7)
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    series = {name: part.sort_values("loss_percent") for name, part in summary.groupby("algorithm")}
+    context = Line2D([], [], color=CONTEXT_GREY, linewidth=1.0)
+    for ax, (family, names) in zip(axes.flat, layout):
+        for name, part in series.items():
+            if name not in names:
+                ax.plot(part["loss_percent"], part["mean"], color=CONTEXT_GREY, linewidth=0.9, zorder=1)
+        for name in names:
+            if name in series:
+                draw_series(ax, series[name]["loss_percent"], series[name], algorithm_style(name), name, "band", zorder=3)
+        ax.set_title(family, fontsize=FONT_SIZE, loc="left")
+        style_axes(ax)
+        handles, labels = ax.get_legend_handles_labels()
+        legend_outside(ax, handles=[*handles, context], labels=[*labels, "other algorithms"])
+    for ax in axes.flat[len(layout):]:
+        ax.set_visible(False)
+    for ax in axes[-1, :]:
+        ax.set_xlabel(x_label)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("goodput (Mb/s)")
+    axes[0, 0].set_ylim(bottom=0)
+    fig.suptitle(f"{title}\n{interval_note(summary, 'band', 'seed')}", fontsize=FONT_SIZE + 1)
+    return fig
 
 
 def run_demo(out_dir: Path, quick: bool = False, on_done: Callable[[], None] | None = None, scenario: Scenario | None = None) -> tuple[pd.DataFrame, list[Path]]:
@@ -134,13 +182,14 @@ def run_demo(out_dir: Path, quick: bool = False, on_done: Callable[[], None] | N
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / CSV_FILE
     wide.to_csv(csv_path, index_label="loss_percent", float_format="%.6f")
-    plot_path = plot_goodput(wide, out_dir / PLOT_FILE, demo_title(scenario, len(seeds)))
+    x_label = path_quantity(f"{wireless_loss_path(scenario)}.rate", scenario.document).axis_label
+    plot_path = plot_goodput(wide, out_dir / PLOT_FILE, demo_title(scenario), sweep=sweep, x_label=x_label)
     return wide, [plot_path, csv_path]
 
 
-def demo_title(scenario: Scenario, n_seeds: int) -> str:
-    seeds = "1 seed" if n_seeds == 1 else f"mean of {n_seeds} seeds"
-    return f"{scenario.name}: goodput vs wireless loss ({seeds})"
+def demo_title(scenario: Scenario) -> str:
+    """The figure's title; the line under it says how many seeds each point averages."""
+    return f"{scenario.name}: goodput vs wireless loss"
 
 
 def demo_size(quick: bool) -> int:

@@ -8,7 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
     import pandas as pd
+    from matplotlib.figure import Figure
 
 # Short column prefixes for the per-flow cause counters.
 CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict", "verdicts_by_cause": "cm"}
@@ -81,6 +85,18 @@ class Result:
     def to_json(self) -> str:
         """The metrics exactly as the simulator wrote them."""
         return self._json
+
+    def plot_cwnd(self, path: str | os.PathLike[str] | None = None, flows: int | str | Sequence[int | str] | None = None,
+                  mss_bytes: int | None = None, losses: bool = True) -> Figure:
+        """cwnd and ssthresh against time from `traces`, one panel per flow (`flows`: ids
+        or names; None: every traced flow), in the colour of the flow's algorithm, with
+        fast retransmits and timeouts marked (`losses`). In kB, or segments with
+        `mss_bytes`. Returns the matplotlib Figure; writes `path` if given (.png, .svg, or
+        both for a path without a suffix). A run without traces raises
+        `wtcp.plot.NoTraceError` (a ValueError) saying how to record them."""
+        from wtcp.plot import plot_cwnd
+
+        return plot_cwnd(self, path, flows, mss_bytes=mss_bytes, losses=losses)
 
     def __repr__(self) -> str:
         goodputs = ", ".join(f"{f['name']}={f['goodput_bps'] / 1e6:.3f}" for f in self.raw["flows"])

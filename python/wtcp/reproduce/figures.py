@@ -5,6 +5,11 @@ error bars), `bars` (a metric per scheme, grouped by an optional parameter), `ta
 metric pivoted rows x columns, e.g. a fairness or friendliness table), `trace` (cwnd and
 ssthresh against time, one panel per scheme) and `causes` (fast retransmits and timeouts by
 their ground-truth cause).
+
+Styling is `wtcp.plot`'s: each algorithm in its own colour, marker and line style, axis
+labels with units (a figure's `x_label` / `y_label`, else derived from the path or metric),
+legends outside the data in natural order, intervals only where there are two or more
+replications.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wtcp import plot as style
 from wtcp.reproduce.measure import estimate, natural, per_replication, select
 from wtcp.reproduce.spec import Figure
 from wtcp.sweep.store import param_column
@@ -23,9 +29,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h")
-LINESTYLES = ("-", "--", ":", "-.")
 CAUSE_COLUMNS = ("fr_congestion", "fr_wireless", "fr_spurious", "to_congestion", "to_wireless", "to_spurious")
-CAUSE_COLORS = ("#c0392b", "#2e86c1", "#95a5a6", "#e6a19a", "#a9cce3", "#d5dbdb")
+# Congestion, wireless, spurious: Tol's colour-blind-safe rose / indigo / grey, lighter for RTOs.
+CAUSE_COLORS = (style.ROSE, style.INDIGO, "#999999", "#E6B3BB", "#9990C8", "#D5D5D5")
 
 
 @dataclass
@@ -74,10 +80,7 @@ def draw(fig_spec: Figure, frame: pd.DataFrame, out_dir: Path, trace_of: Callabl
     if fig is not None:
         fig.suptitle(textwrap.fill(output.title, 80), fontsize=10)
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            path = out_dir / f"{fig_spec.id}.{ext}"
-            fig.savefig(path, dpi=110, metadata={"Date": None} if ext == "svg" else None)
-            output.images.append(path)
+        output.images.extend(style.save(fig, out_dir / fig_spec.id, dpi=110))  # PNG and SVG
         plt.close(fig)
     output.data = data
     if data is not None:
@@ -108,27 +111,54 @@ def _points(frame: pd.DataFrame, fig_spec: Figure, keys: list[str]) -> pd.DataFr
 
 
 def _errors(data: pd.DataFrame):
+    """Error bar lengths, NaN (no bar, not a zero-length one) with fewer than two replications."""
     import numpy as np
 
-    low = (data["mean"] - data["ci_low"]).to_numpy(dtype=float)
-    high = (data["ci_high"] - data["mean"]).to_numpy(dtype=float)
-    return np.nan_to_num(np.vstack([low, high]), nan=0.0)
+    ok = (data["n"] >= 2).to_numpy() if "n" in data.columns else np.ones(len(data), dtype=bool)
+    low = np.where(ok, (data["mean"] - data["ci_low"]).to_numpy(dtype=float), np.nan)
+    high = np.where(ok, (data["ci_high"] - data["mean"]).to_numpy(dtype=float), np.nan)
+    return np.vstack([low, high])
+
+
+def _x_axis(fig_spec: Figure) -> tuple[str, float]:
+    """Label and scale of the x axis: the figure's own, else derived from the swept path."""
+    x = fig_spec.get("x")
+    if fig_spec.get("x_label") is not None or fig_spec.get("x_scale") is not None:
+        return fig_spec.get("x_label", x), float(fig_spec.get("x_scale", 1.0))
+    q = style.quantity(x)
+    return q.axis_label, q.scale
+
+
+def _y_axis(fig_spec: Figure) -> tuple[str, float]:
+    metric = fig_spec.get("metric")
+    if fig_spec.get("y_label") is not None:
+        return fig_spec.get("y_label"), 1.0
+    q = style.quantity(metric)
+    return q.axis_label, q.scale
+
+
+def _legend(ax, title: str | None = None) -> None:
+    style.legend_outside(ax, title=title, fontsize=7)
 
 
 def _lines(plt, fig_spec: Figure, frame: pd.DataFrame):
     x_col, s_col = param_column(fig_spec.get("x")), _series_column(fig_spec)
     data = _points(frame, fig_spec, [s_col, x_col])
-    scale = float(fig_spec.get("x_scale", 1.0))
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for i, (name, group) in enumerate(data.groupby(s_col, sort=False)):
-        group = group.sort_values(x_col)
-        ax.errorbar(group[x_col].astype(float) * scale, group["mean"], yerr=_errors(group), label=str(name), marker=MARKERS[i % len(MARKERS)], linestyle=LINESTYLES[i // len(MARKERS) % len(LINESTYLES)], capsize=2, markersize=4)
-    ax.set_xlabel(fig_spec.get("x_label", fig_spec.get("x")))
-    ax.set_ylabel(fig_spec.get("y_label", fig_spec.get("metric")))
+    x_label, scale = _x_axis(fig_spec)
+    y_label, y_scale = _y_axis(fig_spec)
+    fig, ax = plt.subplots(figsize=(7.6, 4.2))
+    styles = style.series_styles(data[s_col])
+    series = style.quantity(fig_spec.get("series", "algorithm"))
+    for name in style.sort_naturally(data[s_col].unique()):
+        group = data[data[s_col] == name].sort_values(x_col)
+        label = style.format_value(name, series.scale)
+        ax.errorbar(group[x_col].astype(float) * scale, group["mean"] * y_scale, yerr=_errors(group) * y_scale, label=label, **styles[name].kwargs(), capsize=2, markersize=4)
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
     if fig_spec.get("logy"):
         ax.set_yscale("log")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    style.style_axes(ax)
+    _legend(ax, series.axis_label)
     return data, fig
 
 
@@ -139,23 +169,35 @@ def _bars(plt, fig_spec: Figure, frame: pd.DataFrame, x_is_column: bool = False)
     x = fig_spec.get("x")
     keys = [s_col] + ([x if x_is_column else param_column(x)] if x else [])
     data = _points(frame, fig_spec, keys)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    series = list(dict.fromkeys(data[s_col]))
-    groups = list(dict.fromkeys(data[keys[1]])) if x else [None]
+    fig, ax = plt.subplots(figsize=(7.6, 4.2))
+    series = style.sort_naturally(dict.fromkeys(data[s_col]))
+    groups = style.sort_naturally(dict.fromkeys(data[keys[1]])) if x else [None]
     width = 0.8 / max(1, len(groups))
+    y_label, y_scale = _y_axis(fig_spec)
+    columns = fig_spec.get("columns")
+    unit = ""
+    if x_is_column and fig_spec.get("x_label") is None and isinstance(columns, str):
+        q = style.quantity(columns)  # a table's one column path
+        x_label, scale, unit = q.label, q.scale, q.unit
+    elif x_is_column or not x:
+        x_label, scale = fig_spec.get("x_label", x), float(fig_spec.get("x_scale", 1.0))
+    else:
+        x_label, scale = _x_axis(fig_spec)
+    group_colors = style.series_styles(groups, algorithms=False) if x else {}
     for j, g in enumerate(groups):
         part = data if g is None else data[data[keys[1]] == g]
         part = part.set_index(s_col).reindex(series)
         pos = np.arange(len(series)) + (j - (len(groups) - 1) / 2) * width
-        scale = float(fig_spec.get("x_scale", 1.0))
-        value = f"{g * scale:g}" if isinstance(g, (int, float)) and not isinstance(g, bool) else str(g)
-        label = None if g is None else f"{fig_spec.get('x_label', x)} = {value}"
-        ax.bar(pos, part["mean"], width, yerr=_errors(part.reset_index()), capsize=2, label=label)
+        value = style.format_value(g, scale)
+        label = None if g is None else f"{x_label} = {value} {unit}".rstrip()
+        # One group: each bar in its algorithm's colour; several: one colour per group.
+        color = [style.algorithm_color(str(s)) if style.is_algorithm(s) else style.PALETTE[0] for s in series] if g is None else group_colors[g].color
+        ax.bar(pos, part["mean"] * y_scale, width, yerr=_errors(part.reset_index()) * y_scale, capsize=2, label=label, color=color, ecolor="#333333")
     ax.set_xticks(np.arange(len(series)), [str(s) for s in series], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel(fig_spec.get("y_label", fig_spec.get("metric")))
-    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_ylabel(y_label)
+    style.style_axes(ax, grid="y")
     if x:
-        ax.legend(fontsize=7)
+        _legend(ax)
     return data, fig
 
 
@@ -193,6 +235,7 @@ def _column(name: str) -> str:
 
 def _trace(plt, fig_spec: Figure, frame: pd.DataFrame, trace_of):
     """cwnd/ssthresh (or `variables`) of the first traced run of each scheme (replication 0)."""
+    import numpy as np
     import pandas as pd
 
     if trace_of is None:
@@ -215,17 +258,21 @@ def _trace(plt, fig_spec: Figure, frame: pd.DataFrame, trace_of):
         panels.append((getattr(row, s_col), trace))
     if not panels:
         return None, None
-    fig, axes = plt.subplots(len(panels), 1, figsize=(6.4, 1.9 * len(panels) + 0.6), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7.6, 1.9 * len(panels) + 0.6), sharex=True, squeeze=False)
     data = []
+    present = [v for v in variables if any(v in trace.columns for _, trace in panels)]
+    units = {style.quantity(v).unit for v in present}
+    y_label = f"{', '.join(style.quantity(v).label for v in present)} ({units.pop()})" if len(units) == 1 else ", ".join(present)
     for ax, (name, trace) in zip(axes[:, 0], panels):
-        for var in variables:
-            if var in trace.columns:
-                y = trace[var] / 1000.0 if var in ("cwnd", "ssthresh") else trace[var]
-                ax.plot(trace["time"], y.where(y < 1e6), label=var, linewidth=0.9)
+        color = style.algorithm_color(str(name)) if style.is_algorithm(name) else None
+        for i, var in enumerate(v for v in variables if v in trace.columns):
+            y = trace[var] * style.quantity(var).scale
+            # ssthresh is infinite before the first loss: not drawn.
+            ax.plot(trace["time"], y.where(np.isfinite(y)), label=var, linewidth=1.0, color=color, linestyle=style.LINESTYLES[i % len(style.LINESTYLES)])
         ax.set_title(str(name), fontsize=8, loc="left")
-        ax.set_ylabel("kB", fontsize=8)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="upper right")
+        ax.set_ylabel(y_label, fontsize=8)
+        style.style_axes(ax)
+        _legend(ax)
         part = trace[["time", *[v for v in variables if v in trace.columns]]].copy()
         part.insert(0, "series", name)
         data.append(part)
@@ -244,6 +291,8 @@ def _causes(plt, fig_spec: Figure, frame: pd.DataFrame):
     data = per_run.groupby(s_col, sort=False)[present].mean().reset_index()
     if all(natural(v)[0] == 0 for v in data[s_col]):  # numeric series (flow counts, ...) by value
         data = data.sort_values(s_col, key=lambda c: c.astype(float)).reset_index(drop=True)
+    else:  # algorithms in their legend order
+        data = data.sort_values(s_col, key=lambda c: c.map(style.natural_key)).reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     pos = np.arange(len(data))
     bottom = np.zeros(len(data))
@@ -254,8 +303,8 @@ def _causes(plt, fig_spec: Figure, frame: pd.DataFrame):
         ax.bar(pos, data[col], 0.7, bottom=bottom, label=label, color=color)
         bottom += data[col].to_numpy(dtype=float)
     ax.set_xticks(pos, [str(s) for s in data[s_col]], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel(fig_spec.get("y_label", "loss events per run"))
-    ax.legend(fontsize=7, ncol=2)
-    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_ylabel(fig_spec.get("y_label", "loss events (per run)"))
+    _legend(ax, "cause")
+    style.style_axes(ax, grid="y")
     ax.set_ylim(0, max(1.0, float(bottom.max(initial=0.0))) * 1.15)
     return data, fig

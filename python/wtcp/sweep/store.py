@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
 RUN_COLUMNS = {
     "key": "VARCHAR PRIMARY KEY",
@@ -409,6 +410,24 @@ class Store:
                 raise KeyError(f"no metric {metric!r} in the flows or runs table")
             default_by = ["sweep", *self.param_columns(), "engine", "algorithm"]
         return summarize(table, metric, list(by) if by is not None else default_by)
+
+    @_store_errors
+    def plot(self, x: str, y: str, hue: str | None = "cc", path: str | os.PathLike[str] | None = None, *, sweep: str | None = None,
+             where: dict[str, Any] | None = None, kind: str | None = "tcp", flows: str = "mean", ci: str | None = "band",
+             title: str | None = None) -> Figure:
+        """`y` (a flows or runs column, or a derived metric such as `goodput_mbps`) against
+        `x` (a swept path such as `links.1.ab.loss.rate`, or a column), one series per `hue`
+        (`cc`, `algorithm`, `flow`, a swept path, or None): each run's flows of one series
+        aggregated by `flows` ("mean" or "sum"), then the mean over replications with the
+        95 % Student-t interval of `summarize` as a band or bars (`ci`), drawn only where
+        there are two or more replications. `sweep` and `where` (as in the reproduce specs:
+        `{"flow": "bulk", "tcp.sack": True}`) select runs; `kind` the flows (None: all).
+        Returns the matplotlib Figure; writes `path` if given (.png, .svg, or both for a
+        path without a suffix). `wtcp.plot.PlotError` (a ValueError) if a point would mix
+        runs that differ in something the figure does not show."""
+        from wtcp.plot import plot_store
+
+        return plot_store(self, x, y, hue, path, sweep=sweep, where=where, kind=kind, flows=flows, ci=ci, title=title)
 
     @_store_errors
     def export(self, directory: str | os.PathLike[str], fmt: str = "parquet") -> list[Path]:
