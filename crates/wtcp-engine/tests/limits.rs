@@ -48,6 +48,8 @@ fn a_trace_interval_of_a_nanosecond_is_refused_with_its_row_count() {
     refused(&[("trace.enabled", "true"), ("run.duration_s", "1e7")], "trace.interval_ms", &["1.0e9 samples"]);
     // Without tracing the same interval costs nothing.
     Scenario::from_toml_str(TWO_HOP, &ov(&[("trace.interval_ms", "1e-9")])).unwrap();
+    // With tracing off the interval is still checked (a run may turn tracing on).
+    refused(&[("trace.interval_ms", "nan")], "trace.interval_ms", &["is nan"]);
 }
 
 #[test]
@@ -146,4 +148,12 @@ fn a_flow_behind_a_dead_link_is_still_blamed_on_the_path() {
     let r = wtcp_engine::run(&sc);
     assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
     assert!(r.warnings[0].contains("lost on the path") && r.warnings[0].contains("loss rate 1"), "{}", r.warnings[0]);
+}
+
+#[test]
+fn a_number_where_a_name_belongs_lists_the_names() {
+    refused(&[("tcp.recovery", "0")], "tcp.recovery", &["not a name", "`classic` or `prr`"]);
+    refused(&[("flows.0.kind", "[1]")], "flows.0.kind", &["`tcp` or `cbr`"]);
+    refused(&[("flows.0.cc_params", "{halve=1e15}")], "flows.0.cc_params.halve", &["not a name", "`flight_size`", "newreno"]);
+    refused(&[("flows.0.cc", "\"njplus\""), ("flows.0.cc_params", "{new_jersey={rtt=2}}")], "flows.0.cc_params.new_jersey.rtt", &["`srtt`"]);
 }

@@ -238,7 +238,12 @@ impl Scenario {
         }
         let file: ScenarioFile = serde_path_to_error::deserialize(doc.clone()).map_err(|e| {
             let mut path = dotted(e.path());
-            let msg = first_line(&e.into_inner().to_string());
+            let mut msg = first_line(&e.into_inner().to_string());
+            if msg == UNIT_VARIANT {
+                msg = names_expected(&doc, &path, |probe| {
+                    serde_path_to_error::deserialize::<_, ScenarioFile>(probe).err().map(|e| (dotted(e.path()), e.into_inner().to_string()))
+                });
+            }
             // A missing field is reported at the field, not at the table that lacks it.
             if let Some(field) = msg.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
                 path = if path.is_empty() { field.to_string() } else { format!("{path}.{field}") };
@@ -262,6 +267,24 @@ fn dotted(path: &serde_path_to_error::Path) -> String {
         })
         .collect();
     parts.join(".")
+}
+
+/// What serde says of a number or a list given where a name (an enum variant) belongs.
+const UNIT_VARIANT: &str = "invalid type: unit variant, expected string only";
+
+/// A clearer message for [`UNIT_VARIANT`] at `path`: the names the field takes, found by
+/// putting a name that no field has there and reading the deserialiser's "expected" list.
+fn names_expected(doc: &Value, path: &str, deserialize: impl Fn(Value) -> Option<(String, String)>) -> String {
+    let mut probe = doc.clone();
+    let expected = apply_override(&mut probe, path, Value::String("\u{1}".into()))
+        .ok()
+        .and_then(|()| deserialize(probe))
+        .filter(|(p, _)| p == path)
+        .and_then(|(_, m)| m.split_once("expected ").map(|(_, e)| first_line(e)));
+    match expected {
+        Some(names) => format!("invalid type: not a name; allowed: {names}"),
+        None => "invalid type: not a name; allowed: one of the names of this field".to_string(),
+    }
 }
 
 /// The deserialiser's own message without its trailing "in `key`" line (the path is
@@ -549,12 +572,9 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         }
     };
 
-    let trace_interval = if f.trace.enabled {
-        let iv = positive("trace.interval_ms", f.trace.interval_ms, "milliseconds")?;
-        Some(secs(iv / 1e3).max(1))
-    } else {
-        None
-    };
+    // Checked with tracing off too: a sweep may turn it on (`--trace`, `trace=True`).
+    let iv = positive("trace.interval_ms", f.trace.interval_ms, "milliseconds")?;
+    let trace_interval = f.trace.enabled.then(|| secs(iv / 1e3).max(1));
 
     let sc = Scenario {
         name: f.name.clone().unwrap_or_else(|| "scenario".to_string()),
@@ -793,10 +813,16 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
     let name = fl.cc.clone().unwrap_or_else(|| "newreno".to_string());
     let params = Value::Table(fl.cc_params.clone().unwrap_or_default());
     let mut track = serde_path_to_error::Track::new();
-    let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params, &mut track));
+    let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params.clone(), &mut track));
     let cc = cc.map_err(|e| {
         let inner = dotted(&track.path());
-        let msg = first_line(&e.to_string());
+        let mut msg = first_line(&e.to_string());
+        if msg == UNIT_VARIANT {
+            msg = names_expected(&params, &inner, |probe| {
+                let mut track = serde_path_to_error::Track::new();
+                CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(probe, &mut track)).err().map(|e| (dotted(&track.path()), e.to_string()))
+            });
+        }
         if msg.starts_with("unknown algorithm") {
             ScenarioError::new(format!("{p}.cc"), msg)
         } else if inner.is_empty() {
