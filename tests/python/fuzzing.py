@@ -578,7 +578,11 @@ def fuzz(cases: int, workers: int, seed: int, cli_share: float, report: Path | N
         for w in finished:
             del busy[w.conn]
             case = w.case
-            outcome, detail = w.collect(0.0 if now > w.deadline else 1.0)
+            if now > w.deadline and not w.conn.poll(0):
+                w.restart()
+                outcome, detail = "hang", f"past the {CASE_TIME_LIMIT_S} s time limit"
+            else:
+                outcome, detail = w.collect(1.0)
             counts[outcome] += 1
             done += 1
             if outcome not in GOOD:

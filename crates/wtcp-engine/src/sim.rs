@@ -211,7 +211,7 @@ impl<'s> World<'s> {
                     self.ev.schedule(start + len, Event::DelaySpike { dir, extra: 0 });
                 }
                 if let Some(g) = self.outage_gens[dir as usize].as_mut() {
-                    let first = g.cfg.from + secs(exponential(&mut g.rng, g.cfg.mean_interval));
+                    let first = g.cfg.from.saturating_add(secs(exponential(&mut g.rng, g.cfg.mean_interval)));
                     self.ev.schedule(first, Event::RandomOutage { dir });
                 }
             }
@@ -276,7 +276,8 @@ impl<'s> World<'s> {
                 let next = secs(exponential(&mut g.rng, g.cfg.mean_interval));
                 self.set_outage(dir, true);
                 self.ev.schedule(self.now + len, Event::Outage { dir, begin: false });
-                self.ev.schedule(self.now + next.max(1), Event::RandomOutage { dir });
+                // Saturating: a mean interval of ages (a count near 0) means no further outage.
+                self.ev.schedule(self.now.saturating_add(next.max(1)), Event::RandomOutage { dir });
             }
             Event::DelaySpike { dir, extra } => self.dirs[dir as usize].extra_delay = extra,
             Event::MacHint { flow, seq } => self.with_sender(flow, |s, io| {
@@ -408,7 +409,7 @@ impl<'s> World<'s> {
             c.sent += 1;
             c.bytes_sent += u64::from(size);
             self.out.push(p);
-            c.next_send.set(Some(now + c.interval), &mut self.ev, Event::CbrSend { flow });
+            c.next_send.set(Some(now.saturating_add(c.interval)), &mut self.ev, Event::CbrSend { flow });
         }
     }
 
@@ -767,7 +768,7 @@ fn starved_warnings(sc: &Scenario, starved: &[(Starved, usize)]) -> Vec<String> 
                     } else {
                         String::new()
                     };
-                    format!("every segment they lost was dropped at a full queue (congestion), none by a loss model or outage, and their retransmissions did not get through before the run ended{crowd}; a larger queue or a longer run may help")
+                    format!("every loss they detected was a drop at a full queue (congestion), none a loss model's or an outage's, and their retransmissions did not get through before the run ended{crowd}; a larger queue or a longer run may help")
                 }
                 Starved::NoLossSeen => "they sent segments but no loss was detected and nothing arrived before the run ended (a run too short for the path's delay or for the handshake)".to_string(),
                 Starved::NothingSent => "they sent nothing (they started too close to the end of the run, or their application had no data)".to_string(),

@@ -157,3 +157,33 @@ fn a_number_where_a_name_belongs_lists_the_names() {
     refused(&[("flows.0.cc_params", "{halve=1e15}")], "flows.0.cc_params.halve", &["not a name", "`flight_size`", "newreno"]);
     refused(&[("flows.0.cc", "\"njplus\""), ("flows.0.cc_params", "{new_jersey={rtt=2}}")], "flows.0.cc_params.new_jersey.rtt", &["`srtt`"]);
 }
+
+#[test]
+fn a_channel_of_twenty_thousand_stations_is_refused_before_its_pairs_are_listed() {
+    let n = 20_000;
+    let mut s = String::from("[run]\nduration_s = 1.0\n");
+    for i in 0..n {
+        s += &format!("[[nodes]]\nname = \"n{i}\"\n");
+    }
+    s += "[[wifi]]\nphy = \"b\"\n";
+    for i in 0..n {
+        s += &format!("[[wifi.stations]]\nnode = \"n{i}\"\nx = {}.0\n", i % 100);
+    }
+    s += "[[flows]]\nsrc = \"n0\"\ndst = \"n1\"\n";
+    let t = std::time::Instant::now();
+    let e = Scenario::from_toml_str(&s, &[]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.stations", "{}", e.message);
+    assert!(e.message.contains("20000 stations") && e.message.contains("station pairs"), "{}", e.message);
+    assert!(t.elapsed().as_secs_f64() < 30.0);
+}
+
+#[test]
+fn rates_near_zero_do_not_wrap_the_clock() {
+    // A CBR rate whose packet interval overflows the clock is refused ...
+    let cbr = "{kind=\"cbr\", src=\"D\", dst=\"S\", rate_mbps=1e-300}";
+    refused(&[("flows.1", cbr)], "flows.1.rate_mbps", &["1e-6 (1 b/s)"]);
+    // ... and a random-outage rate near zero means no outage, not one that wraps time.
+    let sc = Scenario::from_toml_str(TWO_HOP, &ov(&[("run.duration_s", "2"), ("links.1.ab.random_outages", "{count_per_200s=1e-300, duration_s=1}")])).unwrap();
+    let r = wtcp_engine::run(&sc);
+    assert!(r.flows[0].delivered_bytes > 0 && r.drops.iter().all(|d| d.outage == 0));
+}

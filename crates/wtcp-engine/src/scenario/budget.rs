@@ -215,6 +215,21 @@ pub fn route_item(n: usize, dests: usize) -> Item {
     }
 }
 
+/// The station pairs of 802.11 channel `c` with `stations` stations: checked before the
+/// pairs in range are listed.
+pub fn wifi_item(c: usize, stations: usize) -> Item {
+    let s = stations as f64;
+    Item {
+        path: format!("wifi.{c}.stations"),
+        what: format!("{stations} stations give up to {} neighbour pairs", fmt_count(s * (s - 1.0) / 2.0)),
+        count: s * s,
+        unit: "station pairs",
+        bytes: s * s * 48.0,
+        events: s * s,
+        hint: "use fewer stations on one channel".into(),
+    }
+}
+
 /// Where a TCP option of flow entry `entry` was set: its own `tcp` table or the global one.
 fn tcp_path(doc: &Value, entry: usize, field: &str) -> String {
     let own = doc.get("flows").and_then(|f| f.get(entry)).and_then(|f| f.get("tcp")).and_then(|t| t.get(field)).is_some();
@@ -249,16 +264,7 @@ pub fn estimate(sc: &Scenario, entry_of: &[usize]) -> Estimate {
 
     // 802.11 neighbour pairs.
     for (c, w) in sc.wifi.iter().enumerate() {
-        let s = w.stations.len() as f64;
-        items.push(Item {
-            path: format!("wifi.{c}.stations"),
-            what: format!("{} stations give up to {} neighbour pairs", s, fmt_count(s * (s - 1.0) / 2.0)),
-            count: s * s,
-            unit: "station pairs",
-            bytes: s * s * 48.0,
-            events: s * s,
-            hint: "use fewer stations on one channel".into(),
-        });
+        items.push(wifi_item(c, w.stations.len()));
     }
 
     // Packets the network can hold at once: queues and pipes (bandwidth x delay).

@@ -417,6 +417,8 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     }
     // Links first, then every pair of stations in transmission range of each other.
     let link_edges = links.iter().enumerate().map(|(i, l)| (l.a, l.b, Hop::Link((2 * i) as u32), Hop::Link((2 * i + 1) as u32)));
+    // The station pairs are checked before they are listed (stations^2 of them).
+    budget::Estimate { items: wifi.iter().enumerate().map(|(c, w)| budget::wifi_item(c, w.stations.len())).collect() }.check(&limits)?;
     let mut wifi_edges = Vec::new();
     for (c, w) in wifi.iter().enumerate() {
         for (i, &(a, ax, ay)) in w.stations.iter().enumerate() {
@@ -499,8 +501,10 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
                 let rate = fl.rate_mbps.ok_or_else(|| ScenarioError::new(format!("{p}.rate_mbps"), "is required for a CBR flow"))?;
                 // Rate 0 is a sweep's "no traffic" point, allowed with count = 0 only.
                 let rate = if fl.count == 0 && rate == 0.0 { 0.0 } else { positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s (0 only with count = 0)")? };
-                if rate > 1e5 {
-                    return err(format!("{p}.rate_mbps"), format!("is {rate}; allowed: up to 1e5"));
+                // A packet interval must fit the nanosecond clock: at 1 b/s the largest UDP
+                // packet leaves every 6 days.
+                if rate > 1e5 || (rate > 0.0 && rate < 1e-6) {
+                    return err(format!("{p}.rate_mbps"), format!("is {}; allowed: 1e-6 (1 b/s) to 1e5 Mb/s", fmt_num(rate)));
                 }
                 let packet_bytes = fl.packet_bytes.unwrap_or(1000);
                 if packet_bytes == 0 || packet_bytes > 65_507 {
@@ -652,9 +656,10 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         return err(format!("{p}.stations"), "needs at least two stations");
     }
     let mut stations = Vec::with_capacity(w.stations.len());
+    let mut on_channel: HashSet<usize> = HashSet::with_capacity(w.stations.len());
     for (i, s) in w.stations.iter().enumerate() {
         let n = node(format!("{p}.stations.{i}.node"), &s.node)?;
-        if stations.iter().any(|&(m, _, _)| m == n) {
+        if !on_channel.insert(n) {
             return err(format!("{p}.stations.{i}.node"), format!("`{}` is already a station of this channel", s.node));
         }
         if !(s.x.is_finite() && s.y.is_finite()) {
