@@ -75,13 +75,18 @@ impl Range {
 
     /// Why `v` is not allowed, or `None` if it is.
     pub fn refuse(&self, v: f64) -> Option<String> {
+        self.refuse_named(v, "x")
+    }
+
+    /// As [`Range::refuse`], the allowed values written with the parameter's `name`.
+    pub fn refuse_named(&self, v: f64, name: &str) -> Option<String> {
         let Range::Num { min, min_open, max, max_open } = *self else { return None };
         let low_ok = if min_open { v > min } else { v >= min };
         let high_ok = if max_open { v < max } else { v <= max };
         if v.is_finite() && low_ok && high_ok {
             return None;
         }
-        Some(format!("is {}; allowed: {}", fmt_num(v), self.describe("x")))
+        Some(format!("is {}; allowed: {}", fmt_num(v), self.describe(name)))
     }
 
     /// The allowed values as text, `x` standing for the value: `0 <= x <= 1`.
@@ -179,7 +184,7 @@ fn check_table(params: &[ParamInfo], table: &dyn ParamTable, prefix: &str) -> Re
         let path = || format!("{prefix}{}", p.name);
         match (p.range, table.get(p.name)) {
             (Range::Num { .. }, Some(ParamValue::Number(v))) => {
-                if let Some(message) = p.range.refuse(v) {
+                if let Some(message) = p.range.refuse_named(v, p.name) {
                     return Err(ParamError { path: path(), message: format!("{message} ({})", p.unit) });
                 }
             }
