@@ -13,7 +13,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test install test-deps ns3 browser bench reproduce rust-test py-test clean
+.PHONY: demo test install test-deps ns3 browser bench reproduce rust-test py-test fuzz clean
 
 demo: install
 	$(BIN)/wtcp demo
@@ -73,6 +73,14 @@ browser:
 py-test: install test-deps ns3
 	WTCP_REQUIRE_CHROMIUM=$$(command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 && echo 1 || echo 0) \
 	  WTCP_REQUIRE_NS3=1 $(BIN)/pytest -q
+
+# The scenario fuzzer at full size: 100 000 mutated scenarios (2 % through the CLI) in two
+# worker processes, each case under a memory and a time limit; prints the count of every
+# outcome and exits non-zero on any failure. `make test` runs a few hundred of them.
+FUZZ_CASES ?= 100000
+FUZZ_SEED ?= 1
+fuzz: install test-deps
+	$(BIN)/python tests/python/fuzzing.py --cases $(FUZZ_CASES) --workers 2 --seed $(FUZZ_SEED) --report fuzz-report.json
 
 bench: install
 	$(BIN)/python -m wtcp.bench

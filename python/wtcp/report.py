@@ -106,17 +106,29 @@ def wifi_table(metrics: Mapping[str, Any]) -> Table:
     return table
 
 
+def flat_params(params: Sequence[Mapping[str, Any]], prefix: str = "") -> list[tuple[str, Mapping[str, Any]]]:
+    """(dotted name, parameter) pairs; a nested table's parameters follow it (`abw.filter_gain`)."""
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for p in params:
+        name = prefix + p["name"]
+        out.append((name, p))
+        out += flat_params(p.get("params", []), name + ".")
+    return out
+
+
 def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) -> None:
     for alg in algorithms:
         console.print(f"[bold]{alg['name']}[/bold]  {alg['summary']}")
         console.print(f"  reference: {alg['reference']}", highlight=False)
         if alg["params"]:
             table = Table(box=None, padding=(0, 2), pad_edge=False, show_edge=False)
-            for header in ("param", "unit", "default", "doc"):
+            for header in ("param", "unit", "default", "allowed", "doc"):
                 table.add_column(header, style="dim" if header == "doc" else None)
-            for p in alg["params"]:
-                table.add_row(p["name"], p["unit"], p["default"], p["doc"])
+            for name, p in flat_params(alg["params"]):
+                table.add_row(name, p["unit"], p["default"], p["range"], p["doc"])
             console.print(table)
+            for c in alg.get("constraints", []):
+                console.print(f"  constraint: {c}", highlight=False)
         else:
             console.print("  (no parameters)")
         console.print()

@@ -56,7 +56,7 @@
 use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_SEGMENTS};
 use crate::reno::{self, HalveOf, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
@@ -65,18 +65,21 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ratio",
         default: "0.4",
         doc: "weight of the new ssthresh in nvar0 = int(w*ssthresh + (1-w)*nvar0) (paper: 0.4)",
+        range: Range::closed(0.0, 1.0),
     },
     ParamInfo {
         name: "nvar0_initial_segments",
         unit: "segments",
         default: "initial_window",
         doc: "nvar0 before the host's first loss, in segments or \"initial_window\": the first connection's cwnd (Fig. 1) and the first update's previous value (paper: unstated)",
+        range: Range::closed(1.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "integer_segments",
         unit: "bool",
         default: "true",
         doc: "truncate nvar0 and nvar0/2 to whole segments, as the paper's int() in ns-2 packets",
+        range: Range::Any,
     },
     reno::BYTE_COUNTING,
     reno::ABC_LIMIT,
@@ -85,12 +88,14 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ns2|rfc5681",
         default: "ns2",
         doc: "a repeated timeout of the same data: ns2 halves the restart window into ssthresh and updates nvar0 again (ns-2's slowdown() on every expiry); rfc5681 leaves both alone",
+        range: Range::Any,
     },
     ParamInfo {
         name: "halve",
         unit: "flight_size|cwnd|pipe",
         default: "cwnd",
         doc: "quantity a loss halves into the ssthresh that feeds nvar0: cwnd without recovery inflation (ns-2's slowdown(), the paper's Fig. 1), flight_size (RFC 5681) or pipe (ns-3)",
+        range: Range::Any,
     },
 ];
 
@@ -100,6 +105,7 @@ pub const ACC_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "P. D. Dalal, K. S. Dasgupta, TCP Cross Layer Adaptive Policy: Throughput Optimization over Wireless Links (TCP-ACC part); P. Dalal, ICOICT 2009",
     params: PARAMS,
     timeout_collapses_window: false,
+    constraints: &[],
 };
 
 pub const CLAP_INFO: AlgorithmInfo = AlgorithmInfo {
@@ -108,6 +114,7 @@ pub const CLAP_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "P. D. Dalal, K. S. Dasgupta, TCP Cross Layer Adaptive Policy: Throughput Optimization over Wireless Links",
     params: PARAMS,
     timeout_collapses_window: false,
+    constraints: &[],
 };
 
 /// Parameters of TCP-ACC and TCP-CLAP.

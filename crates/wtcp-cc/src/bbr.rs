@@ -58,7 +58,7 @@ use serde::Deserialize;
 use crate::api::{
     AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC,
 };
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_GAIN, MAX_SECONDS, MAX_SEGMENTS};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -66,66 +66,77 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ratio",
         default: "2.8853900817779268",
         doc: "STARTUP pacing and cwnd gain 2/ln 2; DRAIN paces at its inverse (Linux bbr_high_gain 2885/1000)",
+        range: Range::above(1.0, MAX_GAIN),
     },
     ParamInfo {
         name: "cwnd_gain",
         unit: "ratio",
         default: "2.0",
         doc: "PROBE_BW cwnd gain over the BDP (Linux bbr_cwnd_gain: 2)",
+        range: Range::above(0.0, MAX_GAIN),
     },
     ParamInfo {
         name: "probe_up_gain",
         unit: "ratio",
         default: "1.25",
         doc: "pacing gain of PROBE_BW phase 0 (paper, Linux: 5/4)",
+        range: Range::closed(1.0, MAX_GAIN),
     },
     ParamInfo {
         name: "probe_down_gain",
         unit: "ratio",
         default: "0.75",
         doc: "pacing gain of PROBE_BW phase 1 (paper, Linux: 3/4)",
+        range: Range::above(0.0, 1.0),
     },
     ParamInfo {
         name: "probe_bw_start_phase",
         unit: "phase 0-7",
         default: "2",
         doc: "PROBE_BW phase on entry (Linux: random, never 1)",
+        range: Range::closed(0.0, 7.0),
     },
     ParamInfo {
         name: "full_bw_threshold",
         unit: "ratio",
         default: "1.25",
         doc: "BtlBw growth per round that keeps STARTUP going (Linux bbr_full_bw_thresh: 5/4)",
+        range: Range::above(1.0, MAX_GAIN),
     },
     ParamInfo {
         name: "full_bw_rounds",
         unit: "rounds",
         default: "3",
         doc: "rounds without that growth that end STARTUP (Linux bbr_full_bw_cnt: 3)",
+        range: Range::at_least(1.0),
     },
     ParamInfo {
         name: "min_rtt_window_s",
         unit: "s",
         default: "10.0",
         doc: "RTprop filter window; PROBE_RTT when it expires (Linux bbr_min_rtt_win_sec: 10)",
+        range: Range::above(0.0, MAX_SECONDS),
     },
     ParamInfo {
         name: "probe_rtt_ms",
         unit: "ms",
         default: "200.0",
         doc: "time in PROBE_RTT at the minimum window, at least one round (Linux bbr_probe_rtt_mode_ms: 200)",
+        range: Range::closed(0.0, MAX_SECONDS * 1e3),
     },
     ParamInfo {
         name: "min_cwnd_segments",
         unit: "segments",
         default: "4.0",
         doc: "cwnd floor and PROBE_RTT window (Linux bbr_cwnd_min_target: 4)",
+        range: Range::closed(1.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "pacing_margin_percent",
         unit: "%",
         default: "0.0",
         doc: "pacing below the model rate (v1 as published: 0; Linux >= 4.20: 1)",
+        range: Range::below(0.0, 100.0),
     },
 ];
 
@@ -136,6 +147,7 @@ pub const BBR_INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
     // Linux: an RTO leaves cwnd = packets in flight + 1 = 1 after all are marked lost.
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 /// Parameters of BBR v1.
@@ -152,7 +164,7 @@ pub struct BbrParams {
     pub probe_up_gain: f64,
     /// Pacing gain of the draining phase 1 of PROBE_BW. Paper, Linux: 0.75.
     pub probe_down_gain: f64,
-    /// PROBE_BW phase (0-7, taken modulo 8) entered from DRAIN or PROBE_RTT. Linux draws
+    /// PROBE_BW phase (0-7) entered from DRAIN or PROBE_RTT. Linux draws
     /// it at random among all but phase 1; default 2.
     pub probe_bw_start_phase: u8,
     /// STARTUP continues while BtlBw grows by this factor per round. Linux: 1.25.

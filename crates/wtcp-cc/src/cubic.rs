@@ -47,26 +47,28 @@
 use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window, NS_PER_SEC};
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_GAIN};
 use crate::reno::{slow_start, HalveOf, OncePerWindow, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
-    ParamInfo { name: "c", unit: "segments/s^3", default: "0.4", doc: "cubic scaling constant C (RFC 9438 §4.1.1: 0.4; Linux 41*10/1024)" },
+    ParamInfo { name: "c", unit: "segments/s^3", default: "0.4", doc: "cubic scaling constant C (RFC 9438 §4.1.1: 0.4; Linux 41*10/1024)", range: Range::above(0.0, MAX_GAIN) },
     ParamInfo {
         name: "beta",
         unit: "ratio",
         default: "0.7",
         doc: "multiplicative decrease factor beta_cubic (RFC 9438: 0.7; Linux 717/1024; ns-2.35's Linux 2.6.22 copy 819/1024)",
+        range: Range::open(0.0, 1.0),
     },
-    ParamInfo { name: "fast_convergence", unit: "bool", default: "true", doc: "RFC 9438 §4.7 fast convergence (Linux: on)" },
-    ParamInfo { name: "reno_friendly", unit: "bool", default: "true", doc: "RFC 9438 §4.3 Reno-friendly region (Linux tcp_friendliness: on)" },
-    ParamInfo { name: "alpha_switch", unit: "bool", default: "true", doc: "alpha_cubic becomes 1 once W_est >= cwnd_prior (RFC 9438 §4.3 SHOULD)" },
-    ParamInfo { name: "hystart", unit: "bool", default: "true", doc: "HyStart++ (RFC 9406) in the initial slow start; false: RFC 5681 slow start" },
+    ParamInfo { name: "fast_convergence", unit: "bool", default: "true", doc: "RFC 9438 §4.7 fast convergence (Linux: on)", range: Range::Any },
+    ParamInfo { name: "reno_friendly", unit: "bool", default: "true", doc: "RFC 9438 §4.3 Reno-friendly region (Linux tcp_friendliness: on)", range: Range::Any },
+    ParamInfo { name: "alpha_switch", unit: "bool", default: "true", doc: "alpha_cubic becomes 1 once W_est >= cwnd_prior (RFC 9438 §4.3 SHOULD)", range: Range::Any },
+    ParamInfo { name: "hystart", unit: "bool", default: "true", doc: "HyStart++ (RFC 9406) in the initial slow start; false: RFC 5681 slow start", range: Range::Any },
     ParamInfo {
         name: "reduce",
         unit: "flight_size|cwnd|pipe",
         default: "flight_size",
         doc: "quantity multiplied by beta on a congestion event: FlightSize (RFC 9438 §4.6), cwnd (Linux, quinn, ns-3) or the RFC 6675 pipe",
+        range: Range::Any,
     },
 ];
 
@@ -76,6 +78,7 @@ pub const CUBIC_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "RFC 9438 (Xu, Ha, Rhee, Goel, Eggert, 2023)",
     params: PARAMS,
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 /// Parameters of CUBIC.

@@ -93,7 +93,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::prairie::{PrairieAbw, PrairieAbwParams, WindowRtt, ABW_PARAM_DEFAULT, ABW_PARAM_DOC};
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, Order, ParamInfo, Range, MAX_WINDOW_BYTES};
 use crate::reno::{self, halved_ssthresh, Reno, RenoParams};
 
 /// Parameters of Dynamic Responding TCP.
@@ -159,18 +159,19 @@ pub const DYNAMIC_INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "Reno whose FRR/RTO response sets ssthresh to Prairie's ABW (bytes/s taken as bytes, as the paper's Fig. 7) and cwnd to min(ssthresh/2, a window falling linearly with the smoothed loss rate); resets the RTO backoff when BDP is large.",
     reference: "Park, Chung, Ahn, EURASIP J. Wireless Commun. Netw. 2012:304",
     params: &[
-        ParamInfo { name: "alpha_pct", unit: "%", default: "0.5", doc: "Eq. 5 alpha: smoothed loss rate at which reduced_cwnd reaches beta (paper 0.5 %)" },
-        ParamInfo { name: "beta_bytes", unit: "bytes", default: "10000.0", doc: "Eq. 5 beta: smallest reduced_cwnd (paper 10000)" },
-        ParamInfo { name: "cwnd_max_bytes", unit: "bytes", default: "25000.0", doc: "Eq. 5 cwnd_max: reduced_cwnd just above zero loss (paper 25000)" },
-        ParamInfo { name: "ssthresh_from", unit: "abw|bdp", default: "abw", doc: "line 1 \"ssthresh = ABW\": abw sets ssthresh (bytes) to ABW in bytes/s (the paper's Fig. 7 values), bdp to ABW * window_rtt" },
-        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into the back-off box's BDP (and into ssthresh with ssthresh_from = bdp)" },
-        ParamInfo { name: "sloss_before_event", unit: "bool", default: "false", doc: "respond with the smoothed loss rate before this event (SLoss_{k-1}) instead of SLoss_k" },
-        ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC },
+        ParamInfo { name: "alpha_pct", unit: "%", default: "0.5", doc: "Eq. 5 alpha: smoothed loss rate at which reduced_cwnd reaches beta (paper 0.5 %)", range: Range::closed(0.0, 100.0) },
+        ParamInfo { name: "beta_bytes", unit: "bytes", default: "10000.0", doc: "Eq. 5 beta: smallest reduced_cwnd (paper 10000)", range: Range::closed(1.0, MAX_WINDOW_BYTES) },
+        ParamInfo { name: "cwnd_max_bytes", unit: "bytes", default: "25000.0", doc: "Eq. 5 cwnd_max: reduced_cwnd just above zero loss (paper 25000)", range: Range::closed(1.0, MAX_WINDOW_BYTES) },
+        ParamInfo { name: "ssthresh_from", unit: "abw|bdp", default: "abw", doc: "line 1 \"ssthresh = ABW\": abw sets ssthresh (bytes) to ABW in bytes/s (the paper's Fig. 7 values), bdp to ABW * window_rtt", range: Range::Any },
+        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into the back-off box's BDP (and into ssthresh with ssthresh_from = bdp)", range: Range::Any },
+        ParamInfo { name: "sloss_before_event", unit: "bool", default: "false", doc: "respond with the smoothed loss rate before this event (SLoss_{k-1}) instead of SLoss_k", range: Range::Any },
+        ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC, range: Range::Table(crate::prairie::ABW_PARAMS) },
         reno::BYTE_COUNTING,
         reno::ABC_LIMIT,
-        ParamInfo { name: "cap_growth", unit: "bool", default: "false", doc: "while the smoothed loss rate is positive, Reno growth stops at cwnd_max (not in the algorithm box)" },
+        ParamInfo { name: "cap_growth", unit: "bool", default: "false", doc: "while the smoothed loss rate is positive, Reno growth stops at cwnd_max (not in the algorithm box)", range: Range::Any },
     ],
     timeout_collapses_window: false,
+    constraints: &[Order { low: "beta_bytes", high: "cwnd_max_bytes", why: "Eq. 5: reduced_cwnd falls from cwnd_max at zero loss to beta at SLoss = alpha" }],
 };
 
 pub fn build(p: &DynamicParams) -> Box<dyn CongestionControl> {

@@ -184,7 +184,7 @@ use crate::api::{
     Window, NS_PER_SEC,
 };
 use crate::filters::Ewma;
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, Order, ParamInfo, Range, MAX_SECONDS, MAX_SEGMENTS};
 use crate::reno::{OncePerWindow, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
@@ -193,72 +193,84 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ratio",
         default: "0.7",
         doc: "Eq. 2 filter gain delta: weight of the previous estimate (paper: 0.7)",
+        range: Range::closed(0.0, 1.0),
     },
     ParamInfo {
         name: "alpha",
         unit: "segments",
         default: "1.0",
         doc: "backlog below alpha: linear-increase state (paper: 1)",
+        range: Range::closed(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "beta",
         unit: "segments",
         default: "9.0",
         doc: "backlog above beta: congestion state, cwnd = 1 segment (paper: 9)",
+        range: Range::closed(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "linear_increase_segments",
         unit: "segments",
         default: "2.0",
         doc: "increase per loss event in the linear-increase state (paper: 2)",
+        range: Range::above(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "min_ocwnd_segments",
         unit: "segments",
         default: "2.0",
         doc: "floor of oCwnd (not in the paper; 2 lets back-to-back segments reveal the bottleneck rate)",
+        range: Range::closed(1.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "window_size",
         unit: "cwnd|flight",
         default: "cwnd",
         doc: "WindowSize of Eq. 4-5: cwnd (Veno's Eq. 1, which the paper cites) or min(cwnd, FlightSize), the data in transit when the receive window or the application limits the sender (the former default)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "ocwnd_source",
         unit: "receiver|mirror",
         default: "receiver",
         doc: "oCwnd_n the sender uses: the receiver's own (Eq. 1-3 over its arrivals, carried on each ACK) or the sender's mirror over echoed arrival times (the former default)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "ack_rule",
         unit: "ocwnd|newreno_floor",
         default: "ocwnd",
         doc: "rule (b) on an ACK of new data: cwnd = oCwnd (paper); newreno_floor = NewReno growth, never below oCwnd (the former default)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "fast_recovery",
         unit: "bool",
         default: "false",
         doc: "run RFC 6582 NewReno fast recovery after a fast retransmit (the former default); off = fast retransmit only, as the paper (l. 52)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "receiver_rtt",
         unit: "timestamps|probe|fixed",
         default: "timestamps",
         doc: "RTTmin at the receiver: arrival - TSecr (edge probe without timestamps); the edge probe alone (the former default; tight only when receiver_caps_window binds the sender); or receiver_rtt_ms",
+        range: Range::Any,
     },
     ParamInfo {
         name: "receiver_rtt_ms",
         unit: "ms",
         default: "100.0",
         doc: "RTTmin the receiver uses when receiver_rtt = fixed (set it to the path's base RTT)",
+        range: Range::above(0.0, MAX_SECONDS * 1e3),
     },
     ParamInfo {
         name: "receiver_caps_window",
         unit: "bool",
         default: "false",
         doc: "the receiver also caps its advertised window at its own oCwnd (l. 44 as flow control; the sender follows oCwnd either way)",
+        range: Range::Any,
     },
 ];
 
@@ -269,6 +281,7 @@ pub const EWR_INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
     // Pseudo-code (c): an RTO with a small backlog sets cwnd = oCwnd or cwnd + 2.
     timeout_collapses_window: false,
+    constraints: &[Order { low: "alpha", high: "beta", why: "EWR's backlog thresholds: below alpha \"a few data en route\" (linear increase), above beta \"too many\" (congestion)" }],
 };
 
 /// How the receiver learns the RTTmin of Eq. 3.

@@ -117,81 +117,94 @@
 use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Time, Verdict, Window, NS_PER_SEC};
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_RTTS, MAX_SEGMENTS};
 use crate::reno::{OncePerWindow, Reno, RenoParams};
 
-const PARAMS: &[ParamInfo] = &[
+/// New Jersey's parameters (also the nested `new_jersey` table of `njplus`).
+pub(crate) const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "window_rtts",
         unit: "RTTs",
         default: "1.0",
         doc: "K: the estimator's averaging window Tw = K*RTT (paper and ns-3 port: 1)",
+        range: Range::above(0.0, MAX_RTTS),
     },
     ParamInfo {
         name: "rtt",
         unit: "srtt|latest|min",
         default: "srtt",
         doc: "RTT in Tw and in ownd = R*RTT: SRTT (default), the latest sample (ns-3 port) or the minimum",
+        range: Range::Any,
     },
     ParamInfo {
         name: "ownd_floor_segments",
         unit: "segments",
         default: "2.0",
         doc: "lower bound on ownd (ns-3 port: 2 segments)",
+        range: Range::closed(1.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "warning_window_rtts",
         unit: "RTTs",
         default: "1.0",
         doc: "a loss is warned if a mark arrived within this many SRTTs before the last ACK preceding it",
+        range: Range::closed(0.0, MAX_RTTS),
     },
     ParamInfo {
         name: "mark_response",
         unit: "once_per_window|every_mark|ignore",
         default: "once_per_window",
         doc: "rate control on a marked ACK without loss: once per window (ns-3 port, RFC 3168 style), on every marked ACK, or never",
+        range: Range::Any,
     },
     ParamInfo {
         name: "cwnd_cut",
         unit: "min|assign",
         default: "min",
         doc: "rate control sets cwnd = min(cwnd, ownd) (the NJ+ paper's warned 3-dupack rule, l.185, extended to marked ACKs) or cwnd = ownd",
+        range: Range::Any,
     },
     ParamInfo {
         name: "grow_on_marked_acks",
         unit: "bool",
         default: "false",
         doc: "false: no marked ACK grows the window (RFC 3168 §6.1.2, ns-2 TcpAgent); true: marked ACKs grow between the rate-control cuts (ns-3 port)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "timeout_without_warning",
         unit: "ownd|one_segment",
         default: "ownd",
         doc: "cwnd after an unwarned timeout: ownd (NJ+ paper Fig. 3a) or 1 segment (algorithms.md [REC], ns-3 port)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "timeout_ssthresh",
         unit: "every_expiry|first_expiry",
         default: "every_expiry",
         doc: "ssthresh = ownd_n on every RTO (NJ+ paper Fig. 3 lines 05/09) or on the first expiry of the same data only (RFC 5681 §3.1)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "abe_bytes",
         unit: "cumulative_ack|received",
         default: "cumulative_ack",
         doc: "ABE's L_n: the cumulative-ACK advance (0 for a duplicate ACK) or the data that reached the receiver since the previous ACK (needs timestamps)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "tabe_bytes",
         unit: "received|cumulative_ack",
         default: "received",
         doc: "TABE's L_n: the data segments that reached the receiver since the previous ACK (NJ+ l.124; duplicate ACKs count their segment) or the cumulative-ACK advance",
+        range: Range::Any,
     },
     ParamInfo {
         name: "dupack_credit",
         unit: "bool",
         default: "false",
         doc: "count one segment per duplicate ACK in L_n, taken back from the covering cumulative ACK (Westwood+); off: L_n = 0 (algorithms.md §5.1)",
+        range: Range::Any,
     },
 ];
 
@@ -201,6 +214,7 @@ pub const JERSEY_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Xu, Tian, Ansari, IEEE JSAC 22(4):747-756, 2004",
     params: PARAMS,
     timeout_collapses_window: false,
+    constraints: &[],
 };
 
 pub const NEWJERSEY_INFO: AlgorithmInfo = AlgorithmInfo {
@@ -209,6 +223,7 @@ pub const NEWJERSEY_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Xu, Tian, Ansari, Computer Networks 47:219-237, 2005",
     params: PARAMS,
     timeout_collapses_window: false,
+    constraints: &[],
 };
 
 /// Which RTT enters the estimator window and ownd.

@@ -45,7 +45,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window};
 use crate::filters::Ewma;
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_SEGMENTS};
 use crate::reno::{HalveOf, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
@@ -54,42 +54,49 @@ const PARAMS: &[ParamInfo] = &[
         unit: "window_ratio|mean_of_ratios|ewma",
         default: "window_ratio",
         doc: "Jr over the last window: ratio of summed spacing changes to send duration, mean of per-ACK J_i (algorithms.md), or an EWMA of J_i",
+        range: Range::Any,
     },
     ParamInfo {
         name: "ewma_gain",
         unit: "fraction",
         default: "0.125",
         doc: "gain of the EWMA of J_i (average = ewma, and hold_growth_above_threshold)",
+        range: Range::above(0.0, 1.0),
     },
     ParamInfo {
         name: "threshold_scale",
         unit: "segments",
         default: "1.0",
         doc: "a loss is congestion when Jr > threshold_scale / cwnd (cwnd in segments; algorithms.md: 1)",
+        range: Range::closed(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "wireless_factor",
         unit: "fraction",
         default: "1.0",
         doc: "on a wireless loss ssthresh = max(factor*cwnd, 2 SMSS) (1: no reduction)",
+        range: Range::closed(0.0, 1.0),
     },
     ParamInfo {
         name: "history",
         unit: "ACKs",
         default: "256",
         doc: "most ACK samples kept for Jr",
+        range: Range::closed(2.0, MAX_HISTORY as f64),
     },
     ParamInfo {
         name: "hold_growth_above_threshold",
         unit: "bool",
         default: "false",
         doc: "freeze congestion avoidance while the EWMA of J_i exceeds the threshold",
+        range: Range::Any,
     },
     ParamInfo {
         name: "halve",
         unit: "flight_size|cwnd|pipe",
         default: "flight_size",
         doc: "quantity Reno's congestion response halves: FlightSize (RFC 5681), cwnd (ns-2, Linux) or pipe (ns-3)",
+        range: Range::Any,
     },
 ];
 
@@ -99,6 +106,7 @@ pub const JTCP_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Wu & Chen, IEEE JSAC 22(4):757-766, 2004",
     params: PARAMS,
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 /// How the per-ACK jitter ratios are averaged into Jr.
@@ -112,6 +120,15 @@ pub enum JitterAverage {
     MeanOfRatios,
     /// EWMA of J_i with `ewma_gain`.
     Ewma,
+}
+
+/// Most ACK samples `history` may keep: 2^20, the segments of a 2^30-byte window (RFC 7323
+/// §2.3's largest) at 1024-byte segments; 24 MiB of samples per flow.
+pub const MAX_HISTORY: usize = 1 << 20;
+
+/// Bytes of the sample history `p` allocates (for the resource estimate of a run).
+pub fn history_bytes(p: &JtcpParams) -> u64 {
+    (p.history.max(2) * std::mem::size_of::<Sample>()) as u64
 }
 
 /// Parameters of JTCP.

@@ -30,5 +30,5 @@ pub mod rtt;
 pub mod testing;
 
 pub use api::*;
-pub use registry::{catalog, AlgorithmInfo, CcConfig, ParamInfo, UnknownAlgorithm};
+pub use registry::{catalog, check_params, AlgorithmInfo, CcConfig, Order, ParamError, ParamInfo, ParamTable, ParamValue, Range, UnknownAlgorithm};
 pub use rtt::{RttConfig, RttEstimator};

@@ -76,7 +76,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
 use crate::jersey::{Estimators, Jersey, JerseyParams};
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range};
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo {
@@ -84,12 +84,14 @@ const PARAMS: &[ParamInfo] = &[
         unit: "table",
         default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","timeout_ssthresh":"every_expiry","abe_bytes":"cumulative_ack","tabe_bytes":"received","dupack_credit":false}"#,
         doc: "parameters of the underlying New Jersey (see `newjersey`), its defaults: R_sn's L_n (abe_bytes) is the cumulative-ACK advance (l.86, l.124), R_rn's (tabe_bytes) the data the receiver got; abe_bytes = received feeds R_sn the receiver's count; timeout_without_warning is replaced by EASR",
+        range: Range::Table(crate::jersey::PARAMS),
     },
     ParamInfo {
         name: "previous_ownd",
         unit: "before_event|previous_ack|previous_round",
         default: "before_event",
         doc: "ownd_{n-1} in EASR: ownd after the last ACK before the loss episode that ends in the RTO (l.181), after the previous ACK, or at the start of the current round trip",
+        range: Range::Any,
     },
 ];
 
@@ -99,6 +101,7 @@ pub const NJPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Lee, Kim, Park, Koo, Choo, KSII TIIS 2(6), 2008",
     params: PARAMS,
     timeout_collapses_window: false,
+    constraints: &[],
 };
 
 /// Which value EASR takes as ownd_{n-1}.

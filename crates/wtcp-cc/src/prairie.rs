@@ -67,7 +67,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::Ewma;
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_RTTS};
 use crate::reno::{self, halved_ssthresh, Reno, RenoParams};
 use crate::westwood::{Accounting, DeliveryCounter};
 
@@ -148,6 +148,21 @@ impl Default for PrairieAbwParams {
 pub const ABW_PARAM_DEFAULT: &str =
     r#"{"burst_factor":0.1,"off_weight":"full","max_off_srtt":0.0,"filter":"tustin","filter_gain":0.9}"#;
 
+/// The parameters of the nested `abw` table, with their ranges.
+pub const ABW_PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "burst_factor",
+        unit: "ratio",
+        default: "0.1",
+        doc: "ACKs closer than burst_factor*SRTT/cwnd form a burst; at most 1, where every ACK at the flow's own rate (SRTT/cwnd apart) would be one",
+        range: Range::closed(0.0, 1.0),
+    },
+    ParamInfo { name: "off_weight", unit: "congestion|one_minus_congestion|full", default: "full", doc: "c' in sample = D/(T_on + c'*T_off)", range: Range::Any },
+    ParamInfo { name: "max_off_srtt", unit: "SRTTs", default: "0.0", doc: "cap on T_off in SRTTs, 0 = none", range: Range::closed(0.0, MAX_RTTS) },
+    ParamInfo { name: "filter", unit: "tustin|ewma", default: "tustin", doc: "filter of the samples", range: Range::Any },
+    ParamInfo { name: "filter_gain", unit: "ratio", default: "0.9", doc: "weight of the previous estimate, a weight of an average", range: Range::closed(0.0, 1.0) },
+];
+
 /// Documentation of the nested `abw` table.
 pub const ABW_PARAM_DOC: &str = "Prairie ABW estimator: burst_factor (ACKs closer than burst_factor*SRTT/cwnd form a burst), off_weight (congestion|one_minus_congestion|full: c' = c, 1 - c or 1 in sample = D/(T_on + c'*T_off), c = (SRTT - RTTmin)/SRTT), max_off_srtt (cap on T_off in SRTTs, 0 = none), filter (tustin|ewma), filter_gain (weight of the previous estimate)";
 
@@ -181,12 +196,13 @@ pub const PRAIRIE_INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "Bandwidth estimate from ACK bursts, each spread over its following off period (weighted by the degree of congestion when configured); after a loss ssthresh = ABW * RTTmin (paper only partly specified).",
     reference: "Parvez, Hossain, Computer Communications 28(2):246-256, 2005 (reading of algorithms.md §6)",
     params: &[
-        ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC },
-        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into ssthresh" },
+        ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC, range: Range::Table(ABW_PARAMS) },
+        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into ssthresh", range: Range::Any },
         reno::BYTE_COUNTING,
         reno::ABC_LIMIT,
     ],
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 pub fn build(p: &PrairieParams) -> Box<dyn CongestionControl> {

@@ -11,13 +11,188 @@ use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
 use crate::{acc, bbr, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
 
-/// Documentation of one parameter, for `wtcp algorithms`.
+/// Documentation of one parameter, for `wtcp algorithms`, and the values it may take.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamInfo {
     pub name: &'static str,
     pub unit: &'static str,
     pub default: &'static str,
     pub doc: &'static str,
+    /// The values allowed; a scenario giving another value is refused ([`check_params`]).
+    pub range: Range,
+}
+
+/// Largest value of a parameter counted in segments (a window, a threshold on a backlog):
+/// 10^9 segments, a window of 1 TB at 1000-byte segments, beyond what any send or receive
+/// buffer within the resource budget of a run holds.
+pub const MAX_SEGMENTS: f64 = 1e9;
+/// Largest window-sized parameter in bytes: 10^15, 10^9 segments of the largest MSS
+/// allowed (65495 bytes) rounded up.
+pub const MAX_WINDOW_BYTES: f64 = 1e15;
+/// Largest dimensionless gain or scale (a pacing or cwnd gain, CUBIC's C): 100, two
+/// orders of magnitude above the published values (1.25 to 2.89, C = 0.4).
+pub const MAX_GAIN: f64 = 100.0;
+/// Longest time a parameter may give, seconds: the longest run (`run.duration_s`).
+pub const MAX_SECONDS: f64 = 1e7;
+/// Largest window counted in RTTs (an estimator or warning window): 1000 RTTs, beyond which
+/// the estimate no longer follows the path within any run's length at LAN or WAN RTTs.
+pub const MAX_RTTS: f64 = 1000.0;
+
+/// The values one parameter may take.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Range {
+    /// A switch or a named choice: the parameter's type admits only valid values.
+    Any,
+    /// A finite number from `min` to `max` (an end is excluded when its `open` flag is set).
+    /// A number given to a parameter that also takes a name (e.g. `"initial_window"`) is
+    /// checked against it too.
+    Num { min: f64, min_open: bool, max: f64, max_open: bool },
+    /// A nested table of parameters.
+    Table(&'static [ParamInfo]),
+}
+
+impl Range {
+    /// `min <= x <= max`.
+    pub const fn closed(min: f64, max: f64) -> Range {
+        Range::Num { min, min_open: false, max, max_open: false }
+    }
+    /// `min < x <= max`.
+    pub const fn above(min: f64, max: f64) -> Range {
+        Range::Num { min, min_open: true, max, max_open: false }
+    }
+    /// `min < x < max`.
+    pub const fn open(min: f64, max: f64) -> Range {
+        Range::Num { min, min_open: true, max, max_open: true }
+    }
+    /// `min <= x < max`.
+    pub const fn below(min: f64, max: f64) -> Range {
+        Range::Num { min, min_open: false, max, max_open: true }
+    }
+    /// `x >= min`, for integer parameters whose type bounds them above.
+    pub const fn at_least(min: f64) -> Range {
+        Range::Num { min, min_open: false, max: f64::INFINITY, max_open: true }
+    }
+
+    /// Why `v` is not allowed, or `None` if it is.
+    pub fn refuse(&self, v: f64) -> Option<String> {
+        self.refuse_named(v, "x")
+    }
+
+    /// As [`Range::refuse`], the allowed values written with the parameter's `name`.
+    pub fn refuse_named(&self, v: f64, name: &str) -> Option<String> {
+        let Range::Num { min, min_open, max, max_open } = *self else { return None };
+        let low_ok = if min_open { v > min } else { v >= min };
+        let high_ok = if max_open { v < max } else { v <= max };
+        if v.is_finite() && low_ok && high_ok {
+            return None;
+        }
+        Some(format!("is {}; allowed: {}", fmt_num(v), self.describe(name)))
+    }
+
+    /// The allowed values as text, `x` standing for the value: `0 <= x <= 1`.
+    pub fn describe(&self, x: &str) -> String {
+        match *self {
+            Range::Any => "any value of its type".to_string(),
+            Range::Table(_) => "a table of the parameters listed".to_string(),
+            Range::Num { min, min_open, max, max_open } => {
+                let lo = if min_open { "<" } else { "<=" };
+                let hi = if max_open { "<" } else { "<=" };
+                if max.is_infinite() {
+                    format!("{x} {} {}", if min_open { ">" } else { ">=" }, fmt_num(min))
+                } else {
+                    format!("{} {lo} {x} {hi} {}", fmt_num(min), fmt_num(max))
+                }
+            }
+        }
+    }
+}
+
+/// A number as a user would write it: integers without a fraction, large ones as `1e9`.
+pub fn fmt_num(v: f64) -> String {
+    if v.is_nan() {
+        "nan".to_string()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
+    } else if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-4) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A constraint between two numeric parameters of one algorithm: `low <= high`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Order {
+    pub low: &'static str,
+    pub high: &'static str,
+    /// Why the algorithm needs it (cited).
+    pub why: &'static str,
+}
+
+/// A parameter value as [`check_params`] sees it, whatever format it came in.
+pub enum ParamValue<'a> {
+    Number(f64),
+    Table(Box<dyn ParamTable + 'a>),
+    /// A string, a boolean, a list: the parameter's type checks it.
+    Other,
+}
+
+/// A table of parameter values (a TOML or JSON table).
+pub trait ParamTable {
+    fn get(&self, key: &str) -> Option<ParamValue<'_>>;
+}
+
+/// A parameter value outside its range: `path` is dotted below `cc_params`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub path: String,
+    pub message: String,
+}
+
+/// Check every numeric value of a parameter table against the ranges of `info`, then the
+/// algorithm's cross-parameter constraints (a parameter left out counts with its default).
+/// Unknown keys and wrong types are the deserialiser's business, not checked here.
+pub fn check_params(info: &AlgorithmInfo, table: &dyn ParamTable) -> Result<(), ParamError> {
+    check_table(info.params, table, "")?;
+    for o in info.constraints {
+        let value = |name: &str| -> Option<f64> {
+            match table.get(name) {
+                Some(ParamValue::Number(v)) => Some(v),
+                Some(_) => None,
+                None => info.params.iter().find(|p| p.name == name).and_then(|p| p.default.parse().ok()),
+            }
+        };
+        if let (Some(low), Some(high)) = (value(o.low), value(o.high)) {
+            if low > high {
+                // Blame the one the user gave (the other may be a default).
+                let (path, v) = if table.get(o.high).is_some() { (o.high, high) } else { (o.low, low) };
+                return Err(ParamError {
+                    path: path.to_string(),
+                    message: format!(
+                        "is {}, but {} = {} and {} = {}; allowed: {} <= {} ({})",
+                        fmt_num(v), o.low, fmt_num(low), o.high, fmt_num(high), o.low, o.high, o.why
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_table(params: &[ParamInfo], table: &dyn ParamTable, prefix: &str) -> Result<(), ParamError> {
+    for p in params {
+        let path = || format!("{prefix}{}", p.name);
+        match (p.range, table.get(p.name)) {
+            (Range::Num { .. }, Some(ParamValue::Number(v))) => {
+                if let Some(message) = p.range.refuse_named(v, p.name) {
+                    return Err(ParamError { path: path(), message: format!("{message} ({})", p.unit) });
+                }
+            }
+            (Range::Table(nested), Some(ParamValue::Table(t))) => check_table(nested, t.as_ref(), &format!("{}.", path()))?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Documentation of one algorithm.
@@ -27,6 +202,8 @@ pub struct AlgorithmInfo {
     pub summary: &'static str,
     pub reference: &'static str,
     pub params: &'static [ParamInfo],
+    /// Constraints between parameters, checked with the ranges.
+    pub constraints: &'static [Order],
     /// A timeout sets cwnd to one segment (false where the paper says otherwise; the
     /// contract suite checks it).
     pub timeout_collapses_window: bool,
@@ -123,6 +300,15 @@ impl CcConfig {
         let empty: std::collections::BTreeMap<String, bool> = Default::default();
         let de: serde::de::value::MapDeserializer<_, serde::de::value::Error> = empty.into_deserializer();
         Self::from_name(name, de).map_err(|_| UnknownAlgorithm(name.to_string()))
+    }
+
+    /// Bytes of state the algorithm allocates beyond its fixed size (a sample history), for
+    /// the resource estimate of a run.
+    pub fn extra_state_bytes(&self) -> u64 {
+        match self {
+            CcConfig::Jtcp(p) => jtcp::history_bytes(p),
+            _ => 0,
+        }
     }
 
     pub fn info(&self) -> &'static AlgorithmInfo {

@@ -15,7 +15,7 @@
 use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Verdict, Window};
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range};
 
 /// Reno growth's byte-counting switch, shared by every algorithm that grows like Reno.
 pub const BYTE_COUNTING: ParamInfo = ParamInfo {
@@ -23,6 +23,7 @@ pub const BYTE_COUNTING: ParamInfo = ParamInfo {
     unit: "bool",
     default: "false",
     doc: "RFC 3465 appropriate byte counting in Reno growth; off = RFC 5681 per-ACK increase (ns-2, ns-3)",
+    range: Range::Any,
 };
 
 /// Reno growth's byte-counting limit, shared like [`BYTE_COUNTING`].
@@ -31,6 +32,7 @@ pub const ABC_LIMIT: ParamInfo = ParamInfo {
     unit: "segments",
     default: "2",
     doc: "byte-counting limit L per ACK in slow start (RFC 3465 §2.2)",
+    range: Range::at_least(1.0),
 };
 
 const PARAMS: &[ParamInfo] = &[
@@ -41,6 +43,7 @@ const PARAMS: &[ParamInfo] = &[
         unit: "flight_size|cwnd|pipe",
         default: "flight_size",
         doc: "quantity halved on loss: FlightSize (RFC 5681 eq. 4), cwnd (ns-2, Linux) or the RFC 6675 pipe (ns-3)",
+        range: Range::Any,
     },
 ];
 
@@ -50,6 +53,7 @@ pub const RENO_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "RFC 5681 (Allman, Paxson, Blanton, 2009)",
     params: PARAMS,
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 pub const NEWRENO_INFO: AlgorithmInfo = AlgorithmInfo {
@@ -58,6 +62,7 @@ pub const NEWRENO_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "RFC 6582 (Henderson, Floyd, Gurtov, Nishida, 2012)",
     params: PARAMS,
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 /// Which quantity a multiplicative decrease halves.

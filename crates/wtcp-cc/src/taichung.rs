@@ -62,7 +62,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::{Ewma, MinTracker};
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range};
 use crate::reno::{cong_avoid_per_ack, halved_ssthresh, slow_start, OncePerWindow};
 
 const PARAMS: &[ParamInfo] = &[
@@ -71,25 +71,29 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ratio",
         default: "0.125",
         doc: "weight of a fresh inter-ACK gap in the EWMA (1 - alpha of Eq. 5 / Fig. 2; the paper gives no value)",
+        range: Range::above(0.0, 1.0),
     },
     ParamInfo {
         name: "interack_filter",
         unit: "fig2|ratio_or_above_average|ratio|none",
         default: "fig2",
         doc: "which inter-ACK gaps enter the EWMA: Fig. 2's test read as Eq. 5 (gap/min < cwnd or gap < average), the earlier reading (gap/min < cwnd or gap > average), only the gap/min < cwnd clause, or all",
+        range: Range::Any,
     },
     ParamInfo {
         name: "ssthresh_net",
         unit: "product|sum",
         default: "product",
         doc: "how ssthresh_ideal and RTTmin/RTT combine: Eq. 10's product or Fig. 2's printed sum",
+        range: Range::Any,
     },
-    ParamInfo { name: "rtt", unit: "latest|srtt", default: "latest", doc: "RTT in the shrink factor RTTmin/RTT: the last sample (paper) or SRTT" },
+    ParamInfo { name: "rtt", unit: "latest|srtt", default: "latest", doc: "RTT in the shrink factor RTTmin/RTT: the last sample (paper) or SRTT", range: Range::Any },
     ParamInfo {
         name: "per_segment_interack",
         unit: "bool",
         default: "false",
         doc: "divide each inter-ACK gap by the segments the ACK covers (delayed ACKs); off = the paper's raw gap",
+        range: Range::Any,
     },
 ];
 
@@ -99,6 +103,7 @@ pub const TAICHUNG_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "B.-J. Chang, S.-Y. Lin, Y.-H. Liang, TCP-Taichung: RTT-based predictive bandwidth with optimal shrink factor (heterogeneous wired/wireless networks)",
     params: PARAMS,
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 /// Which inter-ACK samples enter the EWMA.

@@ -51,7 +51,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::MinTracker;
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, Order, ParamInfo, Range, MAX_SEGMENTS};
 use crate::reno::{slow_start, HalveOf, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
@@ -60,30 +60,35 @@ const PARAMS: &[ParamInfo] = &[
         unit: "segments",
         default: "1",
         doc: "Diff below alpha: cwnd += 1 segment per RTT (paper and ns-2: 1; Linux: 2)",
+        range: Range::closed(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "beta",
         unit: "segments",
         default: "3",
         doc: "Diff above beta: cwnd -= 1 segment per RTT (paper and ns-2: 3; Linux: 4)",
+        range: Range::closed(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "gamma",
         unit: "segments",
         default: "1",
         doc: "slow start ends when Diff exceeds gamma (paper, ns-2 and Linux: 1)",
+        range: Range::closed(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "round_rtt",
         unit: "mean|min",
         default: "mean",
         doc: "RTT of a round: mean of its samples (ns-2) or minimum (Linux)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "halve",
         unit: "flight_size|cwnd|pipe",
         default: "cwnd",
         doc: "quantity halved by Reno's loss response: cwnd (ns-2, Linux), FlightSize (RFC 5681) or the RFC 6675 pipe",
+        range: Range::Any,
     },
 ];
 
@@ -93,6 +98,7 @@ pub const VEGAS_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Brakmo & Peterson, IEEE JSAC 13(8), 1995; ns-2 Agent/TCP/Vegas; Linux tcp_vegas.c",
     params: PARAMS,
     timeout_collapses_window: true,
+    constraints: &[Order { low: "alpha", high: "beta", why: "Brakmo & Peterson: cwnd grows while Diff < alpha and shrinks while Diff > beta, so alpha must not exceed beta" }],
 };
 
 /// Which RTT of a round enters Actual.

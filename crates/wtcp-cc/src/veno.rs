@@ -35,7 +35,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::MinTracker;
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_SEGMENTS};
 use crate::reno::{halved_ssthresh, HalveOf, Reno, RenoParams};
 
 const PARAMS: &[ParamInfo] = &[
@@ -44,24 +44,28 @@ const PARAMS: &[ParamInfo] = &[
         unit: "segments",
         default: "3",
         doc: "backlog N below beta: non-congestive state, a loss is judged random (paper and Linux: 3)",
+        range: Range::closed(0.0, MAX_SEGMENTS),
     },
     ParamInfo {
         name: "rtt",
         unit: "sample|smoothed",
         default: "sample",
         doc: "RTT in N: this ACK's sample (Linux) or SRTT",
+        range: Range::Any,
     },
     ParamInfo {
         name: "timeout_halve",
         unit: "flight_size|cwnd|pipe",
         default: "cwnd",
         doc: "quantity halved by Reno's timeout response: cwnd (paper's Reno, ns-2, Linux), FlightSize (RFC 5681) or pipe (ns-3)",
+        range: Range::Any,
     },
     ParamInfo {
         name: "recovery",
         unit: "reno|newreno",
         default: "reno",
         doc: "fast recovery: Reno (paper) or NewReno partial-ACK handling (RFC 6582)",
+        range: Range::Any,
     },
 ];
 
@@ -71,6 +75,7 @@ pub const VENO_INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Fu & Liew, IEEE JSAC 21(2), 2003; Linux tcp_veno.c",
     params: PARAMS,
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 /// Which RTT enters the backlog N.

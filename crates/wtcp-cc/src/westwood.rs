@@ -120,7 +120,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
 use crate::filters::MinTracker;
-use crate::registry::{AlgorithmInfo, ParamInfo};
+use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_SECONDS};
 use crate::reno::{halved_ssthresh, Reno, RenoParams, ABC_LIMIT, BYTE_COUNTING};
 
 /// How the bytes delivered are credited from ACKs.
@@ -205,7 +205,7 @@ pub struct WestwoodParams {
     pub tau_ms: f64,
     /// Insert virtual zero samples when no ACK arrives for tau/m (paper: yes).
     pub virtual_samples: bool,
-    /// The m of tau/m for virtual samples (paper: m >= 2; here 2; values below 1 act as 1).
+    /// The m of tau/m for virtual samples (paper: m >= 2; here 2; at least 1).
     pub virtual_sample_divisor: f64,
     /// Byte accounting: `linux` (paper rule, Linux) or `ns3`.
     pub accounting: Accounting,
@@ -240,7 +240,7 @@ pub struct WestwoodPlusParams {
     /// Low-pass filter: `tustin` (ns-3), `linux` (two 7/8 EWMAs) or `none`.
     pub filter: BwFilter,
     /// Weight of the previous estimate in the Tustin filter (ns-3: 0.9; paper: 0.9
-    /// [UNCONF]); clamped to [0, 1].
+    /// [UNCONF]); in [0, 1].
     pub tustin_alpha: f64,
     /// Window delimitation: `ns3` (one RTT, timer) or `linux` (first ACK after
     /// max(RTT, `linux_min_window_ms`)).
@@ -286,17 +286,18 @@ pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "Per-ACK bandwidth samples through a Tustin low-pass filter; after a loss ssthresh = BWE * RTTmin, cwnd = min(cwnd, ssthresh).",
     reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
     params: &[
-        ParamInfo { name: "flavour", unit: "paper|ns2", default: "paper", doc: "paper: MobiCom 2001 (the parameters below); ns2: UCLA's ns-2 TCPW-NR, the Westwood of 2004-2008 ns-2 comparisons (NJ+, Jersey)" },
-        ParamInfo { name: "ns2_tick_ms", unit: "ms", default: "10.0", doc: "ns2 flavour: TCP clock tick the RTT samples are rounded to (ns-2 tcpTick_)" },
-        ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed" },
-        ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)" },
-        ParamInfo { name: "virtual_sample_divisor", unit: "m", default: "2.0", doc: "m of tau/m, paper: m >= 2" },
-        ParamInfo { name: "accounting", unit: "linux|ns3", default: "linux", doc: "byte accounting of duplicate and cumulative ACKs (paper/Linux rule, or ns-3's PktsAcked calls)" },
-        ParamInfo { name: "response", unit: "paper|ns3|linux", default: "paper", doc: "loss response: paper caps cwnd at ssthresh, ns3 sets cwnd = ssthresh, linux halves then sets BWE*RTTmin at recovery exit" },
+        ParamInfo { name: "flavour", unit: "paper|ns2", default: "paper", doc: "paper: MobiCom 2001 (the parameters below); ns2: UCLA's ns-2 TCPW-NR, the Westwood of 2004-2008 ns-2 comparisons (NJ+, Jersey)", range: Range::Any },
+        ParamInfo { name: "ns2_tick_ms", unit: "ms", default: "10.0", doc: "ns2 flavour: TCP clock tick the RTT samples are rounded to (ns-2 tcpTick_)", range: Range::above(0.0, 1000.0) },
+        ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed", range: Range::above(0.0, MAX_SECONDS * 1e3) },
+        ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)", range: Range::Any },
+        ParamInfo { name: "virtual_sample_divisor", unit: "m", default: "2.0", doc: "m of tau/m, paper: m >= 2", range: Range::closed(1.0, 1e6) },
+        ParamInfo { name: "accounting", unit: "linux|ns3", default: "linux", doc: "byte accounting of duplicate and cumulative ACKs (paper/Linux rule, or ns-3's PktsAcked calls)", range: Range::Any },
+        ParamInfo { name: "response", unit: "paper|ns3|linux", default: "paper", doc: "loss response: paper caps cwnd at ssthresh, ns3 sets cwnd = ssthresh, linux halves then sets BWE*RTTmin at recovery exit", range: Range::Any },
         BYTE_COUNTING,
         ABC_LIMIT,
     ],
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 pub const WESTWOODPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
@@ -304,19 +305,20 @@ pub const WESTWOODPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "One bandwidth sample per RTT, low-pass filtered; after a loss ssthresh = BWE * RTTmin (ns-3 TcpWestwoodPlus by default).",
     reference: "Grieco, Mascolo, ACM CCR 34(2), 2004; ns-3 TcpWestwoodPlus",
     params: &[
-        ParamInfo { name: "filter", unit: "tustin|linux|none", default: "tustin", doc: "low-pass filter of the samples: ns-3 Tustin, Linux two 7/8 EWMAs, or none" },
-        ParamInfo { name: "tustin_alpha", unit: "1", default: "0.9", doc: "weight of the previous estimate in the Tustin filter (ns-3: 0.9)" },
-        ParamInfo { name: "sampling", unit: "ns3|linux", default: "ns3", doc: "window: one RTT with sample = bytes/RTT (ns-3), or first ACK after max(RTT, 50 ms) with bytes/elapsed (Linux)" },
-        ParamInfo { name: "window_rtt", unit: "srtt|sample", default: "srtt", doc: "RTT that sizes a window: smoothed (ns-3) or latest raw sample (Linux)" },
-        ParamInfo { name: "min_rtt_of", unit: "srtt|sample", default: "srtt", doc: "RTTmin is the minimum smoothed RTT (ns-3) or the minimum raw sample (Linux, paper)" },
-        ParamInfo { name: "linux_min_window_ms", unit: "ms", default: "50.0", doc: "minimum window for linux sampling (Linux: 50 ms)" },
-        ParamInfo { name: "accounting", unit: "ns3|linux", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs" },
-        ParamInfo { name: "response", unit: "ns3|paper|linux", default: "ns3", doc: "loss response: ns3 sets cwnd = ssthresh, paper caps cwnd at ssthresh, linux halves then sets BWE*RTTmin at recovery exit" },
-        ParamInfo { name: "reset_min_rtt_on_timeout", unit: "bool", default: "false", doc: "forget RTTmin on an RTO (Linux) or keep it (ns-3)" },
+        ParamInfo { name: "filter", unit: "tustin|linux|none", default: "tustin", doc: "low-pass filter of the samples: ns-3 Tustin, Linux two 7/8 EWMAs, or none", range: Range::Any },
+        ParamInfo { name: "tustin_alpha", unit: "1", default: "0.9", doc: "weight of the previous estimate in the Tustin filter (ns-3: 0.9)", range: Range::closed(0.0, 1.0) },
+        ParamInfo { name: "sampling", unit: "ns3|linux", default: "ns3", doc: "window: one RTT with sample = bytes/RTT (ns-3), or first ACK after max(RTT, 50 ms) with bytes/elapsed (Linux)", range: Range::Any },
+        ParamInfo { name: "window_rtt", unit: "srtt|sample", default: "srtt", doc: "RTT that sizes a window: smoothed (ns-3) or latest raw sample (Linux)", range: Range::Any },
+        ParamInfo { name: "min_rtt_of", unit: "srtt|sample", default: "srtt", doc: "RTTmin is the minimum smoothed RTT (ns-3) or the minimum raw sample (Linux, paper)", range: Range::Any },
+        ParamInfo { name: "linux_min_window_ms", unit: "ms", default: "50.0", doc: "minimum window for linux sampling (Linux: 50 ms)", range: Range::closed(0.0, MAX_SECONDS * 1e3) },
+        ParamInfo { name: "accounting", unit: "ns3|linux", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs", range: Range::Any },
+        ParamInfo { name: "response", unit: "ns3|paper|linux", default: "ns3", doc: "loss response: ns3 sets cwnd = ssthresh, paper caps cwnd at ssthresh, linux halves then sets BWE*RTTmin at recovery exit", range: Range::Any },
+        ParamInfo { name: "reset_min_rtt_on_timeout", unit: "bool", default: "false", doc: "forget RTTmin on an RTO (Linux) or keep it (ns-3)", range: Range::Any },
         BYTE_COUNTING,
         ABC_LIMIT,
     ],
     timeout_collapses_window: true,
+    constraints: &[],
 };
 
 /// Build TCP Westwood (per-ACK samples).

@@ -242,7 +242,7 @@ impl<'s> World<'s> {
                     self.ev.schedule(start + len, Event::DelaySpike { dir, extra: 0 });
                 }
                 if let Some(g) = self.outage_gens[dir as usize].as_mut() {
-                    let first = g.cfg.from + secs(exponential(&mut g.rng, g.cfg.mean_interval));
+                    let first = g.cfg.from.saturating_add(secs(exponential(&mut g.rng, g.cfg.mean_interval)));
                     self.ev.schedule(first, Event::RandomOutage { dir });
                 }
             }
@@ -330,7 +330,8 @@ impl<'s> World<'s> {
                 let next = secs(exponential(&mut g.rng, g.cfg.mean_interval));
                 self.set_outage(dir, true);
                 self.ev.schedule(self.now + len, Event::Outage { dir, begin: false });
-                self.ev.schedule(self.now + next.max(1), Event::RandomOutage { dir });
+                // Saturating: a mean interval of ages (a count near 0) means no further outage.
+                self.ev.schedule(self.now.saturating_add(next.max(1)), Event::RandomOutage { dir });
             }
             Event::DelaySpike { dir, extra } => self.dirs[dir as usize].extra_delay = extra,
             Event::MacHint { flow, seq } => self.with_sender(flow, |s, io| {
@@ -462,7 +463,7 @@ impl<'s> World<'s> {
             c.sent += 1;
             c.bytes_sent += u64::from(size);
             self.out.push(p);
-            c.next_send.set(Some(now + c.interval), &mut self.ev, Event::CbrSend { flow });
+            c.next_send.set(Some(now.saturating_add(c.interval)), &mut self.ev, Event::CbrSend { flow });
         }
     }
 
@@ -635,7 +636,7 @@ impl<'s> World<'s> {
     fn collect(mut self, wall_seconds: f64) -> RunResult {
         let sc = self.sc;
         let window = to_secs(sc.measure_to - sc.measure_from);
-        let mut warnings = Vec::new();
+        let mut starved: Vec<(Starved, usize)> = Vec::new();
         let mut flows = Vec::with_capacity(self.flows.len());
         for (i, f) in self.flows.iter_mut().enumerate() {
             let cfg = &sc.flows[i];
@@ -696,7 +697,17 @@ impl<'s> World<'s> {
                     r.fct_s = c.completed_at.map(|t| (t - cfg.start) as f64 / 1e9);
                     r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
                     if t.receiver.rcv_nxt == 0 {
-                        warnings.push(format!("flow `{}` delivered no data: the path may be unusable (loss rate 1, or an outage covering the run)", cfg.name));
+                        let (fr, to) = (c.fast_retransmit_causes, c.timeout_causes);
+                        let why = if fr.wireless + to.wireless > 0 {
+                            Starved::PathLoss
+                        } else if fr.congestion + to.congestion > 0 {
+                            Starved::Queues
+                        } else if c.segments_sent == 0 && c.syns_sent == 0 {
+                            Starved::NothingSent
+                        } else {
+                            Starved::NoLossSeen
+                        };
+                        starved.push((why, i));
                     }
                 }
                 FlowState::Cbr(c) => {
@@ -704,12 +715,13 @@ impl<'s> World<'s> {
                     r.segments_sent = c.sent;
                     r.packets_received = c.received_packets;
                     if c.received_packets == 0 {
-                        warnings.push(format!("flow `{}` delivered no data", cfg.name));
+                        starved.push((Starved::Cbr, i));
                     }
                 }
             }
             flows.push(r);
         }
+        let warnings = starved_warnings(sc, &starved);
         let fair: Vec<f64> = sc.fairness_flows.iter().map(|&i| flows[i].goodput_bps).collect();
         let drops = self
             .dirs
@@ -765,6 +777,64 @@ impl<'s> World<'s> {
             traces: self.traces.take(),
         }
     }
+}
+
+/// Why a flow delivered no data, as far as its loss events tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Starved {
+    /// Some of its losses came from a loss model, an outage or the 802.11 channel.
+    PathLoss,
+    /// Every loss it saw was a drop at a full queue.
+    Queues,
+    /// It sent segments but saw no loss event before the run ended.
+    NoLossSeen,
+    /// It sent nothing.
+    NothingSent,
+    /// A CBR flow none of whose packets arrived.
+    Cbr,
+}
+
+/// One warning per cause for the flows that delivered no data, naming a few of them.
+fn starved_warnings(sc: &Scenario, starved: &[(Starved, usize)]) -> Vec<String> {
+    let mut by_cause: std::collections::BTreeMap<Starved, Vec<usize>> = Default::default();
+    for &(why, i) in starved {
+        by_cause.entry(why).or_default().push(i);
+    }
+    // The largest group of flows that start at the same instant, for the congestion case.
+    let mut starts: std::collections::HashMap<Time, usize> = Default::default();
+    for f in &sc.flows {
+        *starts.entry(f.start).or_default() += 1;
+    }
+    let (&start, &together) = starts.iter().max_by_key(|&(t, n)| (*n, std::cmp::Reverse(*t))).expect("a run has flows");
+    by_cause
+        .into_iter()
+        .map(|(why, flows)| {
+            let mut names: Vec<String> = flows.iter().take(3).map(|&i| format!("`{}`", sc.flows[i].name)).collect();
+            if flows.len() > names.len() {
+                names.push(format!("... {} more", flows.len() - names.len()));
+            }
+            let who = if flows.len() == 1 { format!("flow {}", names[0]) } else { format!("{} flows ({})", flows.len(), names.join(", ")) };
+            let cause = match why {
+                Starved::PathLoss => "some of their segments were lost on the path (a loss model, an outage or the 802.11 channel): the path may be unusable (loss rate 1, or an outage covering the run)".to_string(),
+                Starved::Queues => {
+                    let crowd = if together > 1 {
+                        format!("; {together} flows start at {} s together (spread them with start_stagger_s)", secs_f(start))
+                    } else {
+                        String::new()
+                    };
+                    format!("every loss they detected was a drop at a full queue (congestion), none a loss model's or an outage's, and their retransmissions did not get through before the run ended{crowd}; a larger queue or a longer run may help")
+                }
+                Starved::NoLossSeen => "they sent segments but no loss was detected and nothing arrived before the run ended (a run too short for the path's delay or for the handshake)".to_string(),
+                Starved::NothingSent => "they sent nothing (they started too close to the end of the run, or their application had no data)".to_string(),
+                Starved::Cbr => "none of their packets arrived (dropped at queues or lost on the path)".to_string(),
+            };
+            format!("{who} delivered no data: {cause}")
+        })
+        .collect()
+}
+
+fn secs_f(t: Time) -> f64 {
+    t as f64 / 1e9
 }
 
 /// Length of one on or off period.

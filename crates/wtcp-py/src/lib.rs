@@ -316,17 +316,36 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("name", a.name)?;
         d.set_item("summary", a.summary)?;
         d.set_item("reference", a.reference)?;
-        let params = PyList::empty(py);
-        for p in a.params {
-            let pd = PyDict::new(py);
-            pd.set_item("name", p.name)?;
-            pd.set_item("unit", p.unit)?;
-            pd.set_item("default", p.default)?;
-            pd.set_item("doc", p.doc)?;
-            params.append(pd)?;
+        d.set_item("params", param_list(py, a.params)?)?;
+        let constraints = PyList::empty(py);
+        for o in a.constraints {
+            constraints.append(format!("{} <= {}: {}", o.low, o.high, o.why))?;
         }
-        d.set_item("params", params)?;
+        d.set_item("constraints", constraints)?;
         list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// Parameters as dicts: name, unit, default, doc, range (text; "" for a switch or a
+/// choice) and, for a nested table, its own `params`.
+fn param_list<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for p in params {
+        let pd = PyDict::new(py);
+        pd.set_item("name", p.name)?;
+        pd.set_item("unit", p.unit)?;
+        pd.set_item("default", p.default)?;
+        pd.set_item("doc", p.doc)?;
+        match p.range {
+            wtcp_cc::Range::Any => pd.set_item("range", "")?,
+            wtcp_cc::Range::Num { .. } => pd.set_item("range", p.range.describe(p.name))?,
+            wtcp_cc::Range::Table(nested) => {
+                pd.set_item("range", "table")?;
+                pd.set_item("params", param_list(py, nested)?)?;
+            }
+        }
+        list.append(pd)?;
     }
     Ok(list)
 }

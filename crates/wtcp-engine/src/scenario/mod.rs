@@ -1,6 +1,7 @@
 //! Scenario input: parse (TOML, or JSON from Python), apply `--set` overrides, check,
 //! and resolve into the typed, index-based [`Scenario`] the engine runs.
 
+pub mod budget;
 mod overrides;
 mod resolve;
 pub mod schema;

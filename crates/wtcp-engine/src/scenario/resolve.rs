@@ -1,8 +1,12 @@
 //! From a scenario document to the typed, checked [`Scenario`].
 
 use toml::Value;
+use wtcp_cc::registry::fmt_num;
 use wtcp_cc::{CcConfig, RttConfig};
 
+use std::collections::{HashMap, HashSet};
+
+use super::budget;
 use super::overrides::{apply_override, parse_value};
 use super::schema::*;
 use super::ScenarioError;
@@ -233,8 +237,18 @@ impl Scenario {
             apply_override(&mut doc, path, parse_value(text))?;
         }
         let file: ScenarioFile = serde_path_to_error::deserialize(doc.clone()).map_err(|e| {
-            let path = dotted(e.path());
-            ScenarioError::new(path, first_line(&e.into_inner().to_string()))
+            let mut path = dotted(e.path());
+            let mut msg = first_line(&e.into_inner().to_string());
+            if msg == UNIT_VARIANT {
+                msg = names_expected(&doc, &path, |probe| {
+                    serde_path_to_error::deserialize::<_, ScenarioFile>(probe).err().map(|e| (dotted(e.path()), e.into_inner().to_string()))
+                });
+            }
+            // A missing field is reported at the field, not at the table that lacks it.
+            if let Some(field) = msg.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
+                path = if path.is_empty() { field.to_string() } else { format!("{path}.{field}") };
+            }
+            ScenarioError::new(path, msg)
         })?;
         resolve(file, doc)
     }
@@ -255,6 +269,24 @@ fn dotted(path: &serde_path_to_error::Path) -> String {
     parts.join(".")
 }
 
+/// What serde says of a number or a list given where a name (an enum variant) belongs.
+const UNIT_VARIANT: &str = "invalid type: unit variant, expected string only";
+
+/// A clearer message for [`UNIT_VARIANT`] at `path`: the names the field takes, found by
+/// putting a name that no field has there and reading the deserialiser's "expected" list.
+fn names_expected(doc: &Value, path: &str, deserialize: impl Fn(Value) -> Option<(String, String)>) -> String {
+    let mut probe = doc.clone();
+    let expected = apply_override(&mut probe, path, Value::String("\u{1}".into()))
+        .ok()
+        .and_then(|()| deserialize(probe))
+        .filter(|(p, _)| p == path)
+        .and_then(|(_, m)| m.split_once("expected ").map(|(_, e)| first_line(e)));
+    match expected {
+        Some(names) => format!("invalid type: not a name; allowed: {names}"),
+        None => "invalid type: not a name; allowed: one of the names of this field".to_string(),
+    }
+}
+
 /// The deserialiser's own message without its trailing "in `key`" line (the path is
 /// reported separately, with array indices).
 fn first_line(msg: &str) -> String {
@@ -272,7 +304,7 @@ fn time_s(path: &str, v: f64, positive: bool) -> R<Time> {
     let ok = v.is_finite() && v <= 1e7 && if positive { v > 0.0 } else { v >= 0.0 };
     if !ok {
         let allowed = if positive { "a number of seconds > 0 and <= 1e7" } else { "a number of seconds >= 0 and <= 1e7" };
-        return err(path, format!("is {v}; allowed: {allowed}"));
+        return err(path, format!("is {}; allowed: {allowed}", fmt_num(v)));
     }
     // The engine's clock ticks in nanoseconds: a positive time that rounds to 0 would make
     // a timer fire at the same instant forever.
@@ -285,14 +317,14 @@ fn time_s(path: &str, v: f64, positive: bool) -> R<Time> {
 
 fn probability(path: &str, v: f64) -> R<f64> {
     if !(0.0..=1.0).contains(&v) || v.is_nan() {
-        return err(path, format!("is {v}; a probability must lie in [0, 1]"));
+        return err(path, format!("is {}; a probability must lie in [0, 1]", fmt_num(v)));
     }
     Ok(v)
 }
 
 fn positive(path: &str, v: f64, what: &str) -> R<f64> {
     if !(v.is_finite() && v > 0.0) {
-        return err(path, format!("is {v}; allowed: {what} > 0"));
+        return err(path, format!("is {}; allowed: {what} > 0", fmt_num(v)));
     }
     Ok(v)
 }
@@ -301,6 +333,7 @@ fn positive(path: &str, v: f64, what: &str) -> R<f64> {
 const MAX_FLOW_COPIES: u32 = 10_000;
 
 fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
+    let limits = budget::Limits::from_env()?;
     let duration = time_s("run.duration_s", f.run.duration_s, true)?;
     let measure_from = time_s("run.measure_from_s", f.run.measure_from_s, false)?;
     if measure_from >= duration {
@@ -322,18 +355,24 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         return err("nodes", "needs at least two nodes");
     }
     let mut nodes: Vec<String> = Vec::with_capacity(f.nodes.len());
+    let mut node_index: HashMap<&str, usize> = HashMap::with_capacity(f.nodes.len());
     for (i, n) in f.nodes.iter().enumerate() {
         if n.name.trim().is_empty() {
             return err(format!("nodes.{i}.name"), "must not be empty");
         }
-        if nodes.contains(&n.name) {
+        if node_index.insert(n.name.as_str(), i).is_some() {
             return err(format!("nodes.{i}.name"), format!("`{}` is defined twice; node names must be unique", n.name));
         }
         nodes.push(n.name.clone());
     }
     let node = |path: String, name: &str| -> R<usize> {
-        nodes.iter().position(|n| n == name).ok_or_else(|| {
-            ScenarioError::new(path, format!("unknown node `{name}`; defined nodes: {}", nodes.join(", ")))
+        node_index.get(name).copied().ok_or_else(|| {
+            // A long list is cut: the message names the first nodes only.
+            let mut known: Vec<&str> = nodes.iter().take(20).map(String::as_str).collect();
+            if nodes.len() > known.len() {
+                known.push("...");
+            }
+            ScenarioError::new(path, format!("unknown node `{name}`; defined nodes: {}", known.join(", ")))
         })
     };
 
@@ -342,6 +381,7 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         return err("links", "needs at least one link (or a [[wifi]] channel)");
     }
     let mut links: Vec<LinkCfg> = Vec::with_capacity(f.links.len());
+    let mut link_names: HashSet<String> = HashSet::with_capacity(f.links.len());
     for (i, l) in f.links.iter().enumerate() {
         let p = format!("links.{i}");
         let a = node(format!("{p}.a"), &l.a)?;
@@ -350,7 +390,7 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
             return err(format!("{p}.b"), format!("a link must join two different nodes (both ends are `{}`)", l.a));
         }
         let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
-        if links.iter().any(|o| o.name == name) {
+        if !link_names.insert(name.clone()) {
             return err(format!("{p}.name"), format!("link name `{name}` is used twice; give the links distinct names"));
         }
         let rate_mbps = positive(&format!("{p}.rate_mbps"), l.rate_mbps, "a rate in Mb/s")?;
@@ -377,6 +417,8 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     }
     // Links first, then every pair of stations in transmission range of each other.
     let link_edges = links.iter().enumerate().map(|(i, l)| (l.a, l.b, Hop::Link((2 * i) as u32), Hop::Link((2 * i + 1) as u32)));
+    // The station pairs are checked before they are listed (stations^2 of them).
+    budget::Estimate { items: wifi.iter().enumerate().map(|(c, w)| budget::wifi_item(c, w.stations.len())).collect() }.check(&limits)?;
     let mut wifi_edges = Vec::new();
     for (c, w) in wifi.iter().enumerate() {
         for (i, &(a, ax, ay)) in w.stations.iter().enumerate() {
@@ -388,15 +430,31 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
             }
         }
     }
-    let routes = RouteTable::shortest_paths(nodes.len(), link_edges.chain(wifi_edges));
-
-    // Flows.
+    // Flows: their end points first, which the route table is built towards.
     if f.flows.is_empty() {
         return err("flows", "needs at least one flow");
     }
+    let mut ends: Vec<(usize, usize)> = Vec::with_capacity(f.flows.len());
+    for (i, fl) in f.flows.iter().enumerate() {
+        let p = format!("flows.{i}");
+        let src = node(format!("{p}.src"), &fl.src)?;
+        let dst = node(format!("{p}.dst"), &fl.dst)?;
+        if src == dst {
+            return err(format!("{p}.dst"), format!("a flow needs two different end nodes (both are `{}`)", fl.src));
+        }
+        ends.push((src, dst));
+    }
+    let dests: Vec<usize> = ends.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let mut distinct = vec![false; nodes.len()];
+    let k = dests.iter().filter(|&&d| !std::mem::replace(&mut distinct[d], true)).count();
+    // The table is checked before it is built (nodes x destinations entries).
+    budget::Estimate { items: vec![budget::route_item(nodes.len(), k)] }.check(&limits)?;
+    let routes = RouteTable::shortest_paths(nodes.len(), link_edges.chain(wifi_edges), &dests);
+
     let mut flows: Vec<FlowCfg> = Vec::with_capacity(f.flows.len());
-    // The `[[flows]]` name each resolved flow came from (its copies share it).
-    let mut group_names: Vec<String> = Vec::with_capacity(f.flows.len());
+    let mut flow_names: HashSet<String> = HashSet::with_capacity(f.flows.len());
+    // The `[[flows]]` entry each resolved flow came from (its copies share it).
+    let mut entry_of: Vec<usize> = Vec::with_capacity(f.flows.len());
     for (i, fl) in f.flows.iter().enumerate() {
         let p = format!("flows.{i}");
         if fl.count > MAX_FLOW_COPIES {
@@ -404,77 +462,76 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         }
         let stagger = time_s(&format!("{p}.start_stagger_s"), fl.start_stagger_s, false)?;
         let base = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        // An entry with count = 0 runs no flow but is still checked (a mistake in it is a
-        // mistake in the file).
+        let (src, dst) = ends[i];
+        for (from, to) in [(src, dst), (dst, src)] {
+            if routes.next_hop(from, to).is_none() {
+                return err(p.clone(), format!("no route from `{}` to `{}`; connect them with links", nodes[from], nodes[to]));
+            }
+        }
+        let start0 = time_s(&format!("{p}.start_s"), fl.start_s, false)?;
+        let stop = match fl.stop_s {
+            None => None,
+            Some(v) => Some(time_s(&format!("{p}.stop_s"), v, true)?),
+        };
+        let on_off = match &fl.on_off {
+            None => None,
+            Some(o) => Some(OnOffCfg {
+                on: time_s(&format!("{p}.on_off.on_s"), o.on_s, true)?,
+                off: time_s(&format!("{p}.on_off.off_s"), o.off_s, true)?,
+                exponential: o.exponential,
+            }),
+        };
+        // The application is the same for every copy: checked once per entry (an entry with
+        // count = 0 runs no flow but is still checked: a mistake in it is a mistake in the file).
+        let app = match fl.kind {
+            FlowKind::Tcp => {
+                for (set, field) in [(fl.rate_mbps.is_some(), "rate_mbps"), (fl.packet_bytes.is_some(), "packet_bytes")] {
+                    if set {
+                        return err(format!("{p}.{field}"), "is a CBR option; not allowed on a TCP flow (kind = \"tcp\")");
+                    }
+                }
+                FlowApp::Tcp(resolve_tcp_flow(&p, fl, &f.tcp)?)
+            }
+            FlowKind::Cbr => {
+                for (set, field) in [(fl.cc.is_some(), "cc"), (fl.cc_params.is_some(), "cc_params"), (fl.bytes.is_some(), "bytes"), (fl.tcp.is_some(), "tcp")] {
+                    if set {
+                        return err(format!("{p}.{field}"), "is a TCP option; not allowed on a CBR flow (kind = \"cbr\")");
+                    }
+                }
+                let rate = fl.rate_mbps.ok_or_else(|| ScenarioError::new(format!("{p}.rate_mbps"), "is required for a CBR flow"))?;
+                // Rate 0 is a sweep's "no traffic" point, allowed with count = 0 only.
+                let rate = if fl.count == 0 && rate == 0.0 { 0.0 } else { positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s (0 only with count = 0)")? };
+                // A packet interval must fit the nanosecond clock: at 1 b/s the largest UDP
+                // packet leaves every 6 days.
+                if rate > 1e5 || (rate > 0.0 && rate < 1e-6) {
+                    return err(format!("{p}.rate_mbps"), format!("is {}; allowed: 1e-6 (1 b/s) to 1e5 Mb/s", fmt_num(rate)));
+                }
+                let packet_bytes = fl.packet_bytes.unwrap_or(1000);
+                if packet_bytes == 0 || packet_bytes > 65_507 {
+                    return err(format!("{p}.packet_bytes"), format!("is {packet_bytes}; allowed: 1..=65507 (UDP payload)"));
+                }
+                FlowApp::Cbr(CbrFlowCfg { rate_bps: rate * 1e6, packet_bytes })
+            }
+        };
         for copy in 0..fl.count.max(1) {
             let name = if fl.count == 1 { base.clone() } else { format!("{base}-{}", copy + 1) };
-            if flows.iter().any(|o| o.name == name) {
+            if flow_names.contains(&name) {
                 return err(format!("{p}.name"), format!("flow name `{name}` is used twice; give the flows distinct names"));
             }
-                let src = node(format!("{p}.src"), &fl.src)?;
-                let dst = node(format!("{p}.dst"), &fl.dst)?;
-                if src == dst {
-                    return err(format!("{p}.dst"), format!("a flow needs two different end nodes (both are `{}`)", fl.src));
+            let start = start0 + u64::from(copy) * stagger;
+            if start >= duration {
+                let what = if copy == 0 { format!("is {} s", fl.start_s) } else { format!("with start_stagger_s, copy {} starts at {} s", copy + 1, start as f64 / 1e9) };
+                return err(format!("{p}.start_s"), format!("{what}; a flow must start before the end of the run ({} s)", f.run.duration_s));
+            }
+            if let (Some(t), Some(v)) = (stop, fl.stop_s) {
+                if t <= start {
+                    return err(format!("{p}.stop_s"), format!("is {v} s; it must be after start_s ({} s)", fl.start_s));
                 }
-                for (from, to) in [(src, dst), (dst, src)] {
-                    if routes.next_hop(from, to).is_none() {
-                        return err(p.clone(), format!("no route from `{}` to `{}`; connect them with links", nodes[from], nodes[to]));
-                    }
-                }
-                let start = time_s(&format!("{p}.start_s"), fl.start_s, false)? + u64::from(copy) * stagger;
-                if start >= duration {
-                    let what = if copy == 0 { format!("is {} s", fl.start_s) } else { format!("with start_stagger_s, copy {} starts at {} s", copy + 1, start as f64 / 1e9) };
-                    return err(format!("{p}.start_s"), format!("{what}; a flow must start before the end of the run ({} s)", f.run.duration_s));
-                }
-                let stop = match fl.stop_s {
-                    None => None,
-                    Some(v) => {
-                        let t = time_s(&format!("{p}.stop_s"), v, true)?;
-                        if t <= start {
-                            return err(format!("{p}.stop_s"), format!("is {v} s; it must be after start_s ({} s)", fl.start_s));
-                        }
-                        Some(t)
-                    }
-                };
-                let on_off = match &fl.on_off {
-                    None => None,
-                    Some(o) => Some(OnOffCfg {
-                        on: time_s(&format!("{p}.on_off.on_s"), o.on_s, true)?,
-                        off: time_s(&format!("{p}.on_off.off_s"), o.off_s, true)?,
-                        exponential: o.exponential,
-                    }),
-                };
-                let app = match fl.kind {
-                    FlowKind::Tcp => {
-                        for (set, field) in [(fl.rate_mbps.is_some(), "rate_mbps"), (fl.packet_bytes.is_some(), "packet_bytes")] {
-                            if set {
-                                return err(format!("{p}.{field}"), "is a CBR option; not allowed on a TCP flow (kind = \"tcp\")");
-                            }
-                        }
-                        FlowApp::Tcp(resolve_tcp_flow(&p, fl, &f.tcp)?)
-                    }
-                    FlowKind::Cbr => {
-                        for (set, field) in [(fl.cc.is_some(), "cc"), (fl.cc_params.is_some(), "cc_params"), (fl.bytes.is_some(), "bytes"), (fl.tcp.is_some(), "tcp")] {
-                            if set {
-                                return err(format!("{p}.{field}"), "is a TCP option; not allowed on a CBR flow (kind = \"cbr\")");
-                            }
-                        }
-                        let rate = fl.rate_mbps.ok_or_else(|| ScenarioError::new(format!("{p}.rate_mbps"), "is required for a CBR flow"))?;
-                        // Rate 0 is a sweep's "no traffic" point, allowed with count = 0 only.
-                        let rate = if fl.count == 0 && rate == 0.0 { 0.0 } else { positive(&format!("{p}.rate_mbps"), rate, "a rate in Mb/s (0 only with count = 0)")? };
-                        if rate > 1e5 {
-                            return err(format!("{p}.rate_mbps"), format!("is {rate}; allowed: up to 1e5"));
-                        }
-                        let packet_bytes = fl.packet_bytes.unwrap_or(1000);
-                        if packet_bytes == 0 || packet_bytes > 65_507 {
-                            return err(format!("{p}.packet_bytes"), format!("is {packet_bytes}; allowed: 1..=65507 (UDP payload)"));
-                        }
-                        FlowApp::Cbr(CbrFlowCfg { rate_bps: rate * 1e6, packet_bytes })
-                    }
-                };
+            }
             if copy < fl.count {
-                flows.push(FlowCfg { name, src, dst, start, stop, on_off, app });
-                group_names.push(base.clone());
+                flow_names.insert(name.clone());
+                flows.push(FlowCfg { name, src, dst, start, stop, on_off: on_off.clone(), app: app.clone() });
+                entry_of.push(i);
             }
         }
     }
@@ -486,22 +543,31 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     let fairness_flows = match &f.metrics.fairness_flows {
         None => flows.iter().enumerate().filter(|(_, fl)| matches!(fl.app, FlowApp::Tcp(_))).map(|(i, _)| i).collect(),
         Some(names) => {
+            let by_name: HashMap<&str, usize> = flows.iter().enumerate().map(|(k, fl)| (fl.name.as_str(), k)).collect();
+            let bases: Vec<String> = f.flows.iter().enumerate().map(|(e, fl)| fl.name.clone().unwrap_or_else(|| format!("flow{e}"))).collect();
+            let mut by_entry: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (k, &e) in entry_of.iter().enumerate() {
+                by_entry.entry(bases[e].as_str()).or_default().push(k);
+            }
             let mut out: Vec<usize> = Vec::new();
+            let mut taken = vec![false; flows.len()];
             for (i, n) in names.iter().enumerate() {
-                let exact = flows.iter().position(|fl| &fl.name == n);
-                let selected: Vec<usize> = match exact {
-                    Some(idx) => vec![idx],
-                    None => (0..flows.len()).filter(|&k| &group_names[k] == n).collect(),
+                let selected: Vec<usize> = match by_name.get(n.as_str()) {
+                    Some(&idx) => vec![idx],
+                    None => by_entry.get(n.as_str()).cloned().unwrap_or_default(),
                 };
                 if selected.is_empty() {
-                    let known: Vec<&str> = flows.iter().map(|fl| fl.name.as_str()).collect();
+                    let mut known: Vec<&str> = flows.iter().take(20).map(|fl| fl.name.as_str()).collect();
+                    if flows.len() > known.len() {
+                        known.push("...");
+                    }
                     return err(
                         format!("metrics.fairness_flows.{i}"),
                         format!("unknown flow `{n}`; allowed: a flow name ({}) or the name of a [[flows]] entry, which selects all its copies", known.join(", ")),
                     );
                 }
                 for idx in selected {
-                    if !out.contains(&idx) {
+                    if !std::mem::replace(&mut taken[idx], true) {
                         out.push(idx);
                     }
                 }
@@ -510,14 +576,11 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         }
     };
 
-    let trace_interval = if f.trace.enabled {
-        let iv = positive("trace.interval_ms", f.trace.interval_ms, "milliseconds")?;
-        Some(secs(iv / 1e3).max(1))
-    } else {
-        None
-    };
+    // Checked with tracing off too: a sweep may turn it on (`--trace`, `trace=True`).
+    let iv = positive("trace.interval_ms", f.trace.interval_ms, "milliseconds")?;
+    let trace_interval = f.trace.enabled.then(|| secs(iv / 1e3).max(1));
 
-    Ok(Scenario {
+    let sc = Scenario {
         name: f.name.clone().unwrap_or_else(|| "scenario".to_string()),
         document,
         duration,
@@ -532,7 +595,10 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         routes,
         trace_interval,
         fairness_flows,
-    })
+    };
+    // What the run will need, before it starts.
+    budget::estimate(&sc, &entry_of).check(&limits)?;
+    Ok(sc)
 }
 
 fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str) -> R<usize>) -> R<WifiCfg> {
@@ -590,9 +656,10 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         return err(format!("{p}.stations"), "needs at least two stations");
     }
     let mut stations = Vec::with_capacity(w.stations.len());
+    let mut on_channel: HashSet<usize> = HashSet::with_capacity(w.stations.len());
     for (i, s) in w.stations.iter().enumerate() {
         let n = node(format!("{p}.stations.{i}.node"), &s.node)?;
-        if stations.iter().any(|&(m, _, _)| m == n) {
+        if !on_channel.insert(n) {
             return err(format!("{p}.stations.{i}.node"), format!("`{}` is already a station of this channel", s.node));
         }
         if !(s.x.is_finite() && s.y.is_finite()) {
@@ -733,14 +800,34 @@ fn resolve_impair(p: &str, d: &DirectionSpec) -> R<ImpairCfg> {
     Ok(ImpairCfg { loss: d.loss.clone(), applies_to: d.loss_applies_to, outages, random_outages, delay_spikes, arq })
 }
 
+/// A TOML table as the parameter checker reads it.
+struct TomlParams<'a>(&'a toml::Table);
+
+impl wtcp_cc::ParamTable for TomlParams<'_> {
+    fn get(&self, key: &str) -> Option<wtcp_cc::ParamValue<'_>> {
+        Some(match self.0.get(key)? {
+            Value::Integer(i) => wtcp_cc::ParamValue::Number(*i as f64),
+            Value::Float(f) => wtcp_cc::ParamValue::Number(*f),
+            Value::Table(t) => wtcp_cc::ParamValue::Table(Box::new(TomlParams(t))),
+            _ => wtcp_cc::ParamValue::Other,
+        })
+    }
+}
+
 fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg> {
     let name = fl.cc.clone().unwrap_or_else(|| "newreno".to_string());
     let params = Value::Table(fl.cc_params.clone().unwrap_or_default());
     let mut track = serde_path_to_error::Track::new();
-    let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params, &mut track));
+    let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params.clone(), &mut track));
     let cc = cc.map_err(|e| {
         let inner = dotted(&track.path());
-        let msg = first_line(&e.to_string());
+        let mut msg = first_line(&e.to_string());
+        if msg == UNIT_VARIANT {
+            msg = names_expected(&params, &inner, |probe| {
+                let mut track = serde_path_to_error::Track::new();
+                CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(probe, &mut track)).err().map(|e| (dotted(&track.path()), e.to_string()))
+            });
+        }
         if msg.starts_with("unknown algorithm") {
             ScenarioError::new(format!("{p}.cc"), msg)
         } else if inner.is_empty() {
@@ -749,6 +836,13 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
             ScenarioError::new(format!("{p}.cc_params.{inner}"), format!("{msg} (algorithm `{name}`)"))
         }
     })?;
+    // Each value against its documented range (`wtcp algorithms`), then the constraints
+    // between parameters.
+    if let Some(table) = &fl.cc_params {
+        wtcp_cc::check_params(cc.info(), &TomlParams(table)).map_err(|e| {
+            ScenarioError::new(format!("{p}.cc_params.{}", e.path), format!("{} (algorithm `{name}`)", e.message))
+        })?;
+    }
     let local = fl.tcp.clone().unwrap_or_default();
     // Per-flow table first, then the global one, then the defaults.
     let tp = |field: &str| -> String {

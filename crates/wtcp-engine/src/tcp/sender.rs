@@ -376,7 +376,8 @@ impl Sender {
     fn pace_sent(&mut self, len: u64, io: &SenderIo) {
         if let Some(rate) = self.win.pacing_rate.filter(|r| *r > 0.0) {
             let size = len as f64 + f64::from(self.cfg.packet_overhead());
-            self.next_send_at = io.now + (size / rate * 1e9) as Time;
+            // Saturating: a rate near zero means "never", not a time that wraps to the past.
+            self.next_send_at = io.now.saturating_add((size / rate * 1e9) as Time);
         }
     }
 
