@@ -23,7 +23,7 @@ from wtcp.errors import CliError, Interrupted, ScenarioError, SimulationError
 from wtcp.htmlreport import ReportError
 from wtcp.ns3.refuse import Ns3Unavailable
 from wtcp.result import ENGINES
-from wtcp.scenario import Scenario, builtin_scenario_path
+from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, builtin_scenarios
 from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
 from wtcp.sweep.store import StoreError
@@ -43,6 +43,16 @@ def scenario_errors(file: Path) -> Iterator[None]:
         yield
     except ScenarioError as e:
         raise CliError(f"{file}: {e}") from None
+
+
+def scenario_file(file: Path) -> Path:
+    """FILE itself if it exists, else the built-in scenario of that name, if any."""
+    if file.exists() or os.sep in str(file) or "/" in str(file):
+        return file
+    try:
+        return builtin_scenario_path(str(file))
+    except FileNotFoundError:
+        raise CliError(f"no scenario file {file} and no built-in scenario of that name; built-in (see `wtcp scenarios`): {', '.join(builtin_scenario_names())}") from None
 
 
 def read_scenario(file: Path) -> Scenario:
@@ -136,9 +146,11 @@ def cli() -> None:
 @click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
 def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
-    """Run the scenario FILE and print its metrics."""
+    """Run the scenario FILE (a TOML file, or a built-in scenario by name: see `wtcp
+    scenarios`) and print its metrics."""
     if ns3_attributes and engine != "ns3":
         raise click.UsageError("--ns3-attribute needs --engine ns3")
+    file = scenario_file(file)
     scenario = read_scenario(file)
     control = _core.RunControl() if engine == "wtcp" else None
     try:
@@ -158,6 +170,17 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
     if trace_dir is not None and result.traces is not None:
         paths = result.traces.to_csv(trace_dir)
         click.echo(f"traces written to {trace_dir}: {', '.join(p.name for p in paths)}", err=True)
+
+
+@cli.command("scenarios")
+@click.option("--json", "as_json", is_flag=True, help="Print name, description and file as JSON.")
+def scenarios_command(as_json: bool) -> None:
+    """List the built-in scenarios (`wtcp run NAME` runs one)."""
+    items = builtin_scenarios()
+    if as_json:
+        click.echo(json.dumps([{"name": n, "description": d, "file": str(p)} for n, d, p in items], indent=2))
+        return
+    report.print_scenarios(report.stdout_console(), [(n, d) for n, d, _ in items])
 
 
 @cli.command("algorithms")

@@ -106,6 +106,17 @@ def wifi_table(metrics: Mapping[str, Any]) -> Table:
     return table
 
 
+def print_scenarios(console: Console, items: Sequence[tuple[str, str]]) -> None:
+    """One line per built-in scenario: name, description (wrapped under itself)."""
+    table = Table(box=None, padding=(0, 2), pad_edge=False, show_header=False)
+    table.add_column("name", style="bold", no_wrap=True)
+    table.add_column("description")
+    for name, description in items:
+        table.add_row(name, description)
+    console.print(table)
+    console.print("[dim]run one with `wtcp run NAME`; its file: `wtcp scenarios --json`[/dim]")
+
+
 def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) -> None:
     for alg in algorithms:
         console.print(f"[bold]{alg['name']}[/bold]  {alg['summary']}")

@@ -1,0 +1,134 @@
+"""First-use friction: fields by name, built-in scenarios by name, sweep dry runs,
+pruning failed runs, 80-column tables, one unit for every rate."""
+
+from __future__ import annotations
+
+import pytest
+
+import wtcp
+from wtcp.sweep import SweepError, load_sweep
+
+from conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def two_hop() -> wtcp.Scenario:
+    return wtcp.load("two-hop-wireless")
+
+
+# --- 1. paths by name ---
+
+
+@pytest.mark.parametrize(
+    ("by_name", "by_index"),
+    [
+        ("links.wireless.ab.loss.rate", "links.1.ab.loss.rate"),
+        ("flows.bulk.cc", "flows.0.cc"),
+    ],
+)
+def test_a_name_addresses_the_same_element_as_its_index(two_hop, by_name, by_index):
+    value = {"cc": "vegas"}.get(by_name.rsplit(".", 1)[1], 0.03)
+    named = two_hop.set(by_name, value)
+    assert named.document == two_hop.set(by_index, value).document
+    assert named.overrides == ((by_index, wtcp.scenario.to_toml_value(value, by_index)),)
+
+
+def test_nodes_by_name(two_hop):
+    from wtcp.fieldpath import resolve_path
+
+    assert resolve_path(two_hop.document, "nodes.BS.name") == "nodes.1.name"
+    assert resolve_path(two_hop.document, "nodes.2") == "nodes.2"
+
+
+def test_names_follow_earlier_overrides(two_hop):
+    sc = two_hop.with_overrides({"flows.bulk.name": "main", "flows.main.cc": "vegas"})
+    assert sc.document["flows"][0]["name"] == "main"
+    assert sc.document["flows"][0]["cc"] == "vegas"
+
+
+def test_an_unknown_name_lists_the_close_matches(two_hop):
+    with pytest.raises(wtcp.ScenarioError) as e:
+        two_hop.set("links.wireles.ab.loss.rate", 0.1)
+    assert e.value.path == "links"
+    assert "unknown name `wireles`" in str(e.value)
+    assert "did you mean `wireless`" in str(e.value)
+    assert "names: wired, wireless" in str(e.value)
+
+
+def test_an_unknown_field_lists_the_close_matches(two_hop):
+    with pytest.raises(wtcp.ScenarioError, match="did you mean `links`"):
+        two_hop.set("lnks.0.rate_mbps", 1)
+    with pytest.raises(wtcp.ScenarioError, match=r"flows\.0\.ccc: unknown field `ccc`; did you mean `cc`"):
+        two_hop.set("flows.bulk.ccc", "vegas")
+
+
+def test_run_set_takes_names():
+    proc = run_cli("run", "two-hop-wireless", "--json", "--set", "run.duration_s=40", "--set", "flows.bulk.cc=\"vegas\"")
+    assert proc.returncode == 0, proc.stderr
+    assert '"cc":"vegas"' in proc.stdout.replace(" ", "")
+    proc = run_cli("run", "two-hop-wireless", "--set", "links.wirless.rate_mbps=3")
+    assert proc.returncode == 2
+    assert "did you mean `wireless`" in proc.stderr
+
+
+def test_a_sweep_grid_takes_names():
+    sweep = load_sweep({"scenario": "two-hop-wireless", "set": {"run.duration_s": 40}, "grid": {"links.wireless.ab.loss.rate": [0.0, 0.02]}})
+    runs = list(sweep.runs())
+    assert [r.error for r in runs] == [None, None]
+    rates = [wtcp.Scenario.from_toml(r.toml).document["links"][1]["ab"]["loss"]["rate"] for r in runs]
+    assert rates == [0.0, 0.02]
+
+
+def test_a_sweep_with_an_unknown_name_is_rejected_at_load(tmp_path):
+    with pytest.raises(SweepError, match="grid.links.wireles.ab.loss.rate: links: unknown name `wireles`; did you mean `wireless`"):
+        load_sweep({"scenario": "two-hop-wireless", "grid": {"links.wireles.ab.loss.rate": [0.01]}})
+    file = tmp_path / "bad.toml"
+    file.write_text('scenario = "two-hop-wireless"\n[grid]\n"flows.bulk.cx" = ["vegas"]\n')
+    proc = run_cli("sweep", str(file), "--workers", "1")
+    assert proc.returncode == 2
+    assert "unknown field `cx`" in proc.stderr
+    assert not (tmp_path / "bad.duckdb").exists()  # nothing stored, no run started
+
+
+def test_a_name_and_its_index_are_one_path_in_a_sweep():
+    with pytest.raises(SweepError, match="already given in grid as `links.wireless.ab.loss.rate`"):
+        load_sweep({"scenario": "two-hop-wireless", "grid": {"links.wireless.ab.loss.rate": [0.01], "links.1.ab.loss.rate": [0.02]}})
+
+
+def test_a_flow_with_count_is_one_element_with_one_name(two_hop):
+    sc = two_hop.with_overrides({"flows.bulk.count": 3, "flows.bulk.cc": "vegas"})
+    assert sc.document["flows"][0]["count"] == 3
+    assert sc.document["flows"][0]["cc"] == "vegas"
+    assert sc.overrides[1][0] == "flows.0.cc"
+
+
+# --- 2. built-in scenarios by name ---
+
+
+def test_run_takes_a_builtin_name_and_a_file_of_that_name_wins(tmp_path, monkeypatch):
+    proc = run_cli("run", "two-hop-wireless", "--json", "--set", "run.duration_s=40")
+    assert proc.returncode == 0, proc.stderr
+    assert '"scenario":"two-hop-wireless"' in proc.stdout.replace(" ", "")
+    text = wtcp.builtin_scenario_path("two-hop-wireless").read_text().replace('name = "two-hop-wireless"', 'name = "mine"')
+    (tmp_path / "two-hop-wireless").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    proc = run_cli("run", "two-hop-wireless", "--json", "--set", "run.duration_s=40")
+    assert proc.returncode == 0, proc.stderr
+    assert '"scenario":"mine"' in proc.stdout.replace(" ", "")
+
+
+def test_run_of_an_unknown_name_lists_the_builtins():
+    proc = run_cli("run", "two-hop-wirelss")
+    assert proc.returncode == 2
+    assert "no scenario file two-hop-wirelss and no built-in scenario" in proc.stderr
+    assert "two-hop-wireless" in proc.stderr
+
+
+def test_scenarios_lists_every_builtin_with_its_description():
+    proc = run_cli("scenarios")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    for name, description, _ in wtcp.scenario.builtin_scenarios():
+        assert description
+        line = next(l for l in lines if l.startswith(name + " "))
+        assert description.split()[0] in line
