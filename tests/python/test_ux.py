@@ -132,3 +132,55 @@ def test_scenarios_lists_every_builtin_with_its_description():
         assert description
         line = next(l for l in lines if l.startswith(name + " "))
         assert description.split()[0] in line
+
+
+# --- 3. dry runs and pruning ---
+
+SWEEP_TOML = """name = "s"
+scenario = "two-hop-wireless"
+algorithms = ["newreno", "vegas"]
+replications = 2
+[set]
+"run.duration_s" = 40
+[grid]
+"links.wireless.ab.loss.rate" = [0.0, 0.01, -1.0]
+"""
+
+
+def test_dry_run_counts_and_prune_removes_failed_runs(tmp_path):
+    from wtcp.sweep import dry_run, open_store
+
+    file = tmp_path / "s.toml"
+    file.write_text(SWEEP_TOML)
+    proc = run_cli("sweep", str(file), "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "12 runs: 3 x 2 x 2" in proc.stdout
+    assert "links.wireless.ab.loss.rate: 0.0, 0.01, -1.0" in proc.stdout
+    assert "algorithm: newreno, vegas" in proc.stdout
+    assert "0 already stored, 12 to run" in proc.stdout
+    assert not (tmp_path / "s.duckdb").exists()
+
+    assert run_cli("sweep", str(file), "--workers", "1", "--quiet").returncode == 1  # 4 invalid points
+    proc = run_cli("sweep", str(file), "--dry-run")
+    assert "8 already stored, 4 to run" in proc.stdout
+    plan = dry_run(load_sweep(file), tmp_path / "s.duckdb")
+    assert (plan.total, plan.stored, plan.invalid) == (12, 8, 4)
+
+    proc = run_cli("results", str(tmp_path / "s.duckdb"), "--prune-failed")
+    assert proc.returncode == 0, proc.stderr
+    assert "removed 4 failed runs" in proc.stderr
+    with open_store(tmp_path / "s.duckdb") as store:
+        runs = store.runs()
+        assert len(runs) == 8 and set(runs["status"]) == {"done"}
+
+
+def test_store_prune_failed_in_python(tmp_path):
+    from wtcp.sweep import InlineExecutor, Store, run_sweep
+
+    sweep = load_sweep({"name": "p", "scenario": "two-hop-wireless", "set": {"run.duration_s": 40}, "grid": {"flows.bulk.cc": ["vegas", "nosuch"]}})
+    with Store(tmp_path / "p.duckdb") as store:
+        outcome = run_sweep(sweep, store, InlineExecutor())
+        assert (outcome.done, outcome.failed) == (1, 1)
+        assert store.prune_failed() == 1
+        assert store.prune_failed() == 0
+        assert list(store.runs()["status"]) == ["done"]

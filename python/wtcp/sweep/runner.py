@@ -628,3 +628,60 @@ def default_store_path(sweep: Sweep) -> Path:
     if problem is not None:
         raise SweepError("name", f"{problem}; allowed: {SAFE_NAME_RULE}, as it names the store <name>.duckdb (or give the store's path: --store)")
     return path
+
+
+@dataclass
+class DryRun:
+    """What `run_sweep` would do: `total` runs, of which `stored` are already done in the
+    store and `invalid` are points the scenario refuses (stored as failed runs); `axes`
+    are (what varies, its values)."""
+
+    total: int
+    stored: int
+    invalid: int
+    axes: list[tuple[str, list[Any]]]
+
+    @property
+    def to_run(self) -> int:
+        return self.total - self.stored
+
+    def lines(self) -> list[str]:
+        out = [f"{self.total} runs: {' x '.join(str(len(v)) for _, v in self.axes) or '1'}"]
+        for label, values in self.axes:
+            out.append(f"  {label}: {', '.join(_value_text(v) for v in values)}")
+        out.append(f"{self.stored} already stored, {self.to_run} to run" + (f" ({self.invalid} invalid points would be stored as failed)" if self.invalid else ""))
+        return out
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(_value_text(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_value_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def dry_run(sweep: Sweep, store: str | os.PathLike[str] | Store | None = None) -> DryRun:
+    """Count a sweep's runs and how many `store` already holds, without running any
+    (a store file that does not exist holds none and is not created)."""
+    from wtcp.sweep.store import readable_store
+
+    axes: list[tuple[str, list[Any]]] = [(path, list(values)) for path, values in sweep.grid.items()]
+    for group in sweep.zips:
+        axes.append((" + ".join(group), [tuple(vs) for vs in zip(*group.values())]))
+    if sweep.points:
+        axes.append((f"points ({', '.join(sorted({p for point in sweep.points for p in point}))})", [dict(p) for p in sweep.points]))
+    if sweep.algorithms:
+        axes.append(("algorithm", list(sweep.algorithms)))
+    if sweep.replications > 1:
+        axes.append(("replication", list(range(sweep.replications))))
+    runs = list(sweep.runs())
+    done: set[str] = set()
+    if isinstance(store, Store):
+        done = store.done_keys()
+    elif store is not None and Path(store).is_file():
+        with readable_store(store) as (st, _note):
+            done = st.done_keys()
+    stored = sum(1 for r in runs if r.key in done)
+    invalid = sum(1 for r in runs if r.error is not None and r.key not in done)
+    return DryRun(total=len(runs), stored=stored, invalid=invalid, axes=axes)

@@ -411,6 +411,31 @@ class Store:
         return summarize(table, metric, list(by) if by is not None else default_by)
 
     @_store_errors
+    def prune_failed(self, sweep: str | None = None) -> int:
+        """Delete the failed runs (of every sweep, or of `sweep`) with their rows in the
+        other tables, in one transaction; returns how many runs were removed. (A sweep
+        tries failed runs again anyway; this clears them from the tables and counts.)"""
+        where = "status = 'failed'" + (" AND sweep = ?" if sweep is not None else "")
+        args = [sweep] if sweep is not None else []
+        keys = [k for (k,) in self.con.execute(f"SELECT key FROM runs WHERE {where}", args).fetchall()]
+        if not keys:
+            return 0
+        tables = [r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("CREATE TEMP TABLE _prune AS SELECT key FROM runs WHERE " + where, args)
+            for table in ["flows", *sorted(t for t in tables if t.startswith("trace_"))]:
+                if table in tables:
+                    self.con.execute(f"DELETE FROM {_quote(table)} WHERE key IN (SELECT key FROM _prune)")
+            self.con.execute("DELETE FROM runs WHERE key IN (SELECT key FROM _prune)")
+            self.con.execute("DROP TABLE _prune")
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        return len(keys)
+
+    @_store_errors
     def export(self, directory: str | os.PathLike[str], fmt: str = "parquet") -> list[Path]:
         """Write `runs` and `flows` as Parquet or CSV files into `directory`."""
         out = Path(directory)
