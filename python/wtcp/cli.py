@@ -215,7 +215,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
         with scenario_errors(file):
             wide, paths = demo.run_demo(out_dir, quick=quick, on_done=lambda: progress.advance(task), scenario=scenario)
     seeds = len(demo.QUICK_SEEDS if quick else demo.SEEDS)
-    console.print(report.goodput_table("goodput (Mb/s)", list(wide.index), {name: list(wide[name]) for name in wide.columns}))
+    report.print_tables(console, report.goodput_tables(console.width, "goodput (Mb/s)", list(wide.index), {name: list(wide[name]) for name in wide.columns}))
     console.print(f"{'1 seed' if seeds == 1 else f'mean of {seeds} seeds'}, {runs} runs")
     for path in paths:
         console.print(f"wrote {path}")

@@ -184,3 +184,64 @@ def test_store_prune_failed_in_python(tmp_path):
         assert store.prune_failed() == 1
         assert store.prune_failed() == 0
         assert list(store.runs()["status"]) == ["done"]
+
+
+# --- 4. tables in an 80-column terminal ---
+
+
+def render80(draw) -> str:
+    from rich.console import Console
+
+    console = Console(width=80, record=True, file=open("/dev/null", "w"), highlight=False)
+    draw(console)
+    return console.export_text()
+
+
+def assert_fits(text: str, cells) -> None:
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert "…" not in text
+    words = {w for line in lines for w in line.replace("│", " ").replace("┃", " ").split()}
+    for cell in cells:
+        assert cell in words, f"{cell!r} missing or split"
+
+
+@pytest.mark.parametrize("name", ["dumbbell-reverse-udp", "wifi-one-hop", "two-hop-wireless"])
+def test_run_tables_fit_80_columns_with_every_number_whole(name):
+    from wtcp import report
+
+    sc = wtcp.load(name)
+    sc = sc.set("run.duration_s", sc.document["run"].get("measure_from_s", 0) + 5)
+    metrics = sc.run().raw
+    text = render80(lambda c: report.print_run(c, metrics))
+    cells = [cell for row in report.flow_rows(metrics) for cell in row[3:]]
+    cells += [cell for row in report.drop_rows(metrics) for cell in row[2:]]
+    cells += [str(w[c]) for w in metrics.get("wifi", []) for c in report.WIFI_COLUMNS]
+    assert_fits(text, cells)
+
+
+def test_a_wide_goodput_table_is_transposed_and_split_to_fit():
+    from wtcp import report
+
+    algorithms = [a["name"] for a in wtcp.algorithms()]
+    loss = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 7.5, 10]
+    columns = {a: [1.903 - 0.0137 * i * j for j in range(len(loss))] for i, a in enumerate(algorithms)}
+    text = render80(lambda c: report.print_tables(c, report.goodput_tables(80, "goodput (Mb/s)", loss, columns)))
+    assert_fits(text, [f"{v:.3f}" for vs in columns.values() for v in vs] + algorithms + [f"{x:g}" for x in loss])
+    assert "part 2 of" in text
+
+
+def test_results_table_fits_80_columns(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from wtcp.sweep import InlineExecutor, Store, run_sweep
+
+    sweep = load_sweep({"name": "a-sweep-with-a-rather-long-name-for-a-narrow-terminal-window", "scenario": "two-hop-wireless", "set": {"run.duration_s": 40}})
+    with Store(tmp_path / "r.duckdb") as store:
+        run_sweep(sweep, store, InlineExecutor())
+    env = {**os.environ, "COLUMNS": "80"}
+    proc = subprocess.run([sys.executable, "-m", "wtcp.cli", "results", str(tmp_path / "r.duckdb")], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert_fits(proc.stdout, [sweep.name, "40"])

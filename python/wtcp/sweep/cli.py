@@ -172,12 +172,9 @@ def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: 
         table = store.sweeps()
         if fmt is not None:
             paths = store.export(out_dir or path.parent, fmt)
-    from rich.table import Table
-
-    t = Table("sweep", "runs", "done", "failed", "simulated s", "wall s")
-    for row in table.itertuples(index=False):
-        t.add_row(str(row.sweep), str(row.runs), str(row.done), str(row.failed), f"{_total(row.sim_seconds):.0f}", f"{_total(row.wall_seconds):.1f}")
-    report.stdout_console().print(t)
+    rows = [[str(row.sweep), str(row.runs), str(row.done), str(row.failed), f"{_total(row.sim_seconds):.0f}", f"{_total(row.wall_seconds):.1f}"] for row in table.itertuples(index=False)]
+    console = report.stdout_console()
+    report.print_tables(console, report.fitted_tables(console.width, f"sweeps in {path.name}", ("sweep", "runs", "done", "failed", "sim s", "wall s"), rows, what="sweeps"))
     if fmt is not None:
         for p in paths:
             click.echo(f"wrote {p}")
