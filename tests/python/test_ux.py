@@ -245,3 +245,73 @@ def test_results_table_fits_80_columns(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "wtcp.cli", "results", str(tmp_path / "r.duckdb")], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert_fits(proc.stdout, [sweep.name, "40"])
+
+
+# --- 5. one unit for every rate ---
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    from wtcp.sweep import InlineExecutor, Store, run_sweep
+
+    path = tmp_path_factory.mktemp("units") / "u.duckdb"
+    sweep = load_sweep({"name": "u", "scenario": "two-hop-wireless", "set": {"run.duration_s": 40}, "grid": {"links.wireless.ab.loss.rate": [0.0, 0.02]}, "replications": 2})
+    with Store(path) as store:
+        run_sweep(sweep, store, InlineExecutor())
+    return path
+
+
+def test_goodput_mbps_in_the_store_as_in_a_result(small_store):
+    from wtcp.sweep import open_store
+
+    with open_store(small_store) as store:
+        flows = store.flows()
+        assert (flows["goodput_mbps"] == flows["goodput_bps"] / 1e6).all()
+        assert (flows["throughput_mbps"] == flows["throughput_bps"] / 1e6).all()
+        mbps = store.summary("goodput_mbps")
+        bps = store.summary("goodput_bps")
+        assert list(mbps["mean"]) == pytest.approx(list(bps["mean"] / 1e6), rel=1e-12)
+        assert list(mbps["n"]) == [2, 2]
+    result = wtcp.load("two-hop-wireless").set("run.duration_s", 40).run()
+    assert set(RATES) <= set(result.flows.columns) and set(RATES) <= set(flows.columns)
+
+
+RATES = ("goodput_bps", "goodput_mbps", "throughput_bps", "throughput_mbps")
+
+
+def test_goodput_mbps_in_claims(small_store):
+    from wtcp.reproduce.measure import per_replication, with_derived
+    from wtcp.sweep import open_store
+
+    with open_store(small_store) as store:
+        flows = with_derived(store.flows())
+    selection = {"links.wireless.ab.loss.rate": 0.02}
+    mbps = per_replication(flows, "goodput_mbps", selection)
+    bps = per_replication(flows, "goodput_bps", selection)
+    assert list(mbps) == pytest.approx(list(bps / 1e6), rel=1e-12)
+
+
+def test_export_has_both_units(small_store, tmp_path):
+    import pandas as pd
+
+    from wtcp.sweep import open_store
+
+    with open_store(small_store) as store:
+        store.export(tmp_path, "csv")
+    flows = pd.read_csv(tmp_path / "flows.csv")
+    assert (flows["goodput_mbps"] == flows["goodput_bps"] / 1e6).all()
+
+
+def test_an_unknown_metric_lists_the_valid_ones(small_store):
+    from wtcp.sweep import open_store
+
+    with open_store(small_store) as store:
+        with pytest.raises(KeyError) as e:
+            store.summary("goodput_mbs")
+    message = str(e.value)
+    assert "no metric `goodput_mbs`; did you mean `goodput_mbps`" in message
+    for metric in ("goodput_bps", "goodput_mbps", "throughput_mbps", "timeouts", "jain_fairness"):
+        assert metric in message
+    proc = run_cli("report", str(small_store), "--metric", "goodput_mbs", "--out", str(small_store.parent / "r.html"))
+    assert proc.returncode == 2
+    assert "did you mean `goodput_mbps`" in proc.stderr and "Traceback" not in proc.stderr
