@@ -56,6 +56,8 @@ def scenario_file(file: Path) -> Path:
 
 
 def read_scenario(file: Path) -> Scenario:
+    """The scenario file FILE, or the built-in scenario named FILE when no such file exists."""
+    file = scenario_file(file)
     try:
         with scenario_errors(file):
             return Scenario.from_file(file)

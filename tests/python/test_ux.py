@@ -315,3 +315,21 @@ def test_an_unknown_metric_lists_the_valid_ones(small_store):
     proc = run_cli("report", str(small_store), "--metric", "goodput_mbs", "--out", str(small_store.parent / "r.html"))
     assert proc.returncode == 2
     assert "did you mean `goodput_mbps`" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- 6. the README covers every command ---
+
+
+def test_readme_has_an_example_of_every_command():
+    from pathlib import Path
+
+    from wtcp.cli import cli
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme[readme.index("### Every command"):]
+    table = table[: table.index("From Python")]
+    assert set(cli.commands) >= {"run", "sweep", "results", "reproduce", "report", "algorithms", "demo", "crosscheck", "validate", "scenarios"}
+    for name in cli.commands:
+        row = next(line for line in table.splitlines() if line.startswith(f"| `wtcp {name}` |"))
+        assert f"`wtcp {name}" in row.rstrip(" |").rsplit("|", 1)[1], name
+    assert "docs/scenarios.md" in table and "docs/sweeps.md" in table
