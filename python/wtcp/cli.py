@@ -229,6 +229,17 @@ register_crosscheck(cli)
 register_validate(cli)
 
 
+MAX_ERROR_CHARS = 2000  # an error message longer than this is cut (a value echoed whole, ...)
+
+
+def brief(message: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """`message`, cut to `limit` characters with a note of how much was left out, so that
+    an error never fills the terminal with a configuration it quotes."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]} ... ({len(message) - limit} more characters)"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     try:
@@ -247,10 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     except (CliError, Ns3Unavailable, StoreError, ReportError) as e:
         # StoreError: a result store locked, corrupt, not DuckDB or not a wtcp store;
         # ReportError: an output folder whose summary.json points outside it.
-        click.echo(f"error: {e}", err=True)
+        click.echo(f"error: {brief(str(e))}", err=True)
         return USAGE_ERROR
     except SimulationError as e:
-        click.echo(f"internal error: {e}", err=True)
+        click.echo(f"internal error: {brief(str(e))}", err=True)
         return INTERNAL_ERROR
     except Interrupted as e:
         # Ctrl-C during a run or a sweep: one line, no traceback (on a terminal after a

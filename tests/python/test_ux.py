@@ -333,3 +333,35 @@ def test_readme_has_an_example_of_every_command():
         row = next(line for line in table.splitlines() if line.startswith(f"| `wtcp {name}` |"))
         assert f"`wtcp {name}" in row.rstrip(" |").rsplit("|", 1)[1], name
     assert "docs/scenarios.md" in table and "docs/sweeps.md" in table
+
+
+# --- 7. plain scripts and short errors ---
+
+
+def test_a_script_without_a_main_guard_runs_once(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "plain.py"
+    script.write_text(
+        "import sys\n"
+        "print('top level', file=sys.stderr, flush=True)\n"
+        "from wtcp.sweep import ProcessPoolExecutor, load_sweep, run_sweep\n"
+        "s = load_sweep({'name': 'g', 'scenario': 'two-hop-wireless', 'set': {'run.duration_s': 40}, 'grid': {'flows.bulk.cc': ['vegas', 'reno', 'newreno']}})\n"
+        "ex = ProcessPoolExecutor(2)\n"
+        f"print(run_sweep(s, {str(tmp_path / 'g.duckdb')!r}, ex).line())\n"
+        "ex.close()\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("top level") == 1, proc.stderr
+    assert "3 runs: 3 done, 0 skipped, 0 failed" in proc.stdout
+
+
+def test_error_messages_are_cut_short():
+    from wtcp.cli import MAX_ERROR_CHARS, brief
+
+    assert brief("short") == "short"
+    long = brief("x" * 10_000)
+    assert len(long) < MAX_ERROR_CHARS + 50 and long.endswith("(8000 more characters)")

@@ -9,7 +9,9 @@ the store intact and the sweep resumable."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import multiprocessing.context as _mp_context
 import os
 import platform
 import signal
@@ -237,6 +239,64 @@ def death_reason(exitcode: int) -> str:
     return f"the worker process died (exit code {exitcode})"
 
 
+WORKER_NAME = "wtcp-sweep-worker"
+
+
+def worker_context(method: str) -> Any:
+    """A multiprocessing context for the sweep's workers that does not import the
+    caller's `__main__` in them.
+
+    Under forkserver and spawn, multiprocessing re-imports the main script in every new
+    process (as `__mp_main__`), so a plain script calling `run_sweep` without an
+    `if __name__ == "__main__":` guard would run again in each worker, and each would
+    start a sweep of its own. The workers run only wtcp's functions, so they need none of
+    the script: their processes are named `WORKER_NAME-N`, and for those the main module
+    is left out of the data that prepares a new process. (A consequence: what a worker
+    runs cannot be a function defined in the script, e.g. an executor subclass's
+    `batch_call` target; define it in a module.)"""
+    import multiprocessing
+    from multiprocessing import spawn
+
+    if not getattr(spawn.get_preparation_data, "_wtcp_no_main", False):
+        original = spawn.get_preparation_data
+
+        def get_preparation_data(name: str) -> dict[str, Any]:
+            data = original(name)
+            if str(name).startswith(WORKER_NAME):
+                data.pop("init_main_from_path", None)
+                data.pop("init_main_from_name", None)
+            return data
+
+        get_preparation_data._wtcp_no_main = True  # type: ignore[attr-defined]
+        spawn.get_preparation_data = get_preparation_data
+    base = multiprocessing.get_context(method)
+    worker = {"forkserver": _ForkServerWorker, "spawn": _SpawnWorker}[method]
+    return type(f"{type(base).__name__}ForWorkers", (type(base),), {"Process": worker})()
+
+
+class _WorkerNaming:
+    """A worker process named `WORKER_NAME-N` (see `worker_context`)."""
+
+    _counter = itertools.count(1)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.name = f"{WORKER_NAME}-{next(_WorkerNaming._counter)}"
+
+
+class _SpawnWorker(_WorkerNaming, _mp_context.SpawnProcess):
+    pass
+
+
+if hasattr(_mp_context, "ForkServerProcess"):
+
+    class _ForkServerWorker(_WorkerNaming, _mp_context.ForkServerProcess):
+        pass
+
+else:  # Windows: no forkserver
+    _ForkServerWorker = _SpawnWorker
+
+
 class ProcessPoolExecutor:
     """A local `concurrent.futures.ProcessPoolExecutor` of `workers` processes.
 
@@ -266,7 +326,7 @@ class ProcessPoolExecutor:
         # would otherwise leave them running).
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         return concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers)
+            self.workers, mp_context=worker_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers)
         )
 
     def batch_call(self, batch: Sequence[Job]) -> tuple[Callable[..., list[dict[str, Any]]], tuple[Any, ...]]:
