@@ -23,7 +23,7 @@ from wtcp.errors import CliError, Interrupted, ScenarioError, SimulationError
 from wtcp.htmlreport import ReportError
 from wtcp.ns3.refuse import Ns3Unavailable
 from wtcp.result import ENGINES
-from wtcp.scenario import Scenario, builtin_scenario_path
+from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, builtin_scenarios
 from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
 from wtcp.sweep.store import StoreError
@@ -45,7 +45,19 @@ def scenario_errors(file: Path) -> Iterator[None]:
         raise CliError(f"{file}: {e}") from None
 
 
+def scenario_file(file: Path) -> Path:
+    """FILE itself if it exists, else the built-in scenario of that name, if any."""
+    if file.exists() or os.sep in str(file) or "/" in str(file):
+        return file
+    try:
+        return builtin_scenario_path(str(file))
+    except FileNotFoundError:
+        raise CliError(f"no scenario file {file} and no built-in scenario of that name; built-in (see `wtcp scenarios`): {', '.join(builtin_scenario_names())}") from None
+
+
 def read_scenario(file: Path) -> Scenario:
+    """The scenario file FILE, or the built-in scenario named FILE when no such file exists."""
+    file = scenario_file(file)
     try:
         with scenario_errors(file):
             return Scenario.from_file(file)
@@ -136,9 +148,11 @@ def cli() -> None:
 @click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
 def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
-    """Run the scenario FILE and print its metrics."""
+    """Run the scenario FILE (a TOML file, or a built-in scenario by name: see `wtcp
+    scenarios`) and print its metrics."""
     if ns3_attributes and engine != "ns3":
         raise click.UsageError("--ns3-attribute needs --engine ns3")
+    file = scenario_file(file)
     scenario = read_scenario(file)
     control = _core.RunControl() if engine == "wtcp" else None
     try:
@@ -158,6 +172,17 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
     if trace_dir is not None and result.traces is not None:
         paths = result.traces.to_csv(trace_dir)
         click.echo(f"traces written to {trace_dir}: {', '.join(p.name for p in paths)}", err=True)
+
+
+@cli.command("scenarios")
+@click.option("--json", "as_json", is_flag=True, help="Print name, description and file as JSON.")
+def scenarios_command(as_json: bool) -> None:
+    """List the built-in scenarios (`wtcp run NAME` runs one)."""
+    items = builtin_scenarios()
+    if as_json:
+        click.echo(json.dumps([{"name": n, "description": d, "file": str(p)} for n, d, p in items], indent=2))
+        return
+    report.print_scenarios(report.stdout_console(), [(n, d) for n, d, _ in items])
 
 
 @cli.command("algorithms")
@@ -192,7 +217,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
         with scenario_errors(file):
             wide, paths = demo.run_demo(out_dir, quick=quick, on_done=lambda: progress.advance(task), scenario=scenario)
     seeds = len(demo.QUICK_SEEDS if quick else demo.SEEDS)
-    console.print(report.goodput_table("goodput (Mb/s)", list(wide.index), {name: list(wide[name]) for name in wide.columns}))
+    report.print_tables(console, report.goodput_tables(console.width, "goodput (Mb/s)", list(wide.index), {name: list(wide[name]) for name in wide.columns}))
     console.print(f"{'1 seed' if seeds == 1 else f'mean of {seeds} seeds'}, {runs} runs")
     for path in paths:
         console.print(f"wrote {path}")
@@ -202,6 +227,17 @@ register_sweep(cli)
 register_reproduce(cli)
 register_crosscheck(cli)
 register_validate(cli)
+
+
+MAX_ERROR_CHARS = 2000  # an error message longer than this is cut (a value echoed whole, ...)
+
+
+def brief(message: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """`message`, cut to `limit` characters with a note of how much was left out, so that
+    an error never fills the terminal with a configuration it quotes."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]} ... ({len(message) - limit} more characters)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,10 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     except (CliError, Ns3Unavailable, StoreError, ReportError) as e:
         # StoreError: a result store locked, corrupt, not DuckDB or not a wtcp store;
         # ReportError: an output folder whose summary.json points outside it.
-        click.echo(f"error: {e}", err=True)
+        click.echo(f"error: {brief(str(e))}", err=True)
         return USAGE_ERROR
     except SimulationError as e:
-        click.echo(f"internal error: {e}", err=True)
+        click.echo(f"internal error: {brief(str(e))}", err=True)
         return INTERNAL_ERROR
     except Interrupted as e:
         # Ctrl-C during a run or a sweep: one line, no traceback (on a terminal after a

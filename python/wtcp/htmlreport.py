@@ -389,6 +389,10 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
                 if flows.empty:
                     continue
                 flows = with_derived(flows)
+                if metric not in flows.columns:
+                    from wtcp.sweep.store import UnknownMetric, numeric_columns
+
+                    raise ReportError(f"--metric {metric}", str(UnknownMetric(metric, numeric_columns(flows, ("key", "flow_id", "id", "seed", "replication", *store.param_columns())))))
                 params = [c for c in store.param_columns() if c in flows.columns and flows[c].notna().any()]
                 by = [*params, "algorithm", "name"]
                 summary = summarize(flows, metric, by)

@@ -21,6 +21,53 @@ def stdout_console() -> Console:
     return console
 
 
+def _measure(table: Table) -> int:
+    return Console(width=10_000).measure(table).maximum
+
+
+def fitted_tables(width: int, title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1, what: str = "rows", corner: str | None = None) -> list[Table]:
+    """`rows` as one table (`headers` over columns) if it fits in `width` columns; else
+    transposed (each row a column, headed by its first cell), split into as many tables
+    as it takes to fit. Cells never wrap or shorten, so every number stays whole. The
+    first `left` columns are left-aligned, the rest (numbers) right-aligned; `corner`
+    heads the first column of a transposed table (default `headers[0]`)."""
+
+    def build(caption: str, heads: Sequence[str], body: Sequence[Sequence[str]], n_left: int) -> Table:
+        table = Table(title=caption, title_justify="left")
+        for i, h in enumerate(heads):
+            table.add_column(h, justify="left" if i < n_left else "right", no_wrap=True)
+        for row in body:
+            table.add_row(*row)
+        return table
+
+    table = build(title, headers, rows, left)
+    if _measure(table) <= width or not rows:
+        return [table]
+    # Transposed: one row per header after the first, one column per original row.
+    tables: list[Table] = []
+    chunk: list[Sequence[str]] = []
+
+    def transposed(part: Sequence[Sequence[str]], caption: str) -> Table:
+        heads = [corner or headers[0], *(r[0] for r in part)]
+        body = [[h, *(r[i] for r in part)] for i, h in enumerate(headers) if i > 0]
+        return build(caption, heads, body, 1)
+
+    for row in rows:
+        if chunk and _measure(transposed([*chunk, row], "")) > width:
+            tables.append(transposed(chunk, ""))
+            chunk = []
+        chunk.append(row)
+    tables.append(transposed(chunk, ""))
+    for i, t in enumerate(tables):
+        t.title = f"{title} ({what} as columns{f', part {i + 1} of {len(tables)}' if len(tables) > 1 else ''})"
+    return tables
+
+
+def print_tables(console: Console, tables: Sequence[Table]) -> None:
+    for table in tables:
+        console.print(table)
+
+
 def causes(counts: Mapping[str, int]) -> str:
     """Cause counters as "c/w/s" (congestion / wireless / spurious)."""
     return f"{counts.get('congestion', 0)}/{counts.get('wireless', 0)}/{counts.get('spurious', 0)}"
@@ -30,17 +77,15 @@ def mbps(bps: float) -> str:
     return f"{bps / 1e6:.3f}"
 
 
-def flows_table(metrics: Mapping[str, Any]) -> Table:
-    engine = "" if metrics.get("engine", "wtcp") == "wtcp" else f", engine {metrics['engine']}"
-    table = Table(title=f"{metrics['scenario']}: flows (seed {metrics['seed']}, replication {metrics['replication']}{engine})", title_justify="left")
-    for header in ("flow", "cc", "src→dst"):
-        table.add_column(header)
-    for header in ("goodput Mb/s", "thru Mb/s", "segments", "retx", "unnec", "FR", "FR c/w/s", "RTO", "RTO c/w/s", "max backoff", "srtt ms"):
-        table.add_column(header, justify="right")
+FLOW_HEADERS = ("flow", "cc", "src→dst", "goodput Mb/s", "thru Mb/s", "segments", "retx", "unnec", "FR", "FR c/w/s", "RTO", "RTO c/w/s", "max backoff", "srtt ms")
+
+
+def flow_rows(metrics: Mapping[str, Any]) -> list[list[str]]:
+    rows = []
     for f in metrics["flows"]:
         tcp = f["kind"] == "tcp"
         srtt = f.get("mean_srtt_s")
-        table.add_row(
+        rows.append([
             f["name"],
             f["cc"] if tcp else f["kind"],
             f"{f['src']}→{f['dst']}",
@@ -55,19 +100,33 @@ def flows_table(metrics: Mapping[str, Any]) -> Table:
             causes(f["timeout_causes"]) if tcp else "-",
             str(f["max_backoff"]) if tcp else "-",
             f"{srtt * 1e3:.1f}" if srtt is not None else "-",
-        )
-    return table
+        ])
+    return rows
+
+
+def flows_title(metrics: Mapping[str, Any]) -> str:
+    engine = "" if metrics.get("engine", "wtcp") == "wtcp" else f", engine {metrics['engine']}"
+    return f"{metrics['scenario']}: flows (seed {metrics['seed']}, replication {metrics['replication']}{engine})"
+
+
+def flows_tables(metrics: Mapping[str, Any], width: int) -> list[Table]:
+    return fitted_tables(width, flows_title(metrics), FLOW_HEADERS, flow_rows(metrics), left=3, what="flows")
+
+
+def flows_table(metrics: Mapping[str, Any]) -> Table:
+    """The flows as one table, one row per flow (however wide)."""
+    return fitted_tables(10_000, flows_title(metrics), FLOW_HEADERS, flow_rows(metrics), left=3)[0]
+
+
+DROP_HEADERS = ("link", "direction", "queue", "channel", "outage", "tx packets")
+
+
+def drop_rows(metrics: Mapping[str, Any]) -> list[list[str]]:
+    return [[d["link"], f"{d['from']}→{d['to']}", str(d["queue"]), str(d["channel"]), str(d["outage"]), str(d["tx_packets"])] for d in metrics["drops"]]
 
 
 def drops_table(metrics: Mapping[str, Any]) -> Table:
-    table = Table(title="drops per link direction", title_justify="left")
-    table.add_column("link")
-    table.add_column("direction")
-    for header in ("queue", "channel", "outage", "tx packets"):
-        table.add_column(header, justify="right")
-    for d in metrics["drops"]:
-        table.add_row(d["link"], f"{d['from']}→{d['to']}", str(d["queue"]), str(d["channel"]), str(d["outage"]), str(d["tx_packets"]))
-    return table
+    return fitted_tables(10_000, "drops per link direction", DROP_HEADERS, drop_rows(metrics), left=2)[0]
 
 
 def run_footer(metrics: Mapping[str, Any]) -> str:
@@ -83,15 +142,19 @@ def run_footer(metrics: Mapping[str, Any]) -> str:
 
 def print_run(console: Console, metrics: Mapping[str, Any]) -> None:
     """Flows, drops and a footer line; cause columns are congestion/wireless/spurious."""
-    console.print(flows_table(metrics))
-    console.print(drops_table(metrics))
+    width = console.width
+    print_tables(console, flows_tables(metrics, width))
+    drops = [[f"{r[0]} {r[1]}", *r[2:]] for r in drop_rows(metrics)]
+    print_tables(console, fitted_tables(width, "drops per link direction", ("link direction", *DROP_HEADERS[2:]), drops, what="link directions"))
     if metrics.get("wifi"):
-        console.print(wifi_table(metrics))
+        wifi = [[f"{w['channel']} {w['node']}", *(str(w[c]) for c in WIFI_COLUMNS)] for w in metrics["wifi"]]
+        print_tables(console, fitted_tables(width, "802.11 stations", ("channel node", *WIFI_HEADERS), wifi, what="stations"))
     console.print(run_footer(metrics), highlight=False)
     console.print("[dim]FR = fast retransmits, RTO = timeouts; c/w/s = true cause congestion/wireless/spurious[/dim]")
 
 
 WIFI_COLUMNS = ("attempts", "successes", "retries", "collisions", "frame_errors", "retry_limit_drops", "queue_drops")
+WIFI_HEADERS = ("attempts", "successes", "retries", "collisions", "frame err", "retry drops", "queue drops")
 
 
 def wifi_table(metrics: Mapping[str, Any]) -> Table:
@@ -116,6 +179,17 @@ def flat_params(params: Sequence[Mapping[str, Any]], prefix: str = "") -> list[t
     return out
 
 
+def print_scenarios(console: Console, items: Sequence[tuple[str, str]]) -> None:
+    """One line per built-in scenario: name, description (wrapped under itself)."""
+    table = Table(box=None, padding=(0, 2), pad_edge=False, show_header=False)
+    table.add_column("name", style="bold", no_wrap=True)
+    table.add_column("description")
+    for name, description in items:
+        table.add_row(name, description)
+    console.print(table)
+    console.print("[dim]run one with `wtcp run NAME`; its file: `wtcp scenarios --json`[/dim]")
+
+
 def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) -> None:
     for alg in algorithms:
         console.print(f"[bold]{alg['name']}[/bold]  {alg['summary']}")
@@ -134,12 +208,16 @@ def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) 
         console.print()
 
 
+def goodput_rows(loss_percent: Sequence[float], columns: Mapping[str, Sequence[float]]) -> list[list[str]]:
+    return [[f"{loss:g}", *(f"{values[i]:.3f}" for values in columns.values())] for i, loss in enumerate(loss_percent)]
+
+
 def goodput_table(title: str, loss_percent: Sequence[float], columns: Mapping[str, Sequence[float]]) -> Table:
     """Rows: loss rates; columns: algorithms; cells: goodput in Mb/s."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("loss %", justify="right")
-    for name in columns:
-        table.add_column(name, justify="right")
-    for i, loss in enumerate(loss_percent):
-        table.add_row(f"{loss:g}", *(f"{values[i]:.3f}" for values in columns.values()))
-    return table
+    return fitted_tables(10_000, title, ("loss %", *columns), goodput_rows(loss_percent, columns), left=0)[0]
+
+
+def goodput_tables(width: int, title: str, loss_percent: Sequence[float], columns: Mapping[str, Sequence[float]]) -> list[Table]:
+    """`goodput_table` fitted to `width`: with many algorithms, one row per algorithm and
+    one column per loss rate, split into parts as needed."""
+    return fitted_tables(width, title, ("loss %", *columns), goodput_rows(loss_percent, columns), left=0, what="loss rates (%)", corner="algorithm")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import tomllib
 import math
@@ -11,7 +12,8 @@ from pathlib import Path
 from typing import Any, Union
 
 from wtcp import _core
-from wtcp.errors import scenario_error
+from wtcp.errors import ScenarioError, scenario_error
+from wtcp.fieldpath import resolve_paths, with_suggestions
 from wtcp.result import ENGINES, Result, with_engine
 from wtcp.toml_text import check_unicode, container, join_path, plain_scalar, to_toml_value
 
@@ -32,6 +34,21 @@ def builtin_scenario_names() -> list[str]:
     return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
 
 
+def builtin_scenarios() -> list[tuple[str, str, Path]]:
+    """(name, one-line description, file) of each built-in scenario; the description is
+    the file's `description`, else its first comment line."""
+    out = []
+    for name in builtin_scenario_names():
+        path = SCENARIO_DIR / f"{name}.toml"
+        text = path.read_text(encoding="utf-8")
+        description = tomllib.loads(text).get("description")
+        if not isinstance(description, str) or not description.strip():
+            comments = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+            description = next((c for c in comments if c), "")
+        out.append((name, " ".join(description.split()), path))
+    return out
+
+
 class Scenario:
     """A checked scenario document plus field overrides.
 
@@ -45,12 +62,33 @@ class Scenario:
         check_unicode(text, "", "the scenario text is")
         self._text = text
         self._format = format
-        self._overrides = tuple((str(p), str(v)) for p, v in overrides)
-        for path, value in self._overrides:
+        pairs = [(str(p), str(v)) for p, v in overrides]
+        for path, value in pairs:
             check_unicode(path, path, "the override path is")
             check_unicode(value, path, "the value is")
         self._source = source
-        self._resolved_toml = _core.resolve(text, format, list(self._overrides))
+        self._doc: dict[str, Any] | None = None
+        try:
+            self._set_overrides(pairs)  # indices only (a name is not an index to the core)
+        except ScenarioError:
+            resolved = resolve_paths(pairs, self._document_with)
+            if resolved == pairs:
+                raise
+            self._set_overrides(resolved)
+
+    def _set_overrides(self, pairs: list[tuple[str, str]]) -> None:
+        """Overrides with names already resolved to indices; checked by the core."""
+        self._overrides = tuple(pairs)
+        try:
+            self._resolved_toml = _core.resolve(self._text, self._format, list(self._overrides))
+        except ScenarioError as e:
+            raise with_suggestions(e) from None
+
+    def _document_with(self, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+        try:
+            return tomllib.loads(_core.resolve(self._text, self._format, pairs))
+        except ScenarioError as e:
+            raise with_suggestions(e) from None
 
     # --- construction ---
 
@@ -73,7 +111,8 @@ class Scenario:
     # --- overrides ---
 
     def set(self, path: str, value: Any) -> Scenario:
-        """A copy with the field at dotted `path` (`links.1.ab.loss.rate`) set to `value`."""
+        """A copy with the field at dotted `path` set to `value`. An array element is
+        given by index or by its `name`: `links.1.ab.loss.rate` or `links.wireless.ab.loss.rate`."""
         return self.with_overrides({path: value})
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
@@ -87,14 +126,29 @@ class Scenario:
     def with_text_overrides(self, pairs: Iterable[tuple[str, str]]) -> Scenario:
         """A copy with `(path, TOML value text)` overrides, as `wtcp run --set PATH=TEXT`
         takes them (text that is not valid TOML is taken as a string)."""
-        return Scenario(self._text, self._format, [*self._overrides, *pairs], self._source)
+        pairs = [(str(p), str(v)) for p, v in pairs]
+        for path, value in pairs:
+            check_unicode(path, path, "the override path is")
+            check_unicode(value, path, "the value is")
+        prior = list(self._overrides)
+        resolved = resolve_paths(pairs, lambda more: self._document_with(prior + more), start=self._parsed())
+        out = object.__new__(Scenario)
+        out._text, out._format, out._source, out._doc = self._text, self._format, self._source, None
+        out._set_overrides(prior + resolved)
+        return out
+
+    def _parsed(self) -> dict[str, Any]:
+        """The document after overrides, parsed once (not to be modified)."""
+        if self._doc is None:
+            self._doc = tomllib.loads(self._resolved_toml)
+        return self._doc
 
     # --- inspection ---
 
     @property
     def document(self) -> dict[str, Any]:
         """The document after overrides, as the simulator reads it (a fresh copy)."""
-        return tomllib.loads(self._resolved_toml)
+        return copy.deepcopy(self._parsed())
 
     @property
     def name(self) -> str:
@@ -186,7 +240,7 @@ def check_engine(engine: Any) -> None:
 
 def check_override_path(path: Any) -> None:
     if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
-        raise scenario_error(str(path), "invalid override path; expected dotted keys like `links.0.rate_mbps`")
+        raise scenario_error(str(path), "invalid override path; expected dotted keys like `links.0.rate_mbps` or `links.wireless.rate_mbps`")
     check_unicode(path, path, "the override path is")
 
 

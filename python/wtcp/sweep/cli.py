@@ -55,7 +55,8 @@ def make_executor(workers: int | None, dask_address: str | None, dask_local: int
 @click.option("--run-timeout", "run_timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Stop a run after this much wall time and store it as failed.")
 @click.option("--run-memory", "run_memory", type=click.FloatRange(min=0, min_open=True), metavar="MB", help="Stop a run once the simulator holds more than MB megabytes (2^20 bytes) of heap, and store it as failed.")
 @click.option("--quiet", is_flag=True, help="No progress display.")
-def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, run_timeout: float | None, run_memory: float | None, quiet: bool) -> None:
+@click.option("--dry-run", "dry", is_flag=True, help="Print the run count, the axes and how many runs are already stored; run nothing.")
+def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, run_timeout: float | None, run_memory: float | None, quiet: bool, dry: bool) -> None:
     """Run the sweep FILE, storing every result; runs already stored are skipped.
     Ctrl-C stops it, keeping every finished run; the same command resumes it."""
     from wtcp.sweep.runner import SweepInterrupted, default_store_path, run_sweep
@@ -75,6 +76,15 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
         store_file = store_path or default_store_path(sweep)
     except SweepError as e:
         raise _cli_error(f"{file}: {e}") from None
+    if dry:
+        from wtcp.sweep.runner import dry_run
+
+        try:
+            plan = dry_run(sweep, store_file)
+        except StoreError as e:
+            raise _cli_error(str(e)) from None
+        click.echo(f"{sweep.name}: " + "\n".join(plan.lines()) + f"\nstore: {store_file}" + ("" if store_file.exists() else " (not created yet)"))
+        return
     try:
         store = Store(store_file)
     except StoreError as e:  # locked, not a DuckDB file, corrupt, not a wtcp store
@@ -132,7 +142,8 @@ def _with_progress(sweep, store, executor, console: Console, limits: dict):
 @click.option("--export", "fmt", type=click.Choice(["parquet", "csv"]), help="Write the runs and flows tables in this format.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Directory for --export (default: next to PATH).")
 @click.option("--copy", "copy_to", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Copy the store to FILE as one self-contained file (its .wal log included), also while a sweep writes it.")
-def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: Path | None) -> None:
+@click.option("--prune-failed", "prune", is_flag=True, help="Delete the failed runs from the store (a sweep retries them anyway) and say how many.")
+def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: Path | None, prune: bool) -> None:
     """List the sweeps in the result store PATH; export its tables or copy it.
 
     A store that a running sweep is writing is read from a snapshot of the results
@@ -145,6 +156,12 @@ def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: 
         raise click.UsageError("--out needs --export")
     if not path.is_file():
         raise _cli_error(f"no result store {path}")
+    if prune:
+        from wtcp.sweep.store import Store
+
+        with Store(path) as store:  # for writing: a store a sweep is writing is refused
+            removed = store.prune_failed()
+        click.echo(f"removed {removed} failed run{'' if removed == 1 else 's'} from {path}", err=True)
     if copy_to is not None:
         copy_store(path, copy_to)
         click.echo(f"copied {path} to {copy_to}", err=True)
@@ -155,12 +172,9 @@ def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: 
         table = store.sweeps()
         if fmt is not None:
             paths = store.export(out_dir or path.parent, fmt)
-    from rich.table import Table
-
-    t = Table("sweep", "runs", "done", "failed", "simulated s", "wall s")
-    for row in table.itertuples(index=False):
-        t.add_row(str(row.sweep), str(row.runs), str(row.done), str(row.failed), f"{_total(row.sim_seconds):.0f}", f"{_total(row.wall_seconds):.1f}")
-    report.stdout_console().print(t)
+    rows = [[str(row.sweep), str(row.runs), str(row.done), str(row.failed), f"{_total(row.sim_seconds):.0f}", f"{_total(row.wall_seconds):.1f}"] for row in table.itertuples(index=False)]
+    console = report.stdout_console()
+    report.print_tables(console, report.fitted_tables(console.width, f"sweeps in {path.name}", ("sweep", "runs", "done", "failed", "sim s", "wall s"), rows, what="sweeps"))
     if fmt is not None:
         for p in paths:
             click.echo(f"wrote {p}")

@@ -9,7 +9,9 @@ the store intact and the sweep resumable."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import multiprocessing.context as _mp_context
 import os
 import platform
 import signal
@@ -237,6 +239,64 @@ def death_reason(exitcode: int) -> str:
     return f"the worker process died (exit code {exitcode})"
 
 
+WORKER_NAME = "wtcp-sweep-worker"
+
+
+def worker_context(method: str) -> Any:
+    """A multiprocessing context for the sweep's workers that does not import the
+    caller's `__main__` in them.
+
+    Under forkserver and spawn, multiprocessing re-imports the main script in every new
+    process (as `__mp_main__`), so a plain script calling `run_sweep` without an
+    `if __name__ == "__main__":` guard would run again in each worker, and each would
+    start a sweep of its own. The workers run only wtcp's functions, so they need none of
+    the script: their processes are named `WORKER_NAME-N`, and for those the main module
+    is left out of the data that prepares a new process. (A consequence: what a worker
+    runs cannot be a function defined in the script, e.g. an executor subclass's
+    `batch_call` target; define it in a module.)"""
+    import multiprocessing
+    from multiprocessing import spawn
+
+    if not getattr(spawn.get_preparation_data, "_wtcp_no_main", False):
+        original = spawn.get_preparation_data
+
+        def get_preparation_data(name: str) -> dict[str, Any]:
+            data = original(name)
+            if str(name).startswith(WORKER_NAME):
+                data.pop("init_main_from_path", None)
+                data.pop("init_main_from_name", None)
+            return data
+
+        get_preparation_data._wtcp_no_main = True  # type: ignore[attr-defined]
+        spawn.get_preparation_data = get_preparation_data
+    base = multiprocessing.get_context(method)
+    worker = {"forkserver": _ForkServerWorker, "spawn": _SpawnWorker}[method]
+    return type(f"{type(base).__name__}ForWorkers", (type(base),), {"Process": worker})()
+
+
+class _WorkerNaming:
+    """A worker process named `WORKER_NAME-N` (see `worker_context`)."""
+
+    _counter = itertools.count(1)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.name = f"{WORKER_NAME}-{next(_WorkerNaming._counter)}"
+
+
+class _SpawnWorker(_WorkerNaming, _mp_context.SpawnProcess):
+    pass
+
+
+if hasattr(_mp_context, "ForkServerProcess"):
+
+    class _ForkServerWorker(_WorkerNaming, _mp_context.ForkServerProcess):
+        pass
+
+else:  # Windows: no forkserver
+    _ForkServerWorker = _SpawnWorker
+
+
 class ProcessPoolExecutor:
     """A local `concurrent.futures.ProcessPoolExecutor` of `workers` processes.
 
@@ -266,7 +326,7 @@ class ProcessPoolExecutor:
         # would otherwise leave them running).
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         return concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers)
+            self.workers, mp_context=worker_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers)
         )
 
     def batch_call(self, batch: Sequence[Job]) -> tuple[Callable[..., list[dict[str, Any]]], tuple[Any, ...]]:
@@ -628,3 +688,60 @@ def default_store_path(sweep: Sweep) -> Path:
     if problem is not None:
         raise SweepError("name", f"{problem}; allowed: {SAFE_NAME_RULE}, as it names the store <name>.duckdb (or give the store's path: --store)")
     return path
+
+
+@dataclass
+class DryRun:
+    """What `run_sweep` would do: `total` runs, of which `stored` are already done in the
+    store and `invalid` are points the scenario refuses (stored as failed runs); `axes`
+    are (what varies, its values)."""
+
+    total: int
+    stored: int
+    invalid: int
+    axes: list[tuple[str, list[Any]]]
+
+    @property
+    def to_run(self) -> int:
+        return self.total - self.stored
+
+    def lines(self) -> list[str]:
+        out = [f"{self.total} runs: {' x '.join(str(len(v)) for _, v in self.axes) or '1'}"]
+        for label, values in self.axes:
+            out.append(f"  {label}: {', '.join(_value_text(v) for v in values)}")
+        out.append(f"{self.stored} already stored, {self.to_run} to run" + (f" ({self.invalid} invalid points would be stored as failed)" if self.invalid else ""))
+        return out
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(_value_text(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_value_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def dry_run(sweep: Sweep, store: str | os.PathLike[str] | Store | None = None) -> DryRun:
+    """Count a sweep's runs and how many `store` already holds, without running any
+    (a store file that does not exist holds none and is not created)."""
+    from wtcp.sweep.store import readable_store
+
+    axes: list[tuple[str, list[Any]]] = [(path, list(values)) for path, values in sweep.grid.items()]
+    for group in sweep.zips:
+        axes.append((" + ".join(group), [tuple(vs) for vs in zip(*group.values())]))
+    if sweep.points:
+        axes.append((f"points ({', '.join(sorted({p for point in sweep.points for p in point}))})", [dict(p) for p in sweep.points]))
+    if sweep.algorithms:
+        axes.append(("algorithm", list(sweep.algorithms)))
+    if sweep.replications > 1:
+        axes.append(("replication", list(range(sweep.replications))))
+    runs = list(sweep.runs())
+    done: set[str] = set()
+    if isinstance(store, Store):
+        done = store.done_keys()
+    elif store is not None and Path(store).is_file():
+        with readable_store(store) as (st, _note):
+            done = st.done_keys()
+    stored = sum(1 for r in runs if r.key in done)
+    invalid = sum(1 for r in runs if r.error is not None and r.key not in done)
+    return DryRun(total=len(runs), stored=stored, invalid=invalid, axes=axes)

@@ -18,7 +18,8 @@ from typing import Any
 
 from wtcp import _core
 from wtcp.errors import ScenarioError
-from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path
+from wtcp.fieldpath import is_path_error, resolve_path
+from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, check_override_path
 from wtcp.toml_text import TomlError, check_plain, parse_toml
 
 TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "points", "algorithms", "algorithm_params", "algorithm_flows", "replications", "seed")
@@ -260,12 +261,20 @@ class Sweep:
         where += [(f"zip.{i}", p) for i, g in enumerate(self.zips) for p in g]
         point_paths = {p: i for i, point in enumerate(self.points) for p in reversed(list(point))}
         where += [(f"points.{i}", p) for p, i in point_paths.items()]
+        base_doc = self.base.document
         for section, path in where:
-            if path in RESERVED_PATHS:
+            canonical_path = path
+            if path != ENGINE_KEY:
+                try:
+                    check_override_path(path)
+                    canonical_path = resolve_path(base_doc, path)
+                except ScenarioError as e:
+                    raise SweepError(f"{section}.{path}", str(e)) from None
+            if canonical_path in RESERVED_PATHS:
                 raise SweepError(f"{section}.{path}", "is set by the sweep; use `seed` and `replications`")
-            if path in seen:
-                raise SweepError(f"{section}.{path}", f"is already given in {seen[path]}")
-            seen[path] = section
+            if canonical_path in seen:
+                raise SweepError(f"{section}.{path}", f"is already given in {seen[canonical_path]}")
+            seen[canonical_path] = f"{section}" + (f" as `{path}`" if canonical_path != path else "")
         self._check_engines()
         # A path the scenario schema does not have is a mistake in the sweep file (exit 2),
         # while a bad value is an invalid point (recorded as a failed run).
@@ -284,8 +293,7 @@ class Sweep:
             try:
                 self.base.set(path, value)
             except ScenarioError as e:
-                reason = getattr(e, "reason", str(e))
-                if reason.startswith("unknown field") or "out of range" in reason or "invalid override path" in reason:
+                if is_path_error(e):
                     raise SweepError(f"{section}.{path}", str(e)) from None
 
 

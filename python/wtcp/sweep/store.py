@@ -58,6 +58,44 @@ REQUIRED_RUN_COLUMNS = ("key", "sweep", "params", "algorithm", "seed", "replicat
 STORE_RULE = "a result store written by `wtcp sweep` or `wtcp reproduce`"
 
 
+# Rates are stored in bit/s (as the simulator reports them); each also reads in Mb/s, as
+# `Result.flows`, the CLI tables and claims give it.
+RATE_COLUMNS = {"goodput_mbps": "goodput_bps", "throughput_mbps": "throughput_bps"}
+
+
+def with_rate_units(flows: pd.DataFrame) -> pd.DataFrame:
+    """`flows` with `goodput_mbps` and `throughput_mbps` beside the bit/s columns."""
+    for mbps, bps in RATE_COLUMNS.items():
+        if bps in flows.columns and mbps not in flows.columns:
+            flows.insert(flows.columns.get_loc(bps) + 1, mbps, flows[bps] / 1e6)
+    return flows
+
+
+class UnknownMetric(KeyError):
+    """A metric that is neither a flows nor a runs column; the message lists the valid ones."""
+
+    def __init__(self, metric: str, valid: Iterable[str]):
+        import difflib
+
+        valid = sorted(set(valid))
+        close = difflib.get_close_matches(metric, valid, n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""
+        self.metric = metric
+        self.valid = valid
+        self.message = f"no metric `{metric}`{hint} (metrics: {', '.join(valid)})"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def numeric_columns(frame: pd.DataFrame, skip: Iterable[str] = ()) -> list[str]:
+    import pandas as pd
+
+    skip = set(skip)
+    return [c for c in frame.columns if c not in skip and pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
+
+
 class StoreError(ValueError):
     """A result store that cannot be opened, read or written: `.path` (the file) and
     `.reason` (locked by another process, not a DuckDB file, corrupt, not a wtcp store)."""
@@ -377,7 +415,7 @@ class Store:
         select = ", ".join(f"r.{_quote(c)}" for c in run_cols)
         where = "r.status = 'done'" + (" AND r.sweep = ?" if sweep is not None else "")
         sql = f"SELECT f.*, {select} FROM flows f JOIN runs r USING (key) WHERE {where} ORDER BY r.sweep, f.key, f.flow_id"
-        return self._df(sql, [sweep] if sweep is not None else [])
+        return with_rate_units(self._df(sql, [sweep] if sweep is not None else []))
 
     @_store_errors
     def param_columns(self) -> list[str]:
@@ -398,7 +436,9 @@ class Store:
 
         `metric` is a `flows` column (one value per flow per run) or a `runs` column.
         Default grouping: sweep, the swept-parameter columns, engine, algorithm and (for
-        flow metrics) flow name. Columns: the groups, n, mean, std, ci_low, ci_high."""
+        flow metrics) flow name. Columns: the groups, n, mean, std, ci_low, ci_high.
+        Rates read in bit/s or Mb/s (`goodput_bps`, `goodput_mbps`); an unknown metric
+        raises `UnknownMetric` (a KeyError) listing the valid ones."""
         flows = self.flows(sweep)
         if metric in flows.columns:
             table = flows
@@ -407,7 +447,8 @@ class Store:
             table = self.runs(sweep)
             table = table[table["status"] == "done"]
             if metric not in table.columns:
-                raise KeyError(f"no metric {metric!r} in the flows or runs table")
+                fixed = ("key", "flow_id", "id", "seed", "replication", "stream", *self.param_columns())
+                raise UnknownMetric(metric, numeric_columns(flows, fixed) + numeric_columns(table, fixed) + list(RATE_COLUMNS))
             default_by = ["sweep", *self.param_columns(), "engine", "algorithm"]
         return summarize(table, metric, list(by) if by is not None else default_by)
 
@@ -430,6 +471,31 @@ class Store:
         return plot_store(self, x, y, hue, path, sweep=sweep, where=where, kind=kind, flows=flows, ci=ci, title=title)
 
     @_store_errors
+    def prune_failed(self, sweep: str | None = None) -> int:
+        """Delete the failed runs (of every sweep, or of `sweep`) with their rows in the
+        other tables, in one transaction; returns how many runs were removed. (A sweep
+        tries failed runs again anyway; this clears them from the tables and counts.)"""
+        where = "status = 'failed'" + (" AND sweep = ?" if sweep is not None else "")
+        args = [sweep] if sweep is not None else []
+        keys = [k for (k,) in self.con.execute(f"SELECT key FROM runs WHERE {where}", args).fetchall()]
+        if not keys:
+            return 0
+        tables = [r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("CREATE TEMP TABLE _prune AS SELECT key FROM runs WHERE " + where, args)
+            for table in ["flows", *sorted(t for t in tables if t.startswith("trace_"))]:
+                if table in tables:
+                    self.con.execute(f"DELETE FROM {_quote(table)} WHERE key IN (SELECT key FROM _prune)")
+            self.con.execute("DELETE FROM runs WHERE key IN (SELECT key FROM _prune)")
+            self.con.execute("DROP TABLE _prune")
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        return len(keys)
+
+    @_store_errors
     def export(self, directory: str | os.PathLike[str], fmt: str = "parquet") -> list[Path]:
         """Write `runs` and `flows` as Parquet or CSV files into `directory`."""
         out = Path(directory)
@@ -439,7 +505,9 @@ class Store:
             path = out / f"{table}.{fmt}"
             option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
             literal = str(path).replace("'", "''")
-            self.con.execute(f"COPY (SELECT * FROM {table} ORDER BY key) TO '{literal}' ({option})")
+            have = self._table_columns(table)
+            rates = "".join(f", {_quote(bps)} / 1e6 AS {_quote(mbps)}" for mbps, bps in RATE_COLUMNS.items() if bps in have and mbps not in have)
+            self.con.execute(f"COPY (SELECT *{rates} FROM {table} ORDER BY key) TO '{literal}' ({option})")
             paths.append(path)
         return paths
 
