@@ -110,7 +110,16 @@ def test_a_signal_handler_that_raises_stops_the_run_with_its_exception():
         signal.signal(signal.SIGALRM, old)
 
 
-def test_a_run_past_its_time_or_memory_limit_raises_run_stopped():
+@pytest.fixture
+def unbudgeted(monkeypatch):
+    """The pre-run resource estimate would refuse the deliberately hungry runs below
+    (terabytes of trace rows); huge budgets let them start, so that the run-time limits
+    are what stop them (workers inherit the environment)."""
+    monkeypatch.setenv("WTCP_MEMORY_BUDGET_GIB", "1e9")
+    monkeypatch.setenv("WTCP_EVENT_BUDGET", "1e18")
+
+
+def test_a_run_past_its_time_or_memory_limit_raises_run_stopped(unbudgeted):
     start = time.perf_counter()
     with pytest.raises(wtcp.RunStopped) as info:
         long_run().run(control=wtcp.RunControl(timeout_s=0.3))
@@ -228,7 +237,7 @@ def test_run_timeout_fails_the_slow_run_alone_with_the_reason(tmp_path):
     assert "exceeded the 1 s run timeout" in proc.stderr
 
 
-def test_run_memory_fails_the_hungry_run_alone_with_the_reason(tmp_path):
+def test_run_memory_fails_the_hungry_run_alone_with_the_reason(tmp_path, unbudgeted):
     body = 'replications = 2\n[set]\n"run.duration_s" = 20.0\n"run.measure_from_s" = 2.0\n"trace.enabled" = true\n[grid]\n"trace.interval_ms" = [100.0, 0.001]\n'
     sweep = Sweep.from_file(write_sweep(tmp_path, body, "hungry"))
     outcome = run_sweep(sweep, tmp_path / "hungry.duckdb", InlineExecutor(), run_memory_mb=32)
@@ -249,7 +258,7 @@ def test_sweep_limits_must_be_positive_numbers(tmp_path, value):
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc/self/status")
-def test_a_run_that_kills_its_worker_fails_alone(tmp_path):
+def test_a_run_that_kills_its_worker_fails_alone(tmp_path, unbudgeted):
     from cancel_helpers import CappedPool
 
     # 2 x 12 short runs, and 2 runs that trace every microsecond for an hour: with no
