@@ -104,7 +104,7 @@ fn a_flag_set_by_another_thread_stops_a_long_run_at_once() {
 #[test]
 fn the_heap_count_follows_a_run_and_returns_to_where_it_was() {
     // A trace sample every 0.1 ms: the trace columns grow steadily with simulated time.
-    let sc = parse(TWO_HOP, &[("run.duration_s", "1000"), ("trace.enabled", "true"), ("trace.interval_ms", "0.1")]);
+    let sc = parse(TWO_HOP, &[("run.duration_s", "400"), ("trace.enabled", "true"), ("trace.interval_ms", "0.1")]);
     let before = thread_bytes();
     let limit: isize = 20 << 20;
     let mut held_at_stop = 0;
