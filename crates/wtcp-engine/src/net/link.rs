@@ -12,7 +12,7 @@ use super::routing::DirId;
 use crate::events::{Event, EventQueue};
 use crate::packet::{PacketId, PacketKind, PacketPool};
 use crate::scenario::{AppliesTo, QueueCfg};
-use crate::time::{tx_time, Time};
+use crate::time::{Time, TxTimes};
 
 /// The ground-truth cause of a drop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -68,7 +68,8 @@ pub struct LinkDir {
     pub id: DirId,
     pub from: u32,
     pub to: u32,
-    rate_bps: f64,
+    /// Serialisation times at the link's rate.
+    tx_times: TxTimes,
     delay: Time,
     /// Extra propagation delay while a delay spike is active.
     pub extra_delay: Time,
@@ -106,7 +107,7 @@ impl LinkDir {
             id,
             from,
             to,
-            rate_bps,
+            tx_times: TxTimes::new(rate_bps),
             delay,
             extra_delay: 0,
             link_header,
@@ -165,7 +166,7 @@ impl LinkDir {
         self.in_tx = Some(id);
         self.attempts += 1;
         let wire = size + self.link_header;
-        ev.schedule(now + tx_time(wire, self.rate_bps), Event::TxDone { dir: self.id });
+        ev.schedule(now + self.tx_times.get(wire), Event::TxDone { dir: self.id });
     }
 
     /// The transmitter finished: decide the packet's fate, put it in the pipe, start the next.

@@ -4,6 +4,11 @@
 //!
 //! The application reads in-order data at once, so the advertised window is the receive
 //! buffer minus the out-of-order bytes held.
+//!
+//! Out-of-order data is held in an ordered map of disjoint ranges with a running byte
+//! count: a segment costs O(log holes), not a scan or a shift of every range.
+
+use std::collections::BTreeMap;
 
 use wtcp_cc::ReceiverControl;
 
@@ -27,8 +32,9 @@ pub struct Receiver {
     buffer: u64,
     /// RCV.NXT: every byte below it was delivered in order.
     pub rcv_nxt: u64,
-    /// Out-of-order data held, as sorted disjoint [start, end) ranges.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order data held: disjoint, non-touching [start, end) ranges keyed by start.
+    ooo: BTreeMap<u64, u64>,
+    /// Bytes in `ooo` (kept as ranges come and go).
     ooo_bytes: u64,
     /// In-order segments received since the last ACK.
     unacked: u32,
@@ -52,6 +58,11 @@ pub struct Receiver {
     syn_size: u32,
 }
 
+/// The range of `held` that contains [start, end), if any.
+fn held_block(held: &BTreeMap<u64, u64>, start: u64, end: u64) -> Option<(u64, u64)> {
+    held.range(..=start).next_back().filter(|&(_, &e)| end <= e).map(|(&s, &e)| (s, e))
+}
+
 impl Receiver {
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, control: Option<Box<dyn ReceiverControl>>) -> Self {
         Receiver {
@@ -65,7 +76,7 @@ impl Receiver {
             overhead: cfg.packet_overhead(),
             buffer: cfg.recv_buffer_bytes,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: BTreeMap::new(),
             ooo_bytes: 0,
             unacked: 0,
             delack_timer: LazyTimer::default(),
@@ -86,7 +97,7 @@ impl Receiver {
     pub fn on_data(&mut self, p: &Packet, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
         let (start, end) = (p.seq, p.seq + u64::from(p.len));
         // Every byte already received (RFC 2883: report it as a D-SACK).
-        let duplicate = self.sack.is_some() && (end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= start && end <= e));
+        let duplicate = self.sack.is_some() && (end <= self.rcv_nxt || self.held_block(start, end).is_some());
         self.last_arrival = now;
         self.rx_bytes += u64::from(p.len);
         if self.ecn_echo == EcnEcho::Latched && p.cwr {
@@ -133,33 +144,55 @@ impl Receiver {
         }
     }
 
-    /// Insert [start, end) and merge it with touching neighbours, in place (no
-    /// allocation once the vector has grown to the largest number of holes).
+    /// The held range that contains [start, end), if any.
+    fn held_block(&self, start: u64, end: u64) -> Option<(u64, u64)> {
+        held_block(&self.ooo, start, end)
+    }
+
+    /// Insert [start, end) and merge it with overlapping or touching neighbours.
     fn hold(&mut self, start: u64, end: u64) {
-        let i = self.ooo.partition_point(|&(s, _)| s < start);
-        let j = if i > 0 && self.ooo[i - 1].1 >= start {
-            self.ooo[i - 1].1 = self.ooo[i - 1].1.max(end);
-            i - 1
-        } else {
-            self.ooo.insert(i, (start, end));
-            i
+        // The range starting at or before `start`, if it reaches `start`, absorbs the segment.
+        let (s, mut e) = match self.ooo.range_mut(..=start).next_back() {
+            Some((&ps, pe)) if *pe >= start => {
+                if *pe >= end {
+                    return; // already held
+                }
+                self.ooo_bytes += end - *pe;
+                *pe = end;
+                (ps, end)
+            }
+            _ => {
+                self.ooo.insert(start, end);
+                self.ooo_bytes += end - start;
+                (start, end)
+            }
         };
-        while j + 1 < self.ooo.len() && self.ooo[j + 1].0 <= self.ooo[j].1 {
-            self.ooo[j].1 = self.ooo[j].1.max(self.ooo[j + 1].1);
-            self.ooo.remove(j + 1);
+        // Absorb the ranges that now overlap or touch it from the right.
+        let mut merged = false;
+        while let Some((&ns, &ne)) = self.ooo.range(s + 1..).next() {
+            if ns > e {
+                break;
+            }
+            self.ooo.remove(&ns);
+            // [ns, min(e, ne)) was counted in both ranges.
+            self.ooo_bytes -= e.min(ne) - ns;
+            e = e.max(ne);
+            merged = true;
         }
-        self.ooo_bytes = self.ooo.iter().map(|(s, e)| e - s).sum();
+        if merged {
+            self.ooo.insert(s, e);
+        }
     }
 
     fn pull_in_order(&mut self) {
-        while let Some(&(s, e)) = self.ooo.first() {
+        while let Some((&s, &e)) = self.ooo.first_key_value() {
             if s > self.rcv_nxt {
                 break;
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
-            self.ooo.remove(0);
+            self.ooo.pop_first();
+            self.ooo_bytes -= e - s;
         }
-        self.ooo_bytes = self.ooo.iter().map(|(s, e)| e - s).sum();
     }
 
     /// A SYN arrived: answer with a SYN-ACK (again for a retransmitted SYN).
@@ -176,7 +209,8 @@ impl Receiver {
     /// Fold an arrival into the SACK blocks (after `ooo` and RCV.NXT took it in).
     fn note_sack(&mut self, start: u64, end: u64, duplicate: bool) {
         if let Some(s) = self.sack.as_mut() {
-            s.on_segment(start, end, &self.ooo, self.rcv_nxt, duplicate);
+            let ooo = &self.ooo;
+            s.on_segment_in(start, end, |s, e| held_block(ooo, s, e), self.rcv_nxt, duplicate);
         }
     }
 

@@ -56,27 +56,33 @@ impl SackReporter {
     /// the segment was taken in, `rcv_nxt` its cumulative point, and `duplicate` whether
     /// every byte of the segment had already been received.
     pub fn on_segment(&mut self, start: u64, end: u64, held: &[Block], rcv_nxt: u64, duplicate: bool) {
+        self.on_segment_in(start, end, |s, e| held.iter().find(|&&(hs, he)| hs <= s && e <= he).copied(), rcv_nxt, duplicate);
+    }
+
+    /// [`Self::on_segment`] with the held data given as a lookup: `containing(s, e)` is the
+    /// held block that contains `[s, e)`, if any (the receiver answers it in O(log holes)).
+    pub fn on_segment_in(&mut self, start: u64, end: u64, containing: impl Fn(u64, u64) -> Option<Block>, rcv_nxt: u64, duplicate: bool) {
         if duplicate {
             self.dsack = Some((start, end));
         }
         // The block now holding the segment goes first (RFC 2018 §4).
-        if let Some(&b) = held.iter().find(|&&(s, e)| s <= start && end <= e) {
+        if let Some(b) = containing(start, end) {
             self.recent.retain(|&(s, e)| !(b.0 <= s && e <= b.1));
             self.recent.insert(0, b);
         }
-        self.refresh(held, rcv_nxt);
+        self.refresh(containing, rcv_nxt);
     }
 
     /// Drop blocks now covered by the cumulative ACK and widen blocks that merged, in
     /// place (at most MAX_BLOCKS + 1 entries; no allocation per segment).
-    fn refresh(&mut self, held: &[Block], rcv_nxt: u64) {
+    fn refresh(&mut self, containing: impl Fn(u64, u64) -> Option<Block>, rcv_nxt: u64) {
         let mut n = 0;
         for i in 0..self.recent.len() {
             let (s, e) = self.recent[i];
             if e <= rcv_nxt {
                 continue;
             }
-            let Some(&b) = held.iter().find(|&&(hs, he)| hs <= s && e <= he) else { continue };
+            let Some(b) = containing(s, e) else { continue };
             if !self.recent[..n].contains(&b) {
                 self.recent[n] = b;
                 n += 1;
