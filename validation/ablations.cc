@@ -302,85 +302,64 @@ class PrrAblation : public TcpRecoveryOps
 WTCPVAL_PRR(PrrCopy, false)
 WTCPVAL_PRR(PrrFlightSize, true)
 
-// SampleRtt<Base>: ns-3 3.44's TcpVegas or TcpVeno fed the RTT sample of each ACK
+// A class derived from ns-3's congestion control Base with the members given (one
+// override each), registered as "wtcpval::Name".
+#define WTCPVAL_DERIVED(Name, Base, ...)                                                           \
+    class Name : public Base                                                                       \
+    {                                                                                              \
+      public:                                                                                      \
+        static TypeId GetTypeId()                                                                  \
+        {                                                                                          \
+            static TypeId tid = TypeId("wtcpval::" #Name)                                          \
+                                    .SetParent<Base>()                                             \
+                                    .SetGroupName("wtcp")                                          \
+                                    .AddConstructor<Name>();                                       \
+            return tid;                                                                            \
+        }                                                                                          \
+        Name() = default;                                                                          \
+        Name(const Name& o) = default;                                                             \
+        TypeId GetInstanceTypeId() const override                                                  \
+        {                                                                                          \
+            return GetTypeId();                                                                    \
+        }                                                                                          \
+        std::string GetName() const override                                                       \
+        {                                                                                          \
+            return #Name;                                                                          \
+        }                                                                                          \
+        __VA_ARGS__                                                                                \
+        Ptr<TcpCongestionOps> Fork() override                                                      \
+        {                                                                                          \
+            return CopyObject<Name>(this);                                                         \
+        }                                                                                          \
+    };
+
+// SampleRtt: ns-3 3.44's TcpVegas or TcpVeno fed the RTT sample of each ACK
 // (tcb->m_lastRtt) instead of what TcpSocketBase::ProcessAck passes to PktsAcked, the
 // smoothed RTT (m_tcb->m_srtt). Their BaseRTT and per-RTT minimum RTT are then minima of
 // samples, as in the papers and Linux (tcp_vegas.c, tcp_veno.c take the sample, rs->rtt_us);
 // the rest of each algorithm is ns-3's, unchanged.
-#define WTCPVAL_SAMPLE_RTT(Name, Base)                                                             \
-    class Name : public Base                                                                       \
+#define WTCPVAL_SAMPLE_RTT(Base)                                                                   \
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time&) override          \
     {                                                                                              \
-      public:                                                                                      \
-        static TypeId GetTypeId()                                                                  \
-        {                                                                                          \
-            static TypeId tid = TypeId("wtcpval::" #Name)                                          \
-                                    .SetParent<Base>()                                             \
-                                    .SetGroupName("wtcp")                                          \
-                                    .AddConstructor<Name>();                                       \
-            return tid;                                                                            \
-        }                                                                                          \
-        Name() = default;                                                                          \
-        Name(const Name& o) = default;                                                             \
-        TypeId GetInstanceTypeId() const override                                                  \
-        {                                                                                          \
-            return GetTypeId();                                                                    \
-        }                                                                                          \
-        std::string GetName() const override                                                       \
-        {                                                                                          \
-            return #Name;                                                                          \
-        }                                                                                          \
-        void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time&) override      \
-        {                                                                                          \
-            Base::PktsAcked(tcb, segmentsAcked, tcb->m_lastRtt.Get());                             \
-        }                                                                                          \
-        Ptr<TcpCongestionOps> Fork() override                                                      \
-        {                                                                                          \
-            return CopyObject<Name>(this);                                                         \
-        }                                                                                          \
-    };
+        Base::PktsAcked(tcb, segmentsAcked, tcb->m_lastRtt.Get());                                 \
+    }
 
-WTCPVAL_SAMPLE_RTT(VegasSampleRtt, TcpVegas)
-WTCPVAL_SAMPLE_RTT(VenoSampleRtt, TcpVeno)
+WTCPVAL_DERIVED(VegasSampleRtt, TcpVegas, WTCPVAL_SAMPLE_RTT(TcpVegas))
+WTCPVAL_DERIVED(VenoSampleRtt, TcpVeno, WTCPVAL_SAMPLE_RTT(TcpVeno))
 
-// Halving<Base>: ns-3 3.44's TcpVegas answering a loss as the Vegas paper's Reno, ns-2,
-// Linux (tcp_vegas.c keeps tcp_reno_ssthresh) and wtcp do, ssthresh = max(cwnd / 2,
-// 2 segments), in place of TcpVegas::GetSsThresh, max(min(ssthresh, cwnd - 1 segment),
-// 2 segments), which in congestion avoidance (ssthresh >= 3/4 cwnd there) cuts by one
-// segment or a quarter. Everything else is ns-3's.
-#define WTCPVAL_HALVING(Name, Base)                                                                \
-    class Name : public Base                                                                       \
+// Halving: ns-3 3.44's TcpVegas answering a loss as the Vegas paper's Reno, ns-2, Linux
+// (tcp_vegas.c keeps tcp_reno_ssthresh) and wtcp do, ssthresh = max(cwnd / 2, 2 segments),
+// in place of TcpVegas::GetSsThresh, max(min(ssthresh, cwnd - 1 segment), 2 segments),
+// which in congestion avoidance (ssthresh >= 3/4 cwnd there) cuts by one segment or a
+// quarter. Everything else is ns-3's.
+#define WTCPVAL_HALVING                                                                            \
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override                         \
     {                                                                                              \
-      public:                                                                                      \
-        static TypeId GetTypeId()                                                                  \
-        {                                                                                          \
-            static TypeId tid = TypeId("wtcpval::" #Name)                                          \
-                                    .SetParent<Base>()                                             \
-                                    .SetGroupName("wtcp")                                          \
-                                    .AddConstructor<Name>();                                       \
-            return tid;                                                                            \
-        }                                                                                          \
-        Name() = default;                                                                          \
-        Name(const Name& o) = default;                                                             \
-        TypeId GetInstanceTypeId() const override                                                  \
-        {                                                                                          \
-            return GetTypeId();                                                                    \
-        }                                                                                          \
-        std::string GetName() const override                                                       \
-        {                                                                                          \
-            return #Name;                                                                          \
-        }                                                                                          \
-        uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override                     \
-        {                                                                                          \
-            return std::max(tcb->m_cWnd.Get() / 2, 2 * tcb->m_segmentSize);                       \
-        }                                                                                          \
-        Ptr<TcpCongestionOps> Fork() override                                                      \
-        {                                                                                          \
-            return CopyObject<Name>(this);                                                         \
-        }                                                                                          \
-    };
+        return std::max(tcb->m_cWnd.Get() / 2, 2 * tcb->m_segmentSize);                           \
+    }
 
-WTCPVAL_HALVING(VegasHalving, TcpVegas)
-WTCPVAL_HALVING(VegasSampleRttHalving, VegasSampleRtt)
+WTCPVAL_DERIVED(VegasHalving, TcpVegas, WTCPVAL_HALVING)
+WTCPVAL_DERIVED(VegasSampleRttHalving, VegasSampleRtt, WTCPVAL_HALVING)
 
 // VenoAblation restates ns-3 3.44's TcpVeno (src/internet/model/tcp-veno.cc, beta = 3)
 // with three switches, each towards wtcp's reading (Linux tcp_veno.c and the paper):

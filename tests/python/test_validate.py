@@ -120,3 +120,14 @@ def test_ablation_classes_with_switches_off_are_ns3s_own(ns3, cc, params, origin
     rows = [crosscheck(sc, [{}], [Config(cc, cc, params, t, r)], [1, 2])[0] for t, r in (original, copy)]
     assert rows[0].ns3 == rows[1].ns3
     assert rows[0].ns3.fast_retransmits[0] > 5  # recoveries happened
+
+
+def test_vegas_halving_cuts_ns3s_vegas_deeper_than_its_own_loss_response(ns3):
+    """`wtcpval::VegasHalving` replaces only TcpVegas::GetSsThresh, max(min(ssthresh, cwnd -
+    1 segment), 2 segments), by max(cwnd / 2, 2 segments): with the same losses it must
+    send less (the pairing sets wtcp's alpha = 1, beta = 3 on both)."""
+    load_ablation_code(SUITE)
+    sc = Scenario.from_file(ROOT / "scenarios" / "reference-simple2.toml").with_overrides({"run.duration_s": 30.0, "links.1.ab.loss.rate": 0.02})
+    ns3s, halving = (crosscheck(sc, [{}], [Config("vegas", "vegas", {}, t)], [1, 2])[0].ns3 for t in ("ns3::TcpVegas", "wtcpval::VegasHalving"))
+    assert ns3s.fast_retransmits[0] > 5
+    assert sum(halving.segments_sent) < 0.9 * sum(ns3s.segments_sent)
