@@ -365,3 +365,15 @@ def test_error_messages_are_cut_short():
     assert brief("short") == "short"
     long = brief("x" * 10_000)
     assert len(long) < MAX_ERROR_CHARS + 50 and long.endswith("(8000 more characters)")
+
+
+def test_a_claims_unknown_metric_lists_the_valid_ones():
+    import pandas as pd
+
+    from wtcp.reproduce.measure import per_replication
+    from wtcp.sweep.store import UnknownMetric
+
+    frame = pd.DataFrame({"key": ["a", "b"], "replication": [0, 1], "goodput_mbps": [1.0, 2.0], "cc": ["reno", "reno"]})
+    with pytest.raises(UnknownMetric) as info:
+        per_replication(frame, "goodput_mbs", {})
+    assert "did you mean `goodput_mbps`" in str(info.value) and "cc" not in info.value.valid

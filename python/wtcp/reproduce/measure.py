@@ -82,7 +82,9 @@ def per_replication(frame: pd.DataFrame, metric: str, selection: Mapping[str, An
     same replication averaged."""
     rows = select(frame, selection)
     if metric not in rows.columns:
-        raise KeyError(f"no metric `{metric}`")
+        from wtcp.sweep.store import UnknownMetric
+
+        raise UnknownMetric(metric, [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])])
     if metric in RUN_METRICS or flows == "run":
         per_run = rows.groupby("key").agg(value=(metric, "first"), replication=("replication", "first"))
     else:
