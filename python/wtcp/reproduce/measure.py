@@ -84,7 +84,7 @@ def per_replication(frame: pd.DataFrame, metric: str, selection: Mapping[str, An
     if metric not in rows.columns:
         from wtcp.sweep.store import UnknownMetric
 
-        raise UnknownMetric(metric, [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])])
+        raise UnknownMetric(metric, [c for c in frame.columns if frame[c].dtype.kind in "iuf"])
     if metric in RUN_METRICS or flows == "run":
         per_run = rows.groupby("key").agg(value=(metric, "first"), replication=("replication", "first"))
     else:
