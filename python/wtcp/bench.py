@@ -26,6 +26,7 @@ from typing import Any
 
 from wtcp.scenario import Scenario, builtin_scenario_path
 
+FLOW_INDEX = re.compile(r"^flows\.\d+")
 VALIDATION = Path(__file__).resolve().parents[2] / "validation"
 
 
@@ -70,8 +71,8 @@ SCALE = [
     ScaleCase("100 flows, 100 Mb/s", 100, 100.0, 120.0),
     ScaleCase("1000 flows, 100 Mb/s", 1000, 100.0, 16.0),
     ScaleCase("10 flows, 2 Mb/s", 10, 2.0, 10000.0),
-    ScaleCase("10 flows, 1 Gb/s", 10, 1000.0, 40.0),
-    ScaleCase("10 flows, 10 Gb/s", 10, 10000.0, 4.0),
+    ScaleCase("10 flows, 1 Gb/s", 10, 1000.0, 80.0),
+    ScaleCase("10 flows, 10 Gb/s", 10, 10000.0, 10.0),
 ]
 
 
@@ -85,13 +86,16 @@ def comparison_scenarios() -> dict[str, Scenario]:
 
 
 def matched(scenario: Scenario, duration_scale: float = 1.0) -> tuple[Scenario, dict[str, Any]]:
-    """The scenario with `matching`'s overrides (the values ns-3 fixes), for both engines."""
+    """The scenario with `matching`'s overrides (the values ns-3 fixes), for both engines,
+    and its simulated time (and measurement start) times `duration_scale`."""
     from wtcp.ns3.translate import matching
 
     overrides = matching(scenario.document)
     if duration_scale != 1.0:
         run = scenario.document["run"]
-        overrides["run.duration_s"] = run["duration_s"] * duration_scale
+        # At least a second past the last flow's start (a flow must start within the run).
+        last_start = max((f.get("start_s", 0.0) for f in scenario.document["flows"]), default=0.0)
+        overrides["run.duration_s"] = max(run["duration_s"] * duration_scale, last_start + 1.0)
         if "measure_from_s" in run:
             overrides["run.measure_from_s"] = run["measure_from_s"] * duration_scale
     return scenario.with_overrides(overrides), overrides
@@ -185,7 +189,7 @@ def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], r
     console.print(table)
     console.print("wtcp CPU: process CPU time of the whole Scenario.run (parse and build included); "
                   "ns-3 CPU: process CPU time of Simulator::Run alone, after import and build.")
-    seen = {f"{re.sub(r'^flows\.\d+', 'flows.*', k)} = {v!r}": None for r in compared for k, v in r["matched"].items() if not k.startswith("run.")}
+    seen = {f"{FLOW_INDEX.sub('flows.*', k)} = {v!r}": None for r in compared for k, v in r["matched"].items() if not k.startswith("run.")}
     console.print(f"matched in both engines: {', '.join(seen) or 'nothing'}")
     if not use_ns3:
         console.print(f"ns-3 not run: {why_no_ns3}")
