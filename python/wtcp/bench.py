@@ -69,10 +69,10 @@ SCALE = [
     ScaleCase("1 flow, 100 Mb/s", 1, 100.0, 300.0),
     ScaleCase("10 flows, 100 Mb/s", 10, 100.0, 230.0),
     ScaleCase("100 flows, 100 Mb/s", 100, 100.0, 120.0),
-    ScaleCase("1000 flows, 100 Mb/s", 1000, 100.0, 16.0),
+    ScaleCase("1000 flows, 100 Mb/s", 1000, 100.0, 40.0),
     ScaleCase("10 flows, 2 Mb/s", 10, 2.0, 10000.0),
-    ScaleCase("10 flows, 1 Gb/s", 10, 1000.0, 80.0),
-    ScaleCase("10 flows, 10 Gb/s", 10, 10000.0, 10.0),
+    ScaleCase("10 flows, 1 Gb/s", 10, 1000.0, 25.0),
+    ScaleCase("10 flows, 10 Gb/s", 10, 10000.0, 40.0),
 ]
 
 
