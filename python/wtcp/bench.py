@@ -1,179 +1,223 @@
-"""Speed and memory benchmarks: `python -m wtcp.bench`.
+"""Speed benchmarks: `python -m wtcp.bench`.
 
-Cases: (a) the ns-3 reference scenario simple2 at 1 % loss, 200 s, 5 runs; (b) a
-100-flow NewReno dumbbell with a 100 Mb/s bottleneck, 100 s, 1 run; (c) case (a) for
-400 s, to show that memory does not grow with simulated time; (d) the 4-hop 802.11b
-chain with one TCP flow, 200 s; (e) Bianchi's saturation case: 20 802.11b stations
-sending saturating CBR to one access point, 20 s. Each case runs in a fresh interpreter
-so that its peak memory (maxrss) is its own.
+Comparison with ns-3, measured in the same run: the same scenario, matched to ns-3
+(`wtcp.ns3.translate.matching`, applied to both engines), runs in wtcp and in ns-3 3.44
+(through wtcp's ns-3 engine), alternately, `--repeats` times; the table gives the median
+process CPU time of each engine's event loop and their ratio. wtcp's CPU time is measured
+around the whole run (`Scenario.run`: parsing and building the scenario included, so it
+errs in ns-3's favour); ns-3's around `Simulator::Run` alone (the harness's `Run`), after
+ns-3 has been imported and the scenario built. Cases: reference-simple2, the validation
+suite's 10-flow dumbbell and 20 flows over a lossy hop.
+
+Scale, wtcp alone: one NewReno dumbbell template with 1, 10, 100 and 1000 flows over a
+100 Mb/s bottleneck, and with 10 flows over 2 Mb/s, 100 Mb/s, 1 Gb/s and 10 Gb/s;
+simulated durations chosen so that each case runs for about a second.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import resource
+import re
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from wtcp.scenario import Scenario, builtin_scenario_path
 
-# ns-3 3.44 on case (a), from the reference measurements the scenario file cites.
-NS3_CASE_A_WALL_S = 0.75
-NS3_CASE_A_EVENTS_PER_S = 0.6e6
+FLOW_INDEX = re.compile(r"^flows\.\d+")
+VALIDATION = Path(__file__).resolve().parents[2] / "validation"
 
 
-def reference_scenario(duration_s: float | None = None) -> Scenario:
-    """reference-simple2 with 1 % uniform loss on its wireless hop."""
-    scenario = Scenario.from_file(builtin_scenario_path("reference-simple2"))
-    links = scenario.document["links"]
-    wireless = next(i for i, link in enumerate(links) if link.get("name") == "wireless")
-    scenario = scenario.set(f"links.{wireless}.ab.loss", {"model": "uniform", "rate": 0.01})
-    if duration_s is not None:
-        scenario = scenario.set("run.duration_s", duration_s)
-    return scenario
-
-
-def dumbbell_document(flows: int = 100, duration_s: float = 100.0) -> dict:
-    """`flows` senders -1 Gb/s, 1 ms- R1 -100 Mb/s, 10 ms, 1000 packets- R2 -1 Gb/s, 1 ms-
-    `flows` receivers; one NewReno flow per pair, starts spread evenly over [0, 1] s."""
+def dumbbell_document(flows: int = 10, rate_mbps: float = 100.0, duration_s: float = 10.0) -> dict:
+    """`flows` senders -access, 1 ms- R1 -`rate_mbps`, 10 ms, 1000 packets- R2 -access, 1 ms-
+    `flows` receivers (access links at max(1 Gb/s, `rate_mbps`)); one NewReno flow per
+    pair, starts spread evenly over [0, 1] s (over the first half of a shorter run); socket
+    buffers of 50 ms at the bottleneck's rate (at least 1 MiB), twice the base RTT, so that
+    the window, not the buffer, limits a flow up to 10 Gb/s."""
+    buffer = int(max(2**20, rate_mbps * 1e6 * 0.05 / 8))
     senders = [f"S{i}" for i in range(flows)]
     receivers = [f"D{i}" for i in range(flows)]
-    access = {"rate_mbps": 1000.0, "delay_ms": 1.0}
+    access = {"rate_mbps": max(1000.0, rate_mbps), "delay_ms": 1.0}
     return {
-        "name": f"dumbbell-{flows}",
+        "name": f"dumbbell-{flows}-{rate_mbps:g}mbps",
         "run": {"duration_s": duration_s},
+        "tcp": {"send_buffer_bytes": buffer, "recv_buffer_bytes": buffer},
         "nodes": [{"name": n} for n in [*senders, "R1", "R2", *receivers]],
         "links": [
             *({"a": s, "b": "R1", **access} for s in senders),
-            {"name": "bottleneck", "a": "R1", "b": "R2", "rate_mbps": 100.0, "delay_ms": 10.0, "queue": {"limit_packets": 1000}},
+            {"name": "bottleneck", "a": "R1", "b": "R2", "rate_mbps": rate_mbps, "delay_ms": 10.0, "queue": {"limit_packets": 1000}},
             *({"a": "R2", "b": d, **access} for d in receivers),
         ],
         "flows": [
-            {"name": f"f{i}", "src": s, "dst": d, "cc": "newreno", "start_s": i / max(flows - 1, 1)}
+            {"name": f"f{i}", "src": s, "dst": d, "cc": "newreno", "start_s": i / max(flows - 1, 1) * min(1.0, duration_s / 2)}
             for i, (s, d) in enumerate(zip(senders, receivers))
         ],
     }
 
 
-def saturated_wifi_document(stations: int = 20, duration_s: float = 20.0) -> dict:
-    """`stations` 802.11b stations around an access point, each sending 1500-byte IP packets
-    at 11 Mb/s of CBR (more than the channel carries: every queue stays full)."""
-    names = [f"STA{i}" for i in range(stations)]
-    return {
-        "name": f"saturated-wifi-{stations}",
-        "run": {"duration_s": duration_s},
-        "nodes": [{"name": n} for n in ["AP", *names]],
-        "wifi": [
-            {
-                "name": "wlan",
-                "phy": "b",
-                "stations": [{"node": "AP", "x": 0.0, "y": 0.0}, *({"node": n, "x": 10.0, "y": float(i)} for i, n in enumerate(names))],
-            }
-        ],
-        "flows": [{"kind": "cbr", "name": f"c{i}", "src": n, "dst": "AP", "rate_mbps": 11.0, "packet_bytes": 1472} for i, n in enumerate(names)],
-    }
-
-
 @dataclass(frozen=True)
-class Case:
+class ScaleCase:
     label: str
-    build: Callable[[], Scenario]
-    repeats: int
+    flows: int
+    rate_mbps: float
+    duration_s: float  # simulated; about a second of CPU at this project's speed
 
 
-CASES = {
-    "a": Case("simple2, 1 % loss, 200 s", lambda: reference_scenario(), 5),
-    "b": Case("dumbbell, 100 flows, 100 s", lambda: Scenario.from_dict(dumbbell_document()), 1),
-    "c": Case("simple2, 1 % loss, 400 s", lambda: reference_scenario(duration_s=401.0), 5),
-    "d": Case("802.11b 4-hop chain, 200 s", lambda: Scenario.from_file(builtin_scenario_path("chain-4hop")), 1),
-    "e": Case("802.11b, 20 saturated stations, 20 s", lambda: Scenario.from_dict(saturated_wifi_document()), 1),
-}
+SCALE = [
+    ScaleCase("1 flow, 100 Mb/s", 1, 100.0, 300.0),
+    ScaleCase("10 flows, 100 Mb/s", 10, 100.0, 230.0),
+    ScaleCase("100 flows, 100 Mb/s", 100, 100.0, 120.0),
+    ScaleCase("1000 flows, 100 Mb/s", 1000, 100.0, 40.0),
+    ScaleCase("10 flows, 2 Mb/s", 10, 2.0, 10000.0),
+    ScaleCase("10 flows, 1 Gb/s", 10, 1000.0, 25.0),
+    ScaleCase("10 flows, 10 Gb/s", 10, 10000.0, 40.0),
+]
 
 
-def maxrss_mib() -> float:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / 2**20 if sys.platform == "darwin" else rss / 2**10  # bytes on macOS, KiB elsewhere
-
-
-def measure(name: str) -> dict:
-    """Run one case in this process; wall time is the median over its repeats."""
-    case = CASES[name]
-    scenario = case.build()
-    baseline = maxrss_mib()
-    walls, result = [], None
-    for _ in range(case.repeats):
-        start = time.perf_counter()
-        result = scenario.run(trace=False)
-        walls.append(time.perf_counter() - start)
-    raw = result.raw
-    wall = statistics.median(walls)
-    peak = maxrss_mib()
+def comparison_scenarios() -> dict[str, Scenario]:
+    """The compared cases, as their files state them (before matching)."""
     return {
-        "case": name,
-        "label": case.label,
-        "repeats": case.repeats,
-        "sim_seconds": raw["sim_seconds"],
-        "wall_s": wall,
-        "events": raw["events"],
-        "events_per_s": raw["events"] / wall,
-        "packets_per_s": (sum(d["tx_packets"] for d in raw["drops"]) + sum(w["attempts"] for w in raw.get("wifi", []))) / wall,
-        "peak_rss_mib": peak,
-        "rss_over_baseline_mib": peak - baseline,
+        "simple2": Scenario.from_file(builtin_scenario_path("reference-simple2")),
+        "dumbbell-10": Scenario.from_file(VALIDATION / "scenarios" / "dumbbell-10.toml"),
+        "lossy-hop-20": Scenario.from_file(VALIDATION / "scenarios" / "lossy-hop-20.toml"),
     }
 
 
-def measure_in_subprocess(name: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "wtcp.bench", "--case", name], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+def matched(scenario: Scenario, duration_scale: float = 1.0) -> tuple[Scenario, dict[str, Any]]:
+    """The scenario with `matching`'s overrides (the values ns-3 fixes), for both engines,
+    and its simulated time (and measurement start) times `duration_scale`."""
+    from wtcp.ns3.translate import matching
+
+    overrides = matching(scenario.document)
+    if duration_scale != 1.0:
+        run = scenario.document["run"]
+        # At least a second past the last flow's start (a flow must start within the run).
+        last_start = max((f.get("start_s", 0.0) for f in scenario.document["flows"]), default=0.0)
+        overrides["run.duration_s"] = max(run["duration_s"] * duration_scale, last_start + 1.0)
+        if "measure_from_s" in run:
+            overrides["run.measure_from_s"] = run["measure_from_s"] * duration_scale
+    return scenario.with_overrides(overrides), overrides
 
 
-def print_table(rows: list[dict]) -> None:
+def wtcp_cpu(scenario: Scenario) -> tuple[float, int]:
+    """(process CPU seconds of `Scenario.run`, events) for one wtcp run."""
+    start = time.process_time()
+    result = scenario.run(trace=False)
+    return time.process_time() - start, int(result.raw["events"])
+
+
+def ns3_cpu(scenario: Scenario) -> tuple[float, int]:
+    """(process CPU seconds of ns-3's `Simulator::Run`, events) for one ns-3 run of the
+    scenario through wtcp's ns-3 engine (the same set-up as `wtcp.ns3.run.run_plan`)."""
+    from wtcp.ns3.run import load
+    from wtcp.ns3.translate import build, plan
+
+    p = plan(scenario.document)
+    ns, gbl = load()
+    ns.Simulator.Destroy()
+    ns.Config.Reset()
+    ns.RngSeedManager.ResetNextStreamIndex()
+    ns.RngSeedManager.SetSeed(p.seed)
+    ns.RngSeedManager.SetRun(p.replication)
+    h = gbl.wtcpns3.Harness()
+    try:
+        build(p, h, gbl.std)
+        start = time.process_time()
+        events = int(h.Run(p.duration_ns, p.from_ns, p.to_ns))
+        return time.process_time() - start, events
+    finally:
+        ns.Simulator.Destroy()
+        h.Clear()
+
+
+def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str, Any]]:
+    """Each case: wtcp and ns-3 alternately, `repeats` times; medians."""
+    rows = []
+    for name, scenario in comparison_scenarios().items():
+        sc, overrides = matched(scenario, duration_scale)
+        w_cpu, n_cpu = [], []
+        w_events = n_events = 0
+        for _ in range(repeats):
+            cpu, w_events = wtcp_cpu(sc)
+            w_cpu.append(cpu)
+            if use_ns3:
+                cpu, n_events = ns3_cpu(sc)
+                n_cpu.append(cpu)
+        row = {
+            "case": name,
+            "sim_seconds": sc.document["run"]["duration_s"],
+            "matched": overrides,
+            "wtcp_cpu_s": statistics.median(w_cpu),
+            "wtcp_events": w_events,
+        }
+        row["wtcp_ns_per_event"] = row["wtcp_cpu_s"] * 1e9 / max(w_events, 1)
+        if use_ns3:
+            row["ns3_cpu_s"] = statistics.median(n_cpu)
+            row["ns3_events"] = n_events
+            row["ns3_ns_per_event"] = row["ns3_cpu_s"] * 1e9 / max(n_events, 1)
+            row["ratio"] = row["ns3_cpu_s"] / max(row["wtcp_cpu_s"], 1e-9)
+        rows.append(row)
+    return rows
+
+
+def scale(repeats: int, duration_scale: float) -> list[dict[str, Any]]:
+    rows = []
+    for case in SCALE:
+        sc = Scenario.from_dict(dumbbell_document(case.flows, case.rate_mbps, case.duration_s * duration_scale))
+        runs = [wtcp_cpu(sc) for _ in range(repeats)]
+        cpu = statistics.median(c for c, _ in runs)
+        events = runs[-1][1]
+        rows.append({"case": case.label, "sim_seconds": case.duration_s * duration_scale, "cpu_s": cpu, "events": events, "ns_per_event": cpu * 1e9 / max(events, 1)})
+    return rows
+
+
+def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], repeats: int, use_ns3: bool, why_no_ns3: str) -> None:
     from rich.table import Table
 
     from wtcp.report import stdout_console
 
-    table = Table(title="wtcp benchmarks (wall: median of the runs; peak RSS of a fresh process)", title_justify="left")
-    table.add_column("case")
-    table.add_column("scenario")
-    for header in ("runs", "wall s", "events", "M events/s", "M pkts/s", "peak RSS MiB", "Δ RSS MiB"):
-        table.add_column(header, justify="right")
-    for r in rows:
-        table.add_row(
-            r["case"],
-            r["label"],
-            str(r["repeats"]),
-            f"{r['wall_s']:.3f}",
-            f"{r['events']:,}",
-            f"{r['events_per_s'] / 1e6:.2f}",
-            f"{r['packets_per_s'] / 1e6:.2f}",
-            f"{r['peak_rss_mib']:.1f}",
-            f"{r['rss_over_baseline_mib']:.1f}",
-        )
     console = stdout_console()
+    table = Table(title=f"wtcp and ns-3 3.44, same scenarios matched to ns-3, run alternately; CPU seconds: median of {repeats}", title_justify="left")
+    for header, justify in (("case", "left"), ("simulated s", "right"), ("wtcp CPU s", "right"), ("wtcp events", "right"), ("wtcp ns/event", "right"),
+                            ("ns-3 CPU s", "right"), ("ns-3 events", "right"), ("ns-3 ns/event", "right"), ("ns-3 / wtcp", "right")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for r in compared:
+        ns3 = [f"{r['ns3_cpu_s']:.3f}", f"{r['ns3_events']:,}", f"{r['ns3_ns_per_event']:.0f}", f"{r['ratio']:.0f}x"] if use_ns3 else ["-"] * 4
+        table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['wtcp_cpu_s']:.3f}", f"{r['wtcp_events']:,}", f"{r['wtcp_ns_per_event']:.0f}", *ns3)
     console.print(table)
-    console.print("M pkts/s: link transmissions (802.11: channel accesses) per second of wall time; Δ RSS: growth of the peak during the runs")
-    by_case = {r["case"]: r for r in rows}
-    if "a" in by_case:
-        a = by_case["a"]
-        console.print(
-            f"ns-3 3.44 on case a: {NS3_CASE_A_WALL_S} s event loop, ~{NS3_CASE_A_EVENTS_PER_S / 1e6:.1f} M events/s; "
-            f"wtcp: {a['wall_s']:.3f} s ({NS3_CASE_A_WALL_S / a['wall_s']:.0f}x faster)"
-        )
+    console.print("wtcp CPU: process CPU time of the whole Scenario.run (parse and build included); "
+                  "ns-3 CPU: process CPU time of Simulator::Run alone, after import and build.")
+    seen = {f"{FLOW_INDEX.sub('flows.*', k)} = {v!r}": None for r in compared for k, v in r["matched"].items() if not k.startswith("run.")}
+    console.print(f"matched in both engines: {', '.join(seen) or 'nothing'}")
+    if not use_ns3:
+        console.print(f"ns-3 not run: {why_no_ns3}")
+    table = Table(title=f"wtcp scale: NewReno dumbbell (10 ms bottleneck, 1000-packet queue); CPU seconds: median of {repeats}", title_justify="left")
+    for header, justify in (("case", "left"), ("simulated s", "right"), ("CPU s", "right"), ("events", "right"), ("ns/event", "right")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for r in scaled:
+        table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['cpu_s']:.3f}", f"{r['events']:,}", f"{r['ns_per_event']:.0f}")
+    console.print(table)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m wtcp.bench", description="Speed and memory benchmarks of wtcp.")
-    parser.add_argument("--case", choices=sorted(CASES), help="run one case in this process and print its numbers as JSON")
+    parser = argparse.ArgumentParser(prog="python -m wtcp.bench", description="Speed of wtcp, and of ns-3 on the same scenarios.")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per case (medians); default 3")
+    parser.add_argument("--quick", action="store_true", help="one run per case")
+    parser.add_argument("--no-ns3", action="store_true", help="wtcp alone (the comparison table shows wtcp's side)")
+    parser.add_argument("--duration-scale", type=float, default=1.0, help="multiply every simulated duration (e.g. 0.01 for a smoke test)")
     args = parser.parse_args(argv)
-    if args.case:
-        print(json.dumps(measure(args.case)))
-        return
-    print_table([measure_in_subprocess(name) for name in CASES])
+    repeats = 1 if args.quick else args.repeats
+    if repeats < 1 or args.duration_scale <= 0:
+        parser.error("--repeats and --duration-scale must be positive")
+    from wtcp.ns3 import available
+
+    use_ns3 = not args.no_ns3 and available()
+    why = "--no-ns3" if args.no_ns3 else "the ns3 package (ns-3 3.44) is not installed: pip install 'wtcp[ns3]'"
+    compared = compare(repeats, use_ns3, args.duration_scale)
+    scaled = scale(repeats, args.duration_scale)
+    print_tables(compared, scaled, repeats, use_ns3, why)
 
 
 if __name__ == "__main__":
