@@ -77,3 +77,14 @@ def test_the_last_chunk_comes_after_the_run(tmp_path):
     whole = sc.run(trace=True)
     assert len(chunks) == 1
     assert list(chunks[0]["flows"]["time"]) == list(whole.traces.flows["time"])
+
+
+def test_streamed_traces_are_budgeted_on_disk(tmp_path):
+    # 200 s every 1 us: 2e8 samples of 5 rows, over the memory budget held whole and
+    # over the disk budget streamed; each refusal names its budget before the run starts.
+    sc = wtcp.load(wtcp.builtin_scenario_path("two-hop-wireless"))
+    with pytest.raises(wtcp.ScenarioError, match="memory budget"):
+        sc.run(trace_interval_ms=0.001)
+    with pytest.raises(wtcp.ScenarioError, match="disk budget") as refused:
+        sc.run(trace_interval_ms=0.001, trace_dir=tmp_path / "t")
+    assert "WTCP_DISK_BUDGET_GIB" in str(refused.value)

@@ -7,7 +7,8 @@ use std::ops::ControlFlow;
 
 use common::load;
 use wtcp_engine::heap::{thread_bytes, CountingAlloc};
-use wtcp_engine::{run, run_streamed, RunResult, Traces, TRACE_CHUNK_ROWS};
+use wtcp_engine::scenario::TraceStore;
+use wtcp_engine::{run, run_streamed, RunResult, Scenario, ScenarioError, Traces, TRACE_CHUNK_ROWS};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -94,4 +95,25 @@ fn streamed_memory_does_not_grow_with_duration() {
     // 500 s at 1 ms is 6.5e6 rows (about 400 MB held whole); streamed, about one chunk.
     assert!(long < 16 << 20, "{long} bytes");
     assert!(long < 2 * short, "{short} -> {long} bytes");
+}
+
+/// The two-hop path traced for 200 s every `interval_ms`, budgeted as `store` says.
+fn traced(interval_ms: &str, store: TraceStore) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/two-hop-wireless.toml")).unwrap();
+    let ov = [("trace.enabled", "true"), ("trace.interval_ms", interval_ms)].map(|(k, v)| (k.to_string(), v.to_string()));
+    Scenario::from_toml_str_with(&text, &ov, store)
+}
+
+#[test]
+fn streamed_traces_count_against_the_disk_budget() {
+    // 2e7 samples of 5 rows (a flow, four link directions): over the 4 GiB memory budget
+    // held whole, within the 100 GiB disk budget streamed.
+    let held = traced("0.01", TraceStore::Memory).unwrap_err();
+    assert_eq!(held.path, "trace.interval_ms");
+    assert!(held.message.contains("memory budget"), "{}", held.message);
+    traced("0.01", TraceStore::Disk).unwrap();
+    // Ten times the samples: over the disk budget too.
+    let streamed = traced("0.001", TraceStore::Disk).unwrap_err();
+    assert_eq!(streamed.path, "trace.interval_ms");
+    assert!(streamed.message.contains("disk budget") && streamed.message.contains("WTCP_DISK_BUDGET_GIB"), "{}", streamed.message);
 }

@@ -18,6 +18,7 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use wtcp_engine::heap::{thread_bytes, CountingAlloc};
+use wtcp_engine::scenario::TraceStore;
 use wtcp_engine::{Progress, RunResult, Scenario, ScenarioError as CoreScenarioError, Traces};
 
 /// Counts the heap each thread holds, for `RunControl(memory_limit_mb=...)`.
@@ -144,9 +145,13 @@ fn scenario_err(e: CoreScenarioError) -> PyErr {
 }
 
 fn parse(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<Scenario> {
+    parse_with(text, format, overrides, TraceStore::Memory)
+}
+
+fn parse_with(text: &str, format: &str, overrides: Vec<(String, String)>, traces: TraceStore) -> PyResult<Scenario> {
     let sc = match format {
-        "toml" => Scenario::from_toml_str(text, &overrides),
-        "json" => Scenario::from_json_str(text, &overrides),
+        "toml" => Scenario::from_toml_str_with(text, &overrides, traces),
+        "json" => Scenario::from_json_str_with(text, &overrides, traces),
         other => return Err(PyValueError::new_err(format!("format must be \"toml\" or \"json\", not {other:?}"))),
     };
     sc.map_err(scenario_err)
@@ -220,7 +225,9 @@ fn run<'py>(
     let timeout = ctl.and_then(|c| c.timeout_s).map(Duration::from_secs_f64);
     let memory_limit = ctl.and_then(|c| c.memory_limit_mb).map(|mb| (mb * MB) as i64);
     let signals = is_main_thread(py)?;
-    let sc = parse(text, format, overrides)?;
+    // Streamed traces count against the disk budget, not the memory budget.
+    let store = if trace_sink.is_some() { TraceStore::Disk } else { TraceStore::Memory };
+    let sc = parse_with(text, format, overrides, store)?;
     shared.end_ns.store(sc.duration, Relaxed);
     let mut halt = None;
     // An exception from the trace sink, raised at the next poll (or after the run).
