@@ -144,7 +144,7 @@ def cli() -> None:
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", callback=parse_sets, help="Set a field: dotted path = TOML value (repeatable).")
 @click.option("--seed", type=int, help="Override run.seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object, nothing else.")
-@click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR.")
+@click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR, streamed during the run (bounded memory).")
 @click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
 def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
