@@ -22,7 +22,7 @@ from wtcp import _core, demo, report
 from wtcp.errors import CliError, Interrupted, ScenarioError, SimulationError
 from wtcp.htmlreport import ReportError
 from wtcp.ns3.refuse import Ns3Unavailable
-from wtcp.result import ENGINES
+from wtcp.result import ENGINES, TRACE_TABLES
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, builtin_scenarios
 from wtcp.reproduce.cli import register as register_reproduce
 from wtcp.sweep.cli import register as register_sweep
@@ -144,7 +144,7 @@ def cli() -> None:
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", callback=parse_sets, help="Set a field: dotted path = TOML value (repeatable).")
 @click.option("--seed", type=int, help="Override run.seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object, nothing else.")
-@click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR.")
+@click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR, streamed during the run (bounded memory).")
 @click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
 def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
@@ -159,7 +159,9 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
         with scenario_errors(file):
             scenario = scenario.with_text_overrides(sets)
             with run_progress(control, scenario.name, Console(stderr=True)):
-                result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes, control=control)
+                # wtcp streams the traces into DIR as the run goes (bounded memory).
+                streamed = trace_dir if engine == "wtcp" else None
+                result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes, control=control, trace_dir=streamed)
     except KeyboardInterrupt:
         if control is None or not control.duration_seconds:
             raise
@@ -169,8 +171,8 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
     else:
         report.print_run(report.stdout_console(), result.raw)
     warn(result.warnings)
-    if trace_dir is not None and result.traces is not None:
-        paths = result.traces.to_csv(trace_dir)
+    if trace_dir is not None and (engine == "wtcp" or result.traces is not None):
+        paths = result.traces.to_csv(trace_dir) if result.traces is not None else [trace_dir / f"{name}.csv" for name in TRACE_TABLES]
         click.echo(f"traces written to {trace_dir}: {', '.join(p.name for p in paths)}", err=True)
 
 

@@ -138,14 +138,9 @@ class Traces:
 
     def to_csv(self, directory: str | Path) -> list[Path]:
         """Write flows.csv, cc.csv, queues.csv, losses.csv and drops.csv; return their paths."""
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for name in TRACE_TABLES:
-            path = out / f"{name}.csv"
-            getattr(self, name).to_csv(path, index=False)
-            paths.append(path)
-        return paths
+        writer = TraceWriter(directory)
+        writer(self._tables)
+        return writer.paths
 
     def _frame(self, name: str) -> pd.DataFrame:
         import pandas as pd
@@ -162,6 +157,32 @@ class Traces:
     def __repr__(self) -> str:
         sizes = ", ".join(f"{name}={len(self._tables[name]['time'])}" for name in TRACE_TABLES)
         return f"<Traces rows: {sizes}>"
+
+
+class TraceWriter:
+    """Writes traces into a directory as `Traces.to_csv` does (flows.csv, cc.csv,
+    queues.csv, losses.csv, drops.csv, same columns), a chunk at a time: called with each
+    chunk of a streamed run (`_core.run(..., trace_sink=writer)`), it appends the chunk's
+    rows to the files, so the files equal those of the whole traces and no more than a
+    chunk is held in memory. The directory is created at once (an unwritable one fails
+    before the run); the first call creates (truncates) the files and writes their
+    headers."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.paths = [self.directory / f"{name}.csv" for name in TRACE_TABLES]
+        self.chunks = 0
+
+    def __call__(self, tables: dict[str, Any]) -> None:
+        chunk = Traces(tables)
+        for name, path in zip(TRACE_TABLES, self.paths):
+            frame = getattr(chunk, name)
+            if self.chunks == 0:
+                frame.to_csv(path, index=False)
+            elif len(frame):
+                frame.to_csv(path, index=False, header=False, mode="a")
+        self.chunks += 1
 
 
 def flatten_flow(flow: dict[str, Any]) -> dict[str, Any]:

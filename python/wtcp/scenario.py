@@ -14,7 +14,7 @@ from typing import Any, Union
 from wtcp import _core
 from wtcp.errors import ScenarioError, scenario_error
 from wtcp.fieldpath import resolve_paths, with_suggestions
-from wtcp.result import ENGINES, Result, with_engine
+from wtcp.result import ENGINES, Result, TraceWriter, with_engine
 from wtcp.toml_text import check_unicode, container, join_path, plain_scalar, to_toml_value
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
@@ -174,6 +174,7 @@ class Scenario:
         engine: str = "wtcp",
         ns3_attributes: Iterable[str] = (),
         control: _core.RunControl | None = None,
+        trace_dir: str | os.PathLike[str] | None = None,
     ) -> Result:
         """Run the scenario. `seed` and `replication` override `[run]`; `trace` turns the
         time series on or off (None: as the document's `[trace]` says; giving
@@ -186,14 +187,21 @@ class Scenario:
         `control` (a `wtcp.RunControl`, wtcp engine only) shows the run's progress to
         another thread and stops it on request (`control.stop()`) or past its wall-time or
         memory limit, raising `wtcp.RunStopped`. Ctrl-C (KeyboardInterrupt) stops a run
-        in the main thread within about 10 ms, with or without a control."""
+        in the main thread within about 10 ms, with or without a control.
+
+        `trace_dir` (wtcp engine only) turns tracing on (unless `trace=False`) and streams the
+        traces to that directory while the run goes, in the files and columns of
+        `Traces.to_csv`, so a long traced run holds a bounded amount of trace memory; the
+        result then carries no traces (`result.traces` is None)."""
         check_engine(engine)
         ns3_attributes = list(ns3_attributes)
         if ns3_attributes and engine != "ns3":
             raise ValueError("ns3_attributes apply to engine=\"ns3\" only")
         if control is not None and engine != "wtcp":
             raise ValueError("control applies to engine=\"wtcp\" only")
-        if trace is None and trace_interval_ms is not None:
+        if trace_dir is not None and engine != "wtcp":
+            raise ValueError("trace_dir applies to engine=\"wtcp\" only")
+        if trace is None and (trace_interval_ms is not None or trace_dir is not None):
             trace = True
         extra = [
             (path, to_toml_value(value, path))
@@ -204,7 +212,8 @@ class Scenario:
             from wtcp.ns3 import run_document
 
             return Result(run_document(self.with_text_overrides(extra).document, ns3_attributes))
-        metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control)
+        sink = TraceWriter(trace_dir) if trace_dir is not None else None
+        metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control, sink)
         return Result(with_engine(metrics_json, "wtcp"), traces)
 
     def __repr__(self) -> str:

@@ -186,11 +186,12 @@ def test_internal_errors_exit_1_with_a_short_message(monkeypatch, capsys):
 
 def test_unwritable_output_is_a_user_error(monkeypatch, capsys, tmp_path):
     from wtcp import cli
-    from wtcp.result import Traces
+    from wtcp.result import TraceWriter
 
-    def refuse(self, directory):
-        raise PermissionError(13, "Permission denied", str(directory))
+    def refuse(self, tables):
+        raise PermissionError(13, "Permission denied", str(self.directory))
 
-    monkeypatch.setattr(Traces, "to_csv", refuse)
+    # `--trace DIR` streams the traces through a TraceWriter during the run.
+    monkeypatch.setattr(TraceWriter, "__call__", refuse)
     assert cli.main(["run", str(reference_path()), *SHORT, "--json", "--trace", str(tmp_path / "t")]) == 2
     assert capsys.readouterr().err.startswith(f"error: {tmp_path / 't'}: Permission denied")

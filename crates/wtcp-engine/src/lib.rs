@@ -20,7 +20,7 @@ pub mod wifi;
 
 pub use result::{FlowResult, RunResult, Traces};
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{run, run_polled, run_until, Progress, Stopped, POLL_EVERY};
+pub use sim::{run, run_polled, run_streamed, run_until, Progress, Stopped, POLL_EVERY, TRACE_CHUNK_ROWS};
 
 /// The engine's version (the workspace version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -109,6 +109,24 @@ pub struct Traces {
     pub dir_names: Vec<String>,
 }
 
+impl Traces {
+    /// Rows held, over every table.
+    pub fn rows(&self) -> usize {
+        self.flow_time.len() + self.cc_time.len() + self.queue_time.len() + self.loss_time.len() + self.drop_time.len()
+    }
+
+    /// The rows held so far as a chunk (same columns, same `dir_names`), leaving these
+    /// traces empty to collect the rows that follow.
+    pub fn take_chunk(&mut self) -> Traces {
+        let empty = Traces {
+            flow_columns: self.flow_columns.iter().map(|(name, _)| (*name, Vec::new())).collect(),
+            dir_names: self.dir_names.clone(),
+            ..Traces::default()
+        };
+        std::mem::replace(self, empty)
+    }
+}
+
 /// MAC statistics of one 802.11 station.
 #[derive(Clone, Debug, Serialize)]
 pub struct WifiStationResult {

@@ -9,7 +9,7 @@
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
@@ -18,6 +18,7 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use wtcp_engine::heap::{thread_bytes, CountingAlloc};
+use wtcp_engine::scenario::TraceStore;
 use wtcp_engine::{Progress, RunResult, Scenario, ScenarioError as CoreScenarioError, Traces};
 
 /// Counts the heap each thread holds, for `RunControl(memory_limit_mb=...)`.
@@ -144,9 +145,13 @@ fn scenario_err(e: CoreScenarioError) -> PyErr {
 }
 
 fn parse(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<Scenario> {
+    parse_with(text, format, overrides, TraceStore::Memory)
+}
+
+fn parse_with(text: &str, format: &str, overrides: Vec<(String, String)>, traces: TraceStore) -> PyResult<Scenario> {
     let sc = match format {
-        "toml" => Scenario::from_toml_str(text, &overrides),
-        "json" => Scenario::from_json_str(text, &overrides),
+        "toml" => Scenario::from_toml_str_with(text, &overrides, traces),
+        "json" => Scenario::from_json_str_with(text, &overrides, traces),
         other => return Err(PyValueError::new_err(format!("format must be \"toml\" or \"json\", not {other:?}"))),
     };
     sc.map_err(scenario_err)
@@ -196,9 +201,23 @@ fn stopped_err(py: Python<'_>, halt: Halt, at: Progress, control: Option<&RunCon
 /// reports its progress there and obeys its stop request and limits (`RunStopped`).
 /// On the main thread, a signal handler that raises (Ctrl-C) stops the run and its
 /// exception propagates.
+///
+/// With `trace_sink` (a callable), the traces are not returned (None) but handed to it in
+/// chunks, each a dict of tables as returned without it, holding the rows collected since
+/// the previous chunk: whenever `TRACE_CHUNK_ROWS` rows have gathered, and once at the end.
+/// The chunks, concatenated, are the traces returned without a sink, row for row; the
+/// memory they hold in the run stays bounded. An exception the sink raises stops the run
+/// and propagates.
 #[pyfunction]
-#[pyo3(signature = (text, format = "toml", overrides = Vec::new(), control = None))]
-fn run<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, String)>, control: Option<Py<RunControl>>) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new(), control = None, trace_sink = None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    format: &str,
+    overrides: Vec<(String, String)>,
+    control: Option<Py<RunControl>>,
+    trace_sink: Option<Py<PyAny>>,
+) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
     let start = Instant::now();
     let heap0 = thread_bytes();
     let ctl = control.as_ref().map(|c| c.get());
@@ -206,13 +225,21 @@ fn run<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, S
     let timeout = ctl.and_then(|c| c.timeout_s).map(Duration::from_secs_f64);
     let memory_limit = ctl.and_then(|c| c.memory_limit_mb).map(|mb| (mb * MB) as i64);
     let signals = is_main_thread(py)?;
-    let sc = parse(text, format, overrides)?;
+    // Streamed traces count against the disk budget, not the memory budget.
+    let store = if trace_sink.is_some() { TraceStore::Disk } else { TraceStore::Memory };
+    let sc = parse_with(text, format, overrides, store)?;
     shared.end_ns.store(sc.duration, Relaxed);
     let mut halt = None;
+    // An exception from the trace sink, raised at the next poll (or after the run).
+    let sink_err: Mutex<Option<PyErr>> = Mutex::new(None);
     let outcome = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
             let mut last_signal_check = start;
-            wtcp_engine::run_polled(&sc, |p| {
+            let poll = |p: Progress| {
+                if let Some(e) = sink_err.lock().expect("never poisoned").take() {
+                    halt = Some(Halt::Signal(e));
+                    return ControlFlow::Break(());
+                }
                 shared.now_ns.store(p.now, Relaxed);
                 shared.events.store(p.events, Relaxed);
                 let held = (thread_bytes() - heap0) as i64;
@@ -234,9 +261,27 @@ fn run<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, S
                     }
                 }
                 if halt.is_some() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-            })
+            };
+            match &trace_sink {
+                None => wtcp_engine::run_polled(&sc, poll),
+                Some(sink) => wtcp_engine::run_streamed(&sc, poll, |chunk| {
+                    if sink_err.lock().expect("never poisoned").is_some() {
+                        return;
+                    }
+                    let sent = Python::attach(|py| traces_to_dict(py, chunk).and_then(|d| sink.call1(py, (d,)).map(drop)));
+                    if let Err(e) = sent {
+                        *sink_err.lock().expect("never poisoned") = Some(e);
+                    }
+                }),
+            }
         }))
     });
+    if let Some(e) = sink_err.into_inner().expect("never poisoned") {
+        // The sink failed on the last chunk, after the last poll.
+        if matches!(outcome, Ok(Ok(_))) {
+            return Err(e);
+        }
+    }
     let mut result: RunResult = match outcome {
         Ok(Ok(r)) => r,
         Ok(Err(stopped)) => {
@@ -360,6 +405,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("RunStopped", m.py().get_type::<RunStopped>())?;
     m.add("POLL_EVERY", wtcp_engine::POLL_EVERY)?;
+    m.add("TRACE_CHUNK_ROWS", wtcp_engine::TRACE_CHUNK_ROWS)?;
     m.add("__version__", wtcp_engine::VERSION)?;
     Ok(())
 }

@@ -7,6 +7,8 @@
 //!
 //! Budgets (documented in docs/scenarios.md, "Resource limits"):
 //! - memory: `WTCP_MEMORY_BUDGET_GIB` (GiB, default 4);
+//! - disk, for traces streamed to files ([`TraceStore::Disk`]): `WTCP_DISK_BUDGET_GIB`
+//!   (GiB, default 100); their memory is then one chunk;
 //! - events: `WTCP_EVENT_BUDGET` (default 1e12: about 14 hours at the engine's measured
 //!   2e7 events per second on the shipped scenarios; a run past it takes days).
 //!
@@ -23,10 +25,13 @@ use super::resolve::{FlowApp, Scenario};
 use super::ScenarioError;
 use crate::net::routing::{Hop, RouteTable};
 use crate::packet::Packet;
+use crate::sim::TRACE_CHUNK_ROWS;
 use crate::time::Time;
 
 /// Default memory budget, GiB.
 pub const DEFAULT_MEMORY_GIB: f64 = 4.0;
+/// Default disk budget for streamed traces, GiB.
+pub const DEFAULT_DISK_GIB: f64 = 100.0;
 /// Default event budget.
 pub const DEFAULT_EVENTS: f64 = 1e12;
 /// Events per second of wall-clock time the engine processes (measured on the shipped
@@ -35,6 +40,17 @@ const EVENTS_PER_SECOND: f64 = 2e7;
 /// Environment variables that override the budgets.
 pub const MEMORY_ENV: &str = "WTCP_MEMORY_BUDGET_GIB";
 pub const EVENTS_ENV: &str = "WTCP_EVENT_BUDGET";
+pub const DISK_ENV: &str = "WTCP_DISK_BUDGET_GIB";
+
+/// Where a run's traces go: held in memory to the end (returned whole), or handed over in
+/// chunks of about [`crate::sim::TRACE_CHUNK_ROWS`] rows and written to files
+/// ([`crate::sim::run_streamed`]), so that they count against the disk budget instead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TraceStore {
+    #[default]
+    Memory,
+    Disk,
+}
 
 /// Bytes of one outstanding segment: the packet in the pool plus the sender's record.
 fn segment_bytes() -> f64 {
@@ -52,6 +68,14 @@ const FLOW_BYTES: f64 = 4096.0;
 const FLOW_ROW_BYTES: f64 = 2.0 * 120.0;
 const CC_ROW_BYTES: f64 = 2.0 * 40.0;
 const QUEUE_ROW_BYTES: f64 = 2.0 * 24.0;
+/// Bytes of a trace row as CSV text (upper bounds: at most 24 characters and a separator
+/// per number, the direction's `link:from->to` name in a queue row taken as 64 at most):
+/// a flow row of 14 numbers, a congestion-control row of three numbers and a name, a
+/// queue row of four numbers and the link name. Measured on the dumbbell scenario: 125
+/// bytes per flow row, 28 per queue row.
+const FLOW_ROW_CSV: f64 = 14.0 * 25.0;
+const CC_ROW_CSV: f64 = 3.0 * 25.0 + 25.0;
+const QUEUE_ROW_CSV: f64 = 4.0 * 25.0 + 65.0;
 /// Smallest packet on a wire: a bare IPv4 + TCP header.
 const MIN_PACKET: f64 = 40.0;
 /// Events per packet per hop (transmission end, arrival) and per 802.11 frame (backoff,
@@ -64,6 +88,7 @@ const EVENTS_PER_WIFI_HOP: f64 = 8.0;
 pub struct Limits {
     pub memory_bytes: f64,
     pub events: f64,
+    pub disk_bytes: f64,
 }
 
 impl Limits {
@@ -78,7 +103,11 @@ impl Limits {
                 },
             }
         };
-        Ok(Limits { memory_bytes: read(MEMORY_ENV, DEFAULT_MEMORY_GIB)? * GIB, events: read(EVENTS_ENV, DEFAULT_EVENTS)? })
+        Ok(Limits {
+            memory_bytes: read(MEMORY_ENV, DEFAULT_MEMORY_GIB)? * GIB,
+            events: read(EVENTS_ENV, DEFAULT_EVENTS)?,
+            disk_bytes: read(DISK_ENV, DEFAULT_DISK_GIB)? * GIB,
+        })
     }
 }
 
@@ -104,6 +133,8 @@ pub struct Item {
 #[derive(Clone, Debug, Default)]
 pub struct Estimate {
     pub items: Vec<Item>,
+    /// Files written during the run (streamed traces); their `bytes` are bytes on disk.
+    pub disk: Vec<Item>,
 }
 
 impl Estimate {
@@ -132,6 +163,24 @@ impl Estimate {
                     top.unit,
                     fmt_bytes(limits.memory_bytes),
                     fmt_bytes(bytes),
+                    top.hint
+                ),
+            ));
+        }
+        let disk: f64 = self.disk.iter().map(|i| i.bytes).sum();
+        if disk > limits.disk_bytes {
+            let top = self.disk.iter().max_by(|a, b| a.bytes.total_cmp(&b.bytes)).expect("a run over budget has items");
+            let room = (limits.disk_bytes - (disk - top.bytes)).max(0.0);
+            let allowed = (room / (top.bytes / top.count.max(1.0))).floor();
+            return Err(ScenarioError::new(
+                top.path.clone(),
+                format!(
+                    "{} (about {} on disk); allowed: at most {} {} within the disk budget of {}; {}, or raise the budget with the environment variable {DISK_ENV} (GiB)",
+                    top.what,
+                    fmt_bytes(top.bytes),
+                    fmt_count(allowed),
+                    top.unit,
+                    fmt_bytes(limits.disk_bytes),
                     top.hint
                 ),
             ));
@@ -241,8 +290,9 @@ fn tcp_path(doc: &Value, entry: usize, field: &str) -> String {
 }
 
 /// Estimate a resolved scenario. `entry_of[k]` is the `[[flows]]` entry flow `k` came from.
-pub fn estimate(sc: &Scenario, entry_of: &[usize]) -> Estimate {
+pub fn estimate(sc: &Scenario, entry_of: &[usize], traces: TraceStore) -> Estimate {
     let mut items = Vec::new();
+    let mut disk = Vec::new();
     let duration = secs(sc.duration);
     let dirs = sc.links.len() * 2;
 
@@ -435,9 +485,10 @@ pub fn estimate(sc: &Scenario, entry_of: &[usize]) -> Estimate {
         let samples = duration / secs(iv) + 1.0;
         let rows = flows + vars_total + dirs as f64;
         let bytes = samples * (flows * FLOW_ROW_BYTES + vars_total * CC_ROW_BYTES + dirs as f64 * QUEUE_ROW_BYTES);
+        let csv_bytes = samples * (flows * FLOW_ROW_CSV + vars_total * CC_ROW_CSV + dirs as f64 * QUEUE_ROW_CSV);
         // The interval as given (the clock rounds it to whole nanoseconds, at least one).
         let interval_ms = sc.document.get("trace").and_then(|t| t.get("interval_ms")).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64))).unwrap_or(secs(iv) * 1e3);
-        items.push(Item {
+        let item = Item {
             path: "trace.interval_ms".into(),
             what: format!(
                 "{} ms over {} s gives {} samples of {} rows, {} trace rows",
@@ -452,7 +503,16 @@ pub fn estimate(sc: &Scenario, entry_of: &[usize]) -> Estimate {
             bytes,
             events: samples * rows,
             hint: "raise trace.interval_ms, shorten run.duration_s or turn trace.enabled off".into(),
-        });
+        };
+        match traces {
+            TraceStore::Memory => items.push(item),
+            TraceStore::Disk => {
+                // In memory, one chunk at most (its rows taken as flow rows, the widest).
+                let chunk = bytes.min(TRACE_CHUNK_ROWS as f64 * FLOW_ROW_BYTES);
+                disk.push(Item { bytes: csv_bytes, events: 0.0, ..item.clone() });
+                items.push(Item { bytes: chunk, ..item });
+            }
+        }
     }
 
     // Random outages: two events each.
@@ -473,7 +533,7 @@ pub fn estimate(sc: &Scenario, entry_of: &[usize]) -> Estimate {
             }
         }
     }
-    Estimate { items }
+    Estimate { items, disk }
 }
 
 /// Hops over links and over 802.11, and the bottleneck rate (bit/s) of the path src -> dst.

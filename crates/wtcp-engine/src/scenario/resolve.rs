@@ -7,6 +7,7 @@ use wtcp_cc::{CcConfig, RttConfig};
 use std::collections::{HashMap, HashSet};
 
 use super::budget;
+pub use super::budget::TraceStore;
 use super::overrides::{apply_override, parse_value};
 use super::schema::*;
 use super::ScenarioError;
@@ -216,20 +217,36 @@ pub struct Scenario {
 impl Scenario {
     /// Parse TOML text and apply `--set` style overrides (`path`, `value text`).
     pub fn from_toml_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+        Self::from_toml_str_with(text, overrides, TraceStore::Memory)
+    }
+
+    /// [`Scenario::from_toml_str`], its traces (if on) budgeted as `traces` says.
+    pub fn from_toml_str_with(text: &str, overrides: &[(String, String)], traces: TraceStore) -> Result<Scenario, ScenarioError> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             ScenarioError::new("", format!("TOML syntax error: {}", e.to_string().trim_end()))
         })?;
-        Self::from_value(Value::Table(table), overrides)
+        Self::from_value_with(Value::Table(table), overrides, traces)
     }
 
     /// Parse a JSON document (how Python dictionaries arrive) and apply overrides.
     pub fn from_json_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| ScenarioError::new("", format!("invalid scenario document: {e} (null values are not allowed)")))?;
-        Self::from_value(value, overrides)
+        Self::from_json_str_with(text, overrides, TraceStore::Memory)
     }
 
-    pub fn from_value(mut doc: Value, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    /// [`Scenario::from_json_str`], its traces (if on) budgeted as `traces` says.
+    pub fn from_json_str_with(text: &str, overrides: &[(String, String)], traces: TraceStore) -> Result<Scenario, ScenarioError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("", format!("invalid scenario document: {e} (null values are not allowed)")))?;
+        Self::from_value_with(value, overrides, traces)
+    }
+
+    pub fn from_value(doc: Value, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+        Self::from_value_with(doc, overrides, TraceStore::Memory)
+    }
+
+    /// [`Scenario::from_value`], its traces (if on) budgeted as `traces` says: held in
+    /// memory, or streamed to files ([`crate::sim::run_streamed`]) against the disk budget.
+    pub fn from_value_with(mut doc: Value, overrides: &[(String, String)], traces: TraceStore) -> Result<Scenario, ScenarioError> {
         if !doc.is_table() {
             return Err(ScenarioError::new("", "a scenario must be a table of sections ([run], [[nodes]], ...)"));
         }
@@ -250,7 +267,7 @@ impl Scenario {
             }
             ScenarioError::new(path, msg)
         })?;
-        resolve(file, doc)
+        resolve(file, doc, traces)
     }
 }
 
@@ -332,7 +349,7 @@ fn positive(path: &str, v: f64, what: &str) -> R<f64> {
 /// Most copies one `[[flows]]` entry may ask for (`count`).
 const MAX_FLOW_COPIES: u32 = 10_000;
 
-fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
+fn resolve(f: ScenarioFile, document: Value, traces: TraceStore) -> R<Scenario> {
     let limits = budget::Limits::from_env()?;
     let duration = time_s("run.duration_s", f.run.duration_s, true)?;
     let measure_from = time_s("run.measure_from_s", f.run.measure_from_s, false)?;
@@ -418,7 +435,7 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     // Links first, then every pair of stations in transmission range of each other.
     let link_edges = links.iter().enumerate().map(|(i, l)| (l.a, l.b, Hop::Link((2 * i) as u32), Hop::Link((2 * i + 1) as u32)));
     // The station pairs are checked before they are listed (stations^2 of them).
-    budget::Estimate { items: wifi.iter().enumerate().map(|(c, w)| budget::wifi_item(c, w.stations.len())).collect() }.check(&limits)?;
+    budget::Estimate { items: wifi.iter().enumerate().map(|(c, w)| budget::wifi_item(c, w.stations.len())).collect(), ..Default::default() }.check(&limits)?;
     let mut wifi_edges = Vec::new();
     for (c, w) in wifi.iter().enumerate() {
         for (i, &(a, ax, ay)) in w.stations.iter().enumerate() {
@@ -448,7 +465,7 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
     let mut distinct = vec![false; nodes.len()];
     let k = dests.iter().filter(|&&d| !std::mem::replace(&mut distinct[d], true)).count();
     // The table is checked before it is built (nodes x destinations entries).
-    budget::Estimate { items: vec![budget::route_item(nodes.len(), k)] }.check(&limits)?;
+    budget::Estimate { items: vec![budget::route_item(nodes.len(), k)], ..Default::default() }.check(&limits)?;
     let routes = RouteTable::shortest_paths(nodes.len(), link_edges.chain(wifi_edges), &dests);
 
     let mut flows: Vec<FlowCfg> = Vec::with_capacity(f.flows.len());
@@ -597,7 +614,7 @@ fn resolve(f: ScenarioFile, document: Value) -> R<Scenario> {
         fairness_flows,
     };
     // What the run will need, before it starts.
-    budget::estimate(&sc, &entry_of).check(&limits)?;
+    budget::estimate(&sc, &entry_of, traces).check(&limits)?;
     Ok(sc)
 }
 
