@@ -19,9 +19,11 @@
   so nothing here touches pyplot's global figure state. `save` writes PNG, SVG (or both for
   a path without an image suffix); SVGs are reproducible (fixed ids, no date).
 
-A time-sequence plot (sequence number against time with every transmission,
-retransmission and ACK) is not offered: results carry no per-segment send or ACK records
-(see docs/figures.md for what the engine would have to record).
+`Result.plot_sequence` draws sequence number against time from what the traces carry:
+sampled sender and receiver state, and every drop, fast retransmit and timeout at its exact
+time and sequence number. Results carry no per-segment send or ACK records, so it has no
+mark per transmission (see docs/figures.md for what it shows and what the engine would have
+to record).
 """
 
 from __future__ import annotations
@@ -496,7 +498,7 @@ def interval_note(summary: pd.DataFrame, ci: str | None, unit: str = "replicatio
 
 # --- Result.plot_cwnd -----------------------------------------------------------------
 
-NO_TRACE = ("this run has no traces, which the cwnd figure needs: run it with tracing on, "
+NO_TRACE = ("this run has no traces, which the {figure} needs: run it with tracing on, "
             "`scenario.run(seed=..., trace=True)` (or `trace_interval_ms=...`), set `[trace] enabled = true` "
             "in the scenario, or use `wtcp run FILE --trace DIR`; ns-3 runs (engine=\"ns3\") record no traces")
 
@@ -528,7 +530,7 @@ def plot_cwnd(result: Result, path: str | os.PathLike[str] | None = None, flows:
     import numpy as np
 
     if result.traces is None:
-        raise NoTraceError(NO_TRACE)
+        raise NoTraceError(NO_TRACE.format(figure="cwnd figure"))
     ids = flow_ids(result, flows)
     if not ids:
         raise NoTraceError("the run's traces hold no TCP flow")
@@ -560,6 +562,132 @@ def plot_cwnd(result: Result, path: str | os.PathLike[str] | None = None, flows:
         ax.set_ylim(bottom=0)
         ax.set_title(f"{name} ({cc})", fontsize=FONT_SIZE, loc="left")
         ax.set_ylabel(f"window ({unit})")
+        style_axes(ax)
+        legend_outside(ax)
+    axes[-1].set_xlabel(axis_label("time"))
+    if path is not None:
+        save(fig, path)
+    return fig
+
+
+# --- Result.plot_sequence -------------------------------------------------------------
+
+# Ground-truth loss causes (`Traces.losses.cause`) in the colours of the papers' cause bars.
+CAUSE_COLORS = {"congestion": ROSE, "wireless": INDIGO, "spurious": "#999999"}
+# Drop causes (`Traces.drops.cause`): the loss cause each one is (metrics.rs: a channel
+# error or an outage is a wireless loss, a queue overflow a congestion loss) and a marker.
+DROP_MARKS = {"queue": ("congestion", "o"), "channel": ("wireless", "o"), "outage": ("wireless", "s")}
+DETECTIONS = ((False, "fast retransmit", "v"), (True, "timeout", "x"))
+# The sampled sender and receiver state (`Traces.flows`): column, label, line style, width.
+SEQUENCE_LINES = (("snd_max", "highest sent (SND.MAX)", "-", 1.4),
+                  ("snd_nxt", "resending below it (SND.NXT)", "-", 0.8),
+                  ("snd_una", "acknowledged (SND.UNA)", "--", 1.0),
+                  ("delivered", "received in order (RCV.NXT)", ":", 1.0))
+
+
+def time_window(result: Result, from_s: float | None, until_s: float | None) -> tuple[float, float]:
+    """The window [from_s, until_s] in seconds, checked; None: the trace's first or last
+    sample."""
+    times = result.traces.flows["time"]
+    bounds = []
+    for name, value, default in (("from_s", from_s, float(times.min())), ("until_s", until_s, float(times.max()))):
+        if value is None:
+            bounds.append(default)
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise PlotError(f"{name} is {value!r}; allowed: a time in seconds, a finite number >= 0 (or None for the whole trace)")
+        bounds.append(float(value))
+    since, until = bounds
+    if since >= until:
+        raise PlotError(f"empty time window: from_s = {since:g} s is not before until_s = {until:g} s")
+    return since, until
+
+
+def in_window(frame: pd.DataFrame, since: float, until: float) -> pd.DataFrame:
+    return frame[(frame["time"] >= since) & (frame["time"] <= until)]
+
+
+def plot_sequence(result: Result, path: str | os.PathLike[str] | None = None, flows: int | str | Sequence[int | str] | None = None,
+                  from_s: float | None = None, until_s: float | None = None, mss_bytes: int | None = None) -> Figure:
+    """Sequence number against time, one panel per flow, from the run's traces:
+
+    - lines, sampled every `trace.interval_ms` (steps): the highest sequence sent
+      (SND.MAX, solid, the colour of the flow's algorithm), SND.NXT where it is below
+      SND.MAX (go-back-N after a timeout), the cumulative ACK (SND.UNA, dashed) and the
+      receiver's next expected byte (RCV.NXT, dotted);
+    - exact events: every dropped data segment (○, □ for an outage) at its time and
+      sequence number, coloured by its cause; every fast retransmit (▼) and timeout (✕)
+      at the time the sender detected it and the segment it retransmitted (SND.UNA),
+      coloured by the loss's true cause; dropped ACKs (|) along the bottom, at their time.
+
+    `flows`: ids or names (None: every traced flow); `from_s`, `until_s`: the time window
+    in seconds, both ends included. Sequence numbers in kB, or in segments with
+    `mss_bytes`. Marker artists carry gids (`drop-<cause>`, `fast-retransmit-<cause>`,
+    `timeout-<cause>`, `ack-drop`) and legend entries their counts."""
+    import numpy as np
+
+    if result.traces is None:
+        raise NoTraceError(NO_TRACE.format(figure="time-sequence figure"))
+    ids = flow_ids(result, flows)
+    if not ids:
+        raise NoTraceError("the run's traces hold no TCP flow")
+    if mss_bytes is not None and (isinstance(mss_bytes, bool) or not isinstance(mss_bytes, int) or mss_bytes <= 0):
+        raise PlotError(f"mss_bytes is {mss_bytes!r}; allowed: a positive integer (bytes per segment) or None for kB")
+    since, until = time_window(result, from_s, until_s)
+    trace = in_window(result.traces.flows, since, until)
+    trace = trace[trace["flow"].isin(ids)]
+    if trace.empty:
+        times = result.traces.flows["time"]
+        raise PlotError(f"empty time window: no trace sample of flow(s) {', '.join(map(str, ids))} between {since:g} s and {until:g} s; "
+                        f"the trace runs from {times.min():g} s to {times.max():g} s")
+    losses = in_window(result.traces.losses, since, until)
+    drops = in_window(result.traces.drops, since, until)
+    info = result.flows.set_index("id")
+    scale = 1.0 / mss_bytes if mss_bytes else 1e-3
+    unit = "segments" if mss_bytes else "kB"
+    fig = new_figure(7.6, 1.3 + 2.3 * len(ids))
+    axes = fig.subplots(len(ids), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, fid in zip(axes, ids):
+        rows = trace[trace["flow"] == fid]
+        cc = str(info.loc[fid, "cc"]) if fid in info.index else "?"
+        name = str(info.loc[fid, "name"]) if fid in info.index else str(fid)
+        color = algorithm_style(cc).color
+        t = rows["time"].to_numpy(dtype=float)
+        for column, label, linestyle, width in SEQUENCE_LINES:
+            y = rows[column].to_numpy(dtype=float) * scale
+            if column == "snd_nxt":
+                below = rows["snd_nxt"].to_numpy() < rows["snd_max"].to_numpy()
+                # Keep the sample before and after a stretch below SND.MAX, so it joins the line.
+                keep = below | np.r_[below[1:], False] | np.r_[False, below[:-1]]
+                if not below.any():
+                    continue
+                y = np.where(keep, y, np.nan)
+            ax.plot(t, y, color=color, linestyle=linestyle, linewidth=width, drawstyle="steps-post", label=label, gid=column,
+                    alpha=0.7 if column == "snd_nxt" else 1.0)
+        mine = drops[drops["flow"] == fid]
+        data = mine[mine["kind"] == "data"]
+        for cause, (loss_cause, marker) in DROP_MARKS.items():
+            part = data[data["cause"] == cause]
+            if len(part):
+                ax.plot(part["time"].to_numpy(dtype=float), part["seq"].to_numpy(dtype=float) * scale, linestyle="none", marker=marker,
+                        markersize=5, markerfacecolor="none", markeredgewidth=0.9, color=CAUSE_COLORS[loss_cause],
+                        label=f"dropped: {cause} ({len(part)})", gid=f"drop-{cause}")
+        detected = losses[losses["flow"] == fid]
+        for timeout, what, marker in DETECTIONS:
+            for cause, cause_color in CAUSE_COLORS.items():
+                part = detected[(detected["timeout"] == timeout) & (detected["cause"] == cause)]
+                if len(part):
+                    ax.plot(part["time"].to_numpy(dtype=float), part["seq"].to_numpy(dtype=float) * scale, linestyle="none", marker=marker,
+                            markersize=5 if timeout else 4, markeredgewidth=1.3 if timeout else 0.5, color=cause_color,
+                            label=f"{what}, {cause} ({len(part)})", gid=f"{what.replace(' ', '-')}-{cause}")
+        acks = mine[mine["kind"] == "ack"]
+        if len(acks):
+            # The drops table records no ACK number (seq is 0 for an ACK): time only.
+            ax.plot(acks["time"].to_numpy(dtype=float), np.zeros(len(acks)), linestyle="none", marker="|", markersize=6, color="#555555",
+                    transform=ax.get_xaxis_transform(), clip_on=False, label=f"ACK dropped ({len(acks)})", gid="ack-drop")
+        ax.set_xlim(since, until)
+        ax.set_title(f"{name} ({cc})", fontsize=FONT_SIZE, loc="left")
+        ax.set_ylabel(f"sequence number ({unit})")
         style_axes(ax)
         legend_outside(ax)
     axes[-1].set_xlabel(axis_label("time"))

@@ -98,6 +98,20 @@ class Result:
 
         return plot_cwnd(self, path, flows, mss_bytes=mss_bytes, losses=losses)
 
+    def plot_sequence(self, path: str | os.PathLike[str] | None = None, flows: int | str | Sequence[int | str] | None = None,
+                      from_s: float | None = None, until_s: float | None = None, mss_bytes: int | None = None) -> Figure:
+        """Sequence number against time from `traces`, one panel per flow (`flows`: ids or
+        names; None: every traced flow), cut to `from_s`..`until_s` (seconds): the sampled
+        highest sequence sent, SND.NXT below it, the cumulative ACK and the receiver's
+        RCV.NXT as lines; every dropped data segment and every fast retransmit and timeout
+        at its exact time and sequence number, coloured by its true cause. In kB, or
+        segments with `mss_bytes`. Returns the matplotlib Figure; writes `path` if given.
+        A run without traces raises `wtcp.plot.NoTraceError`, other bad arguments
+        `wtcp.plot.PlotError` (both ValueErrors). See docs/figures.md."""
+        from wtcp.plot import plot_sequence
+
+        return plot_sequence(self, path, flows, from_s=from_s, until_s=until_s, mss_bytes=mss_bytes)
+
     def __repr__(self) -> str:
         goodputs = ", ".join(f"{f['name']}={f['goodput_bps'] / 1e6:.3f}" for f in self.raw["flows"])
         return f"<Result {self.raw['scenario']!r} engine={self.engine} seed={self.raw['seed']} goodput Mb/s: {goodputs}>"
