@@ -119,7 +119,7 @@ pub struct World<'s> {
     wifi: Vec<WifiChannel>,
     /// Outcomes of the last 802.11 event (reused buffer).
     wifi_out: Vec<WifiOutcome>,
-    routes: RouteTable,
+    routes: &'s RouteTable,
     flows: Vec<Flow>,
     hosts: Vec<HostShared>,
     outage_gens: Vec<Option<OutageGen>>,
@@ -216,7 +216,7 @@ impl<'s> World<'s> {
             dirs,
             wifi,
             wifi_out: Vec::with_capacity(8),
-            routes: sc.routes.clone(),
+            routes: &sc.routes,
             flows,
             hosts: vec![HostShared::default(); sc.nodes.len()],
             outage_gens,

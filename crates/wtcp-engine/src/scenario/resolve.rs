@@ -5,6 +5,7 @@ use wtcp_cc::registry::fmt_num;
 use wtcp_cc::{CcConfig, RttConfig};
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::budget;
 pub use super::budget::TraceStore;
@@ -13,7 +14,7 @@ use super::schema::*;
 use super::ScenarioError;
 use crate::net::link::ArqCfg;
 use crate::net::queue::{Aqm, RedCfg, WarningCfg};
-use crate::net::routing::{Hop, RouteTable};
+use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
@@ -207,7 +208,8 @@ pub struct Scenario {
     pub links: Vec<LinkCfg>,
     pub wifi: Vec<WifiCfg>,
     pub flows: Vec<FlowCfg>,
-    pub routes: RouteTable,
+    /// Shared by every run of the scenario (read-only).
+    pub routes: Arc<RouteTable>,
     /// Trace sampling interval, when tracing is on.
     pub trace_interval: Option<Time>,
     /// Flow indices entering Jain's fairness index.
@@ -464,9 +466,11 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore) -> R<Scenario> 
     let dests: Vec<usize> = ends.iter().flat_map(|&(a, b)| [a, b]).collect();
     let mut distinct = vec![false; nodes.len()];
     let k = dests.iter().filter(|&&d| !std::mem::replace(&mut distinct[d], true)).count();
-    // The table is checked before it is built (nodes x destinations entries).
-    budget::Estimate { items: vec![budget::route_item(nodes.len(), k)], ..Default::default() }.check(&limits)?;
-    let routes = RouteTable::shortest_paths(nodes.len(), link_edges.chain(wifi_edges), &dests);
+    // The table is checked before it is built (transit nodes x destinations entries).
+    let topology = Topology::new(nodes.len(), link_edges.chain(wifi_edges));
+    budget::Estimate { items: vec![budget::route_item(nodes.len(), topology.transit_nodes(), topology.edge_ends(), k)], ..Default::default() }.check(&limits)?;
+    let routes = Arc::new(RouteTable::shortest_paths(&topology, &dests));
+    drop(topology);
 
     let mut flows: Vec<FlowCfg> = Vec::with_capacity(f.flows.len());
     let mut flow_names: HashSet<String> = HashSet::with_capacity(f.flows.len());
