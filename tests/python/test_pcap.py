@@ -217,6 +217,19 @@ def test_bad_use_exits_2_with_a_message(tmp_path, args, message):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_a_failed_write_stops_the_run_with_the_error(tmp_path):
+    # A capture file that is /dev/full: every write fails with ENOSPC once the buffer flushes.
+    (tmp_path / "wired_S_to_BS.pcap").symlink_to("/dev/full")
+    control = wtcp.RunControl()
+    with pytest.raises(OSError, match="wired_S_to_BS.pcap: No space left on device"):
+        scenario().with_overrides({"run.duration_s": 200.0}).run(pcap_dir=tmp_path, control=control)
+    assert control.sim_seconds < 200
+    done = run_cli("run", str(reference_path()), "--pcap", str(tmp_path))
+    assert done.returncode == 2
+    assert "No space left on device" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_an_unwritable_directory_exits_2_before_the_run(tmp_path):
     (tmp_path / "file").write_text("x")
     done = run_cli("run", str(reference_path()), "--pcap", str(tmp_path / "file" / "cap"))

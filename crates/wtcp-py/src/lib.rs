@@ -308,7 +308,7 @@ fn run<'py>(
     // Flush the capture (also after a stopped run: its files hold what was sent so far).
     let written = capture.map(Capture::finish);
     if let Some(Err(e)) = written {
-        if !matches!(outcome, Err(_)) {
+        if outcome.is_ok() {
             return Err(PyOSError::new_err(format!("packet capture: {e}")));
         }
     }

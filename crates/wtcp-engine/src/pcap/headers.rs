@@ -259,7 +259,7 @@ fn write_tcp(w: &FlowWire, p: &Packet, sport: u16, dport: u16, out: &mut [u8; MA
         PacketKind::Udp => unreachable!("UDP has no TCP header"),
     }
     let len = TCP_HEADER + n;
-    debug_assert!(len <= 60 && len % 4 == 0, "TCP header of {len} bytes");
+    debug_assert!(len <= 60 && len.is_multiple_of(4), "TCP header of {len} bytes");
     let t = &mut out[IP_HEADER..IP_HEADER + TCP_HEADER];
     t[0..2].copy_from_slice(&sport.to_be_bytes());
     t[2..4].copy_from_slice(&dport.to_be_bytes());

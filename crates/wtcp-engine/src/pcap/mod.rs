@@ -161,7 +161,8 @@ impl Capture {
         match out.w.write_packet(&rec) {
             Ok(_) => out.file.packets += 1,
             Err(e) => {
-                *error = Some(io::Error::new(io_err(e).kind(), format!("writing {}", out.file.name)));
+                let e = io_err(e);
+                *error = Some(io::Error::new(e.kind(), format!("writing {}: {e}", out.file.name)));
                 failed.store(true, Ordering::Relaxed);
             }
         }
