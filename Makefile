@@ -35,8 +35,8 @@ $(DEPS): constraints.txt pyproject.toml
 test-deps: $(TEST_DEPS)
 
 $(TEST_DEPS): $(DEPS)
-	@echo "make test: installing the test tools into $(VENV): pytest hypothesis pyarrow dask[distributed] nbclient nbformat ipykernel"
-	$(BIN)/pip install -q -c constraints.txt pytest hypothesis pyarrow dask distributed nbclient nbformat ipykernel
+	@echo "make test: installing the test tools into $(VENV): pytest hypothesis pyarrow dask[distributed] nbclient nbformat ipykernel dpkt"
+	$(BIN)/pip install -q -c constraints.txt pytest hypothesis pyarrow dask distributed nbclient nbformat ipykernel dpkt
 	touch $@
 
 # ns-3 3.44 (the `ns3` extra: its Python wheel, through cppyy) for the tests that run the

@@ -6,6 +6,7 @@ stderr and exit with status 2; an internal simulator failure exits with status 1
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import sys
@@ -145,13 +146,16 @@ def cli() -> None:
 @click.option("--seed", type=int, help="Override run.seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object, nothing else.")
 @click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR, streamed during the run (bounded memory).")
+@click.option("--pcap", "pcap_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Write a pcap file (headers only) per link direction and 802.11 station into DIR, for Wireshark or tcpdump (docs/pcap.md).")
 @click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
-def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
+def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, pcap_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
     """Run the scenario FILE (a TOML file, or a built-in scenario by name: see `wtcp
     scenarios`) and print its metrics."""
     if ns3_attributes and engine != "ns3":
         raise click.UsageError("--ns3-attribute needs --engine ns3")
+    if pcap_dir is not None and engine != "wtcp":
+        raise click.UsageError("--pcap needs --engine wtcp (ns-3 runs write no packet captures)")
     file = scenario_file(file)
     scenario = read_scenario(file)
     control = _core.RunControl() if engine == "wtcp" else None
@@ -161,7 +165,7 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
             with run_progress(control, scenario.name, Console(stderr=True)):
                 # wtcp streams the traces into DIR as the run goes (bounded memory).
                 streamed = trace_dir if engine == "wtcp" else None
-                result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes, control=control, trace_dir=streamed)
+                result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes, control=control, trace_dir=streamed, pcap_dir=pcap_dir)
     except KeyboardInterrupt:
         if control is None or not control.duration_seconds:
             raise
@@ -174,6 +178,11 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
     if trace_dir is not None and (engine == "wtcp" or result.traces is not None):
         paths = result.traces.to_csv(trace_dir) if result.traces is not None else [trace_dir / f"{name}.csv" for name in TRACE_TABLES]
         click.echo(f"traces written to {trace_dir}: {', '.join(p.name for p in paths)}", err=True)
+    if pcap_dir is not None:
+        with open(pcap_dir / "captures.csv", newline="") as f:
+            captures = list(csv.DictReader(f))
+        packets = sum(int(c["packets"]) for c in captures)
+        click.echo(f"packet captures written to {pcap_dir}: {len(captures)} pcap files, {packets} packets (listed in captures.csv)", err=True)
 
 
 @cli.command("scenarios")

@@ -175,6 +175,7 @@ class Scenario:
         ns3_attributes: Iterable[str] = (),
         control: _core.RunControl | None = None,
         trace_dir: str | os.PathLike[str] | None = None,
+        pcap_dir: str | os.PathLike[str] | None = None,
     ) -> Result:
         """Run the scenario. `seed` and `replication` override `[run]`; `trace` turns the
         time series on or off (None: as the document's `[trace]` says; giving
@@ -192,7 +193,13 @@ class Scenario:
         `trace_dir` (wtcp engine only) turns tracing on (unless `trace=False`) and streams the
         traces to that directory while the run goes, in the files and columns of
         `Traces.to_csv`, so a long traced run holds a bounded amount of trace memory; the
-        result then carries no traces (`result.traces` is None)."""
+        result then carries no traces (`result.traces` is None).
+
+        `pcap_dir` (wtcp engine only) writes a pcap file per link direction and per 802.11
+        station into that directory as the run goes, headers only, for Wireshark or
+        tcpdump (docs/pcap.md); it raises `OSError` when the directory cannot be written
+        and `ScenarioError` when the files would exceed the disk budget. The results are
+        the same with or without it."""
         check_engine(engine)
         ns3_attributes = list(ns3_attributes)
         if ns3_attributes and engine != "ns3":
@@ -201,6 +208,8 @@ class Scenario:
             raise ValueError("control applies to engine=\"wtcp\" only")
         if trace_dir is not None and engine != "wtcp":
             raise ValueError("trace_dir applies to engine=\"wtcp\" only")
+        if pcap_dir is not None and engine != "wtcp":
+            raise ValueError("pcap_dir applies to engine=\"wtcp\" only")
         if trace is None and (trace_interval_ms is not None or trace_dir is not None):
             trace = True
         extra = [
@@ -213,7 +222,8 @@ class Scenario:
 
             return Result(run_document(self.with_text_overrides(extra).document, ns3_attributes))
         sink = TraceWriter(trace_dir) if trace_dir is not None else None
-        metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control, sink)
+        pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
+        metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control, sink, pcap)
         return Result(with_engine(metrics_json, "wtcp"), traces)
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ pub mod heap;
 pub mod metrics;
 pub mod net;
 pub mod packet;
+pub mod pcap;
 pub mod result;
 pub mod rng;
 pub mod scenario;
@@ -20,7 +21,7 @@ pub mod wifi;
 
 pub use result::{FlowResult, RunResult, Traces};
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{run, run_polled, run_streamed, run_until, Progress, Stopped, POLL_EVERY, TRACE_CHUNK_ROWS};
+pub use sim::{run, run_polled, run_streamed, run_until, run_with, Progress, Stopped, POLL_EVERY, TRACE_CHUNK_ROWS};
 
 /// The engine's version (the workspace version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

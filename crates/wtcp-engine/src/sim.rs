@@ -15,6 +15,7 @@ use crate::net::routing::{Hop, RouteTable};
 use crate::wifi::{WifiChannel, WifiOutcome};
 use crate::net::DropCause;
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::pcap::PacketTap;
 use crate::result::{DropResult, FlowResult, RunResult, Traces, WifiStationResult};
 use crate::rng::{exponential, stream, SimRng};
 use crate::scenario::{FlowApp, MacHint, OnOffCfg, RandomOutageCfg, Scenario};
@@ -128,6 +129,8 @@ pub struct World<'s> {
     losses: Vec<LossEvent>,
     traces: Option<Traces>,
     cc_vars: Vec<(&'static str, f64)>,
+    /// Packet capture: sees each packet where it goes on the medium (off: `None`).
+    tap: Option<&'s mut dyn PacketTap>,
 }
 
 impl<'s> World<'s> {
@@ -224,6 +227,7 @@ impl<'s> World<'s> {
             losses: Vec::with_capacity(8),
             traces,
             cc_vars: Vec::new(),
+            tap: None,
         }
     }
 
@@ -288,6 +292,13 @@ impl<'s> World<'s> {
         self.run_inner(poll, Some(sink))
     }
 
+    /// Hand every packet to `tap` where it goes on the medium (see [`PacketTap`]).
+    /// Nothing in the simulation changes.
+    pub fn with_tap(mut self, tap: &'s mut dyn PacketTap) -> Self {
+        self.tap = Some(tap);
+        self
+    }
+
     fn run_inner(mut self, poll: &mut dyn FnMut(Progress) -> ControlFlow<()>, mut sink: Option<&mut dyn FnMut(Traces)>) -> Result<RunResult, Stopped> {
         let wall = Instant::now();
         self.schedule_initial_events();
@@ -326,6 +337,9 @@ impl<'s> World<'s> {
     fn handle(&mut self, e: Event) {
         match e {
             Event::TxDone { dir } => {
+                if let Some(tap) = self.tap.as_deref_mut() {
+                    capture_link_tx(tap, &self.dirs[dir as usize], &self.pool, self.now);
+                }
                 if let TxOutcome::Dropped { id, cause, retry_limit } = self.dirs[dir as usize].on_tx_done(&self.pool, self.now, &mut self.ev) {
                     let p = *self.pool.get(id);
                     if retry_limit && p.kind == PacketKind::Data {
@@ -528,6 +542,8 @@ impl<'s> World<'s> {
             Hop::Wifi { channel, from, to } => {
                 if let Err(id) = self.wifi[channel as usize].enqueue(from, id, to, self.now, &mut self.ev, &self.pool) {
                     self.drop_packet(id, self.wifi_trace_dir(channel), DropCause::Queue);
+                } else if let Some(tap) = self.tap.as_deref_mut() {
+                    tap.wifi_tx(channel, from, self.now, self.pool.get(id));
                 }
             }
         }
@@ -893,6 +909,25 @@ pub fn run_polled(sc: &Scenario, mut poll: impl FnMut(Progress) -> ControlFlow<(
 /// [`World::run_streamed`] describes.
 pub fn run_streamed(sc: &Scenario, mut poll: impl FnMut(Progress) -> ControlFlow<()>, mut sink: impl FnMut(Traces)) -> Result<RunResult, Stopped> {
     World::new(sc).run_streamed(&mut poll, &mut sink)
+}
+
+/// Run a scenario, polled, its traces handed to `sink` in chunks if given (as
+/// [`World::run_streamed`]) and its packets to `tap` if given (as [`World::with_tap`]).
+pub fn run_with(sc: &Scenario, poll: &mut dyn FnMut(Progress) -> ControlFlow<()>, sink: Option<&mut dyn FnMut(Traces)>, tap: Option<&mut dyn PacketTap>) -> Result<RunResult, Stopped> {
+    let w = World::new(sc);
+    let w = match tap {
+        Some(tap) => w.with_tap(tap),
+        None => w,
+    };
+    w.run_inner(poll, sink)
+}
+
+/// The packet whose transmission on `d` ends now, to a capture (at its start).
+#[cold]
+fn capture_link_tx(tap: &mut dyn PacketTap, d: &LinkDir, pool: &PacketPool, now: Time) {
+    if let Some((id, start)) = d.in_tx(now, pool) {
+        tap.link_tx(d.id, start, pool.get(id));
+    }
 }
 
 /// Run a scenario until it ends or `stop` is set (checked every [`POLL_EVERY`] events).

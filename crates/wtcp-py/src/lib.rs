@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use wtcp_engine::heap::{thread_bytes, CountingAlloc};
+use wtcp_engine::pcap::{check_disk, Capture};
 use wtcp_engine::scenario::TraceStore;
 use wtcp_engine::{Progress, RunResult, Scenario, ScenarioError as CoreScenarioError, Traces};
 
@@ -132,6 +133,8 @@ enum Halt {
     Memory(i64),
     /// A Python signal handler raised (Ctrl-C: `KeyboardInterrupt`).
     Signal(PyErr),
+    /// Writing the packet capture failed (its error is raised instead).
+    Capture,
 }
 
 fn scenario_err(e: CoreScenarioError) -> PyErr {
@@ -181,6 +184,7 @@ fn stopped_err(py: Python<'_>, halt: Halt, at: Progress, control: Option<&RunCon
     let place = format!("at simulated t = {now:.1} s of {} s", secs_text(end));
     let (reason, message) = match halt {
         Halt::Signal(e) => return e,
+        Halt::Capture => unreachable!("a failed capture raises its own error"),
         Halt::Requested => ("stopped", format!("stopped {place}")),
         Halt::Timeout => ("timeout", format!("exceeded the {} s run timeout {place}", secs_text(control.and_then(|c| c.timeout_s).unwrap_or(0.0)))),
         Halt::Memory(held) => (
@@ -208,8 +212,13 @@ fn stopped_err(py: Python<'_>, halt: Halt, at: Progress, control: Option<&RunCon
 /// The chunks, concatenated, are the traces returned without a sink, row for row; the
 /// memory they hold in the run stays bounded. An exception the sink raises stops the run
 /// and propagates.
+///
+/// With `pcap_dir`, a pcap file per link direction and per 802.11 station is written into
+/// that directory as the run goes (docs/pcap.md); the capture counts against the disk
+/// budget (`ScenarioError` at `run.duration_s` past it) and a directory or file that
+/// cannot be written raises `OSError` before the run starts.
 #[pyfunction]
-#[pyo3(signature = (text, format = "toml", overrides = Vec::new(), control = None, trace_sink = None))]
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new(), control = None, trace_sink = None, pcap_dir = None))]
 fn run<'py>(
     py: Python<'py>,
     text: &str,
@@ -217,6 +226,7 @@ fn run<'py>(
     overrides: Vec<(String, String)>,
     control: Option<Py<RunControl>>,
     trace_sink: Option<Py<PyAny>>,
+    pcap_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
     let start = Instant::now();
     let heap0 = thread_bytes();
@@ -228,6 +238,15 @@ fn run<'py>(
     // Streamed traces count against the disk budget, not the memory budget.
     let store = if trace_sink.is_some() { TraceStore::Disk } else { TraceStore::Memory };
     let sc = parse_with(text, format, overrides, store)?;
+    let mut capture = match &pcap_dir {
+        None => None,
+        Some(dir) => {
+            check_disk(&sc, store).map_err(scenario_err)?;
+            Some(Capture::create(&sc, dir).map_err(|e| PyOSError::new_err(e.to_string()))?)
+        }
+    };
+    // A failed write stops the run at its next poll; the error is raised after it.
+    let capture_failed = capture.as_ref().map(|c| c.failed_flag());
     shared.end_ns.store(sc.duration, Relaxed);
     let mut halt = None;
     // An exception from the trace sink, raised at the next poll (or after the run).
@@ -245,7 +264,9 @@ fn run<'py>(
                 let held = (thread_bytes() - heap0) as i64;
                 shared.heap.store(held, Relaxed);
                 shared.peak_heap.fetch_max(held, Relaxed);
-                if shared.stop.load(Relaxed) {
+                if capture_failed.as_ref().is_some_and(|f| f.load(Relaxed)) {
+                    halt = Some(Halt::Capture);
+                } else if shared.stop.load(Relaxed) {
                     halt = Some(Halt::Requested);
                 } else if memory_limit.is_some_and(|limit| held > limit) {
                     halt = Some(Halt::Memory(held));
@@ -262,24 +283,33 @@ fn run<'py>(
                 }
                 if halt.is_some() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
             };
-            match &trace_sink {
-                None => wtcp_engine::run_polled(&sc, poll),
-                Some(sink) => wtcp_engine::run_streamed(&sc, poll, |chunk| {
-                    if sink_err.lock().expect("never poisoned").is_some() {
-                        return;
-                    }
-                    let sent = Python::attach(|py| traces_to_dict(py, chunk).and_then(|d| sink.call1(py, (d,)).map(drop)));
-                    if let Err(e) = sent {
-                        *sink_err.lock().expect("never poisoned") = Some(e);
-                    }
-                }),
-            }
+            let mut poll = poll;
+            let mut send = |chunk: Traces| {
+                let Some(sink) = &trace_sink else { return };
+                if sink_err.lock().expect("never poisoned").is_some() {
+                    return;
+                }
+                let sent = Python::attach(|py| traces_to_dict(py, chunk).and_then(|d| sink.call1(py, (d,)).map(drop)));
+                if let Err(e) = sent {
+                    *sink_err.lock().expect("never poisoned") = Some(e);
+                }
+            };
+            let sink: Option<&mut dyn FnMut(Traces)> = if trace_sink.is_some() { Some(&mut send) } else { None };
+            let tap = capture.as_mut().map(|c| c as &mut dyn wtcp_engine::pcap::PacketTap);
+            wtcp_engine::run_with(&sc, &mut poll, sink, tap)
         }))
     });
     if let Some(e) = sink_err.into_inner().expect("never poisoned") {
         // The sink failed on the last chunk, after the last poll.
         if matches!(outcome, Ok(Ok(_))) {
             return Err(e);
+        }
+    }
+    // Flush the capture (also after a stopped run: its files hold what was sent so far).
+    let written = capture.map(Capture::finish);
+    if let Some(Err(e)) = written {
+        if outcome.is_ok() {
+            return Err(PyOSError::new_err(format!("packet capture: {e}")));
         }
     }
     let mut result: RunResult = match outcome {

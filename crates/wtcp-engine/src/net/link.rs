@@ -236,6 +236,15 @@ impl LinkDir {
         self.stats.drops[DropCause::Queue.index()] += 1;
     }
 
+    /// The packet being serialised, if any, and when its transmission began, given the
+    /// time `now` at which it ends (for a packet capture; the memo of times is not used,
+    /// so nothing changes).
+    pub fn in_tx(&self, now: Time, pool: &PacketPool) -> Option<(PacketId, Time)> {
+        let id = self.in_tx?;
+        let wire = pool.get(id).size + self.link_header;
+        Some((id, now - crate::time::tx_time(wire, self.tx_times.rate_bps())))
+    }
+
     /// Packets waiting (not counting the one being sent).
     pub fn queue_packets(&self) -> usize {
         self.queue.len()

@@ -526,7 +526,7 @@ pub fn estimate(sc: &Scenario, entry_of: &[usize], traces: TraceStore) -> Estima
 }
 
 /// Hops over links and over 802.11, and the bottleneck rate (bit/s) of the path src -> dst.
-fn path_of(sc: &Scenario, src: usize, dst: usize) -> (usize, usize, f64) {
+pub(crate) fn path_of(sc: &Scenario, src: usize, dst: usize) -> (usize, usize, f64) {
     let (mut links, mut wifi, mut rate) = (0usize, 0usize, f64::INFINITY);
     let mut at = src;
     while at != dst && links + wifi <= sc.nodes.len() {
