@@ -14,7 +14,7 @@ duckdb = pytest.importorskip("duckdb")
 
 from wtcp import _core
 from wtcp.sweep import InlineExecutor, Store, StoreError, Sweep, open_store, run_sweep
-from wtcp.sweep.store import SCHEMA_VERSION
+from wtcp.sweep.store import MIGRATIONS, SCHEMA_VERSION
 
 FIXTURE = Path(__file__).parent / "fixtures" / "store-v1"
 SHORT = {"run.duration_s": 3.0, "run.measure_from_s": 1.0}
@@ -153,3 +153,20 @@ def test_a_meta_table_without_a_schema_version_is_not_a_store(tmp_path, value):
     with pytest.raises(StoreError) as info:
         open_store(path)
     assert "not a wtcp result store (`meta` has schema_version" in info.value.reason
+
+
+def test_an_upgrade_that_fails_leaves_the_store_as_it_was(tmp_path, monkeypatch):
+    path = v1_store(tmp_path / "v1.duckdb")
+
+    def broken(store):
+        store.con.execute("CREATE TABLE meta (name VARCHAR PRIMARY KEY, value VARCHAR)")
+        store.con.execute("SELECT * FROM no_such_table")
+
+    monkeypatch.setitem(MIGRATIONS, 1, broken)
+    with pytest.raises(StoreError):
+        Store(path)
+    assert "meta" not in tables(path) and not Path(f"{path}.lock").exists()
+    monkeypatch.undo()
+    assert open_store(path).meta()["schema_version"] == 1 and len(open_store(path).runs()) == 7
+    Store(path).close()
+    assert open_store(path).meta()["schema_version"] == SCHEMA_VERSION

@@ -463,9 +463,9 @@ class Store:
         empty = self._check_is_store(self.read_only)
         version = 0 if empty else self.meta()["schema_version"]
         if version > SCHEMA_VERSION:
-            by = self.meta().get("written_by") or "an unknown version"
-            raise StoreError(self.path, f"was written by wtcp {by} in store schema version {version}; this wtcp ({wtcp_version()}) reads and writes "
-                             f"schema versions 1 to {SCHEMA_VERSION}: use wtcp {by} or newer", newer=True)
+            by = self.meta().get("written_by")
+            raise StoreError(self.path, f"was written by {f'wtcp {by}' if by else 'a newer wtcp'} in store schema version {version}; this wtcp ({wtcp_version()}) "
+                             f"reads and writes schema versions 1 to {SCHEMA_VERSION}: use {f'wtcp {by} or newer' if by else 'a newer wtcp'}", newer=True)
         return version
 
     @_store_errors
@@ -479,6 +479,7 @@ class Store:
                 self.con.execute("BEGIN TRANSACTION")
                 try:
                     MIGRATIONS[version](self)
+                    self.con.execute(f"INSERT OR REPLACE INTO {META_TABLE} VALUES ('schema_version', ?)", [str(version + 1)])
                     self.con.execute("COMMIT")
                 except BaseException:
                     self.con.execute("ROLLBACK")
@@ -524,7 +525,7 @@ class Store:
                 raise StoreError(self.path, f"is a DuckDB database but not a wtcp result store (no `runs` table; {what}); allowed: {STORE_RULE}")
             return True
         problems = []
-        for table, required in (("runs", REQUIRED_RUN_COLUMNS), ("flows", ("key", "flow_id")), (META_TABLE, ())):
+        for table, required in (("runs", REQUIRED_RUN_COLUMNS), ("flows", ("key", "flow_id")), (META_TABLE, ("name", "value"))):
             if tables.get(table, "BASE TABLE") != "BASE TABLE":
                 problems.append(f"`{table}` is a {tables[table].lower()}")
             elif table in tables:
@@ -862,7 +863,8 @@ class Store:
 
 
 def _add_meta_table(store: Store) -> None:
-    """Schema 1 -> 2: the `meta` table (its rows are written after the upgrade)."""
+    """Schema 1 -> 2: the `meta` table (the caller sets `schema_version` in the same
+    transaction; `written_by` once the upgrades are done)."""
     store.con.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (name VARCHAR PRIMARY KEY, value VARCHAR)")
     store.con.execute(f"INSERT OR REPLACE INTO {META_TABLE} VALUES ('upgraded_from', '1')")
 
