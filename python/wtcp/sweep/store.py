@@ -575,14 +575,15 @@ class Store:
     def queue(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> bool:
         """Gather results and commit them, in one transaction, once `FLUSH_EVERY_S` has
         passed since the last commit or `FLUSH_RUNS` runs or `FLUSH_ROWS` rows wait; if a
-        reader holds the file just then, keep them for the next call. Returns True if they
-        are committed. (A process killed before then loses them: they are re-run.)"""
+        reader holds the file just then, keep them for the next call (once four times as
+        many wait, wait for the reader). Returns True if they are committed. (A process
+        killed before then loses them: they are run again.)"""
         self._add(records, param_names)
         due = time.monotonic() - self._last_flush >= FLUSH_EVERY_S or self._pending_runs >= FLUSH_RUNS or self._pending_rows >= FLUSH_ROWS
         if not due:
             return False
         crowded = self._pending_runs >= 4 * FLUSH_RUNS or self._pending_rows >= 4 * FLUSH_ROWS
-        return self.flush(wait_s=READER_WAIT_S if crowded else 0.0)
+        return self.flush(wait_s=FINAL_FLUSH_WAIT_S if crowded else 0.0)
 
     def _add(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
         if self.read_only:
@@ -991,8 +992,10 @@ def copy_store(source: str | os.PathLike[str], dest: str | os.PathLike[str], att
 
 @contextmanager
 def readable_store(path: str | os.PathLike[str]) -> Iterator[tuple[Store, str | None]]:
-    """`(store, note)`: the store opened for reading; if another process is writing it, a
-    snapshot of it (`copy_store` into a temporary folder), with a note saying so."""
+    """`(store, note)`: the store opened for reading, in one session (one state of it for
+    the whole block, held read-only: a sweep writing it commits once the block ends); if
+    another program holds it for writing, a snapshot of it (`copy_store` into a temporary
+    folder), with a note saying so."""
     try:
         store = open_store(path)
         note = None
@@ -1009,7 +1012,8 @@ def readable_store(path: str | os.PathLike[str]) -> Iterator[tuple[Store, str | 
         store.path = Path(path)  # errors name the store, not its snapshot
         note = f"{os.fspath(path)} is being written by another process: read from a snapshot of the results committed so far"
     try:
-        yield store, note
+        with store.session():
+            yield store, note
     finally:
         store.close()
         if tmp is not None:
