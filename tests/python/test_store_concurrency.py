@@ -166,3 +166,26 @@ def test_a_sigkilled_writer_leaves_a_store_the_next_one_takes_over(tmp_path):
     done, skipped, failed = (int(part.split()[0]) for part in rest.split(", "))
     assert (int(total), failed, done + skipped) == (RUNS, 0, RUNS) and skipped >= len(committed)
     check_complete(store)
+
+
+def test_store_objects_hold_the_file_only_inside_a_call_or_session(tmp_path):
+    store = tmp_path / "s.duckdb"
+    run_sweep(Sweep.from_dict({"scenario": "reference-simple2", "name": "s", "set": {"run.duration_s": 3.0}}), store, InlineExecutor())
+    script = "import duckdb, sys\nduckdb.connect(sys.argv[1], read_only=sys.argv[2] == 'ro').close()\n"
+
+    def other_process_opens(mode: str) -> bool:
+        return subprocess.run([sys.executable, "-c", script, str(store), mode], capture_output=True, timeout=60).returncode == 0
+
+    reader = open_store(store)
+    assert len(reader.runs()) == 1
+    assert other_process_opens("rw")  # a held reader: nothing locked
+    with reader.session():
+        assert not other_process_opens("rw") and other_process_opens("ro")
+    writer = Store(store)
+    try:
+        assert other_process_opens("ro")  # a held writer between commits: readable
+        with writer.session():
+            assert not other_process_opens("ro")
+    finally:
+        writer.close()
+    assert not lock_path(store).exists()

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, Protocol
 from wtcp import _core
 from wtcp.result import flatten_flow
 from wtcp.sweep.spec import Run, Sweep
-from wtcp.sweep.store import Store
+from wtcp.sweep.store import Store, StoreError
 
 
 class RunLimits(NamedTuple):
@@ -679,8 +679,9 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
             store_records(finished)
         commit()
         raise SweepInterrupted(progress.finished, progress.total) from None
-    except BaseException:
-        commit()  # what finished stays stored
+    except BaseException as e:
+        if not isinstance(e, StoreError):  # (a store that failed is not tried twice)
+            commit()  # what finished stays stored
         raise
     return outcome
 

@@ -421,7 +421,10 @@ class Store:
     def __del__(self) -> None:
         lock = getattr(self, "_lock", None)
         if lock is not None:
-            lock.release()
+            try:
+                lock.release()  # a writer dropped without close(): let other writers in
+            except Exception:  # noqa: BLE001 - at interpreter exit
+                pass
 
     # --- schema ---
 
