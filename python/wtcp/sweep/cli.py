@@ -141,13 +141,14 @@ def _with_progress(sweep, store, executor, console: Console, limits: dict):
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--export", "fmt", type=click.Choice(["parquet", "csv"]), help="Write the runs and flows tables in this format.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Directory for --export (default: next to PATH).")
-@click.option("--copy", "copy_to", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Copy the store to FILE as one self-contained file (its .wal log included), also while a sweep writes it.")
+@click.option("--copy", "copy_to", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Copy the store to FILE as one self-contained file (with what its .wal log holds), also while a sweep writes it.")
 @click.option("--prune-failed", "prune", is_flag=True, help="Delete the failed runs from the store (a sweep retries them anyway) and say how many.")
 def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: Path | None, prune: bool) -> None:
     """List the sweeps in the result store PATH; export its tables or copy it.
 
-    A store that a running sweep is writing is read from a snapshot of the results
-    committed so far."""
+    A store that a running sweep is writing is read as it stands: the runs committed so
+    far (the sweep commits about once a second and is not held up). A store of a newer
+    wtcp's schema is refused."""
     from wtcp import report
     from wtcp.htmlreport import _total
     from wtcp.sweep.store import copy_store, readable_store

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, Protocol
 from wtcp import _core
 from wtcp.result import flatten_flow
 from wtcp.sweep.spec import Run, Sweep
-from wtcp.sweep.store import Store
+from wtcp.sweep.store import Store, StoreError
 
 
 class RunLimits(NamedTuple):
@@ -548,9 +548,10 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
     for run in runs:
         for p in params:
             params[p].append(run.params.get(p))
-    names = st.ensure_param_columns(params)
-    st.record_definition(sweep.name, sweep.definition(), sweep.base._resolved_toml)
-    done = st.done_keys()
+    with st.session():
+        names = st.ensure_param_columns(params)
+        st.record_definition(sweep.name, sweep.definition(), sweep.base._resolved_toml)
+        done = st.done_keys()
     by_key: dict[str, Run] = {}
     todo: list[Run] = []
     invalid: list[dict[str, Any]] = []
@@ -566,14 +567,16 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
     progress = Progress(total=len(runs) - outcome.skipped, started=time.perf_counter())
 
     def store_records(records: list[dict[str, Any]]) -> None:
-        # Ctrl-C waits until the records are written and counted.
+        # Gathered and committed about once a second (`Store.queue`); the store is not held
+        # open in between, so it can be read meanwhile. Ctrl-C waits until the records are
+        # taken and counted.
         with sigint_deferred():
             now = datetime.now(timezone.utc)
             full = []
             for rec in records:
                 run = by_key[rec["key"]]
                 full.append({**rec, "sweep": sweep.name, "params": run.params, "algorithm": run.algorithm, "seed": run.seed, "replication": run.replication, "stream": run.stream, "created": now})
-            st.write(full, names)
+            st.queue(full, names)
             for rec in records:
                 if rec["status"] == "done":
                     outcome.done += 1
@@ -639,6 +642,10 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
         if lost:
             store_records(lost)
 
+    def commit() -> None:
+        with sigint_deferred():
+            st.flush()
+
     try:
         fill()
         while inflight:
@@ -657,6 +664,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                 store_records(records)
                 fill()
                 break  # re-enter as_completed with the refreshed set of futures
+        commit()  # the last results (a Ctrl-C during it ends the sweep as below)
     except KeyboardInterrupt as interrupt:
         # Keep what finished (the runs of an in-process batch before the interrupt, the
         # batches done but not yet collected), end the rest, leave the store consistent.
@@ -669,7 +677,12 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
             cancel(list(inflight))
         if finished:
             store_records(finished)
+        commit()
         raise SweepInterrupted(progress.finished, progress.total) from None
+    except BaseException as e:
+        if not isinstance(e, StoreError):  # (a store that failed is not tried twice)
+            commit()  # what finished stays stored
+        raise
     return outcome
 
 

@@ -1,10 +1,22 @@
 """The result store: one DuckDB file, tidy tables `runs` and `flows`, keyed by run key.
 
 Every batch of results is written in one transaction, so a killed sweep leaves each run
-either complete (its `runs` row and all its `flows` rows) or absent. Committed results
-that DuckDB has not yet moved into the file live in its write-ahead log `<store>.wal`
-beside it (until the writer closes the store; after a SIGKILL until the next open): a
-copy of the store is complete only with that file, so `copy_store` copies both.
+either complete (its `runs` row and all its `flows` rows) or absent.
+
+Reading while a sweep writes. DuckDB lets one process open a file for writing, and a
+reader's shared lock keeps the writer out, so nothing holds the file between operations:
+the writer (`Store(path)`) opens it for each batch it commits (`queue` gathers results
+and commits them about once a second, `flush` at the end) and closes it again, which
+folds the write-ahead log into the file; a reader (`open_store`) opens it read-only for
+each call (or each `session()`), sees every batch committed before, and closes it. A
+writer that finds the file held by a reader keeps its batch and tries again at the next
+one. One writer at a time is kept by `<store>.lock`, held with `flock` for as long as a
+writable `Store` is open and removed when it closes.
+
+Schema versions (`meta` table): 1, the layout without `meta`; 2, `meta` added (rows
+`schema_version`, `created_by`, `written_by`: the store's layout and the wtcp versions
+that created it and last opened it for writing). Older stores are read as they are and
+upgraded when opened for writing; a store of a newer schema is refused with both versions.
 
 Every DuckDB error (a store locked by another process, a file that is not a DuckDB
 database, a corrupt or truncated one, a database that is not a wtcp store) is raised as a
@@ -57,6 +69,24 @@ FLOW_FIXED = {"key": "VARCHAR", "flow_id": "INTEGER"}
 REQUIRED_RUN_COLUMNS = ("key", "sweep", "params", "algorithm", "seed", "replication", "status", "error")
 STORE_RULE = "a result store written by `wtcp sweep` or `wtcp reproduce`"
 
+# The layout of a store (see the module's docstring); `MIGRATIONS[v]` upgrades v to v + 1.
+SCHEMA_VERSION = 2
+META_TABLE = "meta"
+
+# Batches a writer gathers before it commits them (`Store.queue`): at most this long since
+# the last commit, this many runs, or this many rows (flows and trace samples).
+FLUSH_EVERY_S = 1.0
+FLUSH_RUNS = 2000
+FLUSH_ROWS = 200_000
+# How long an operation waits for the file while another process holds it: a reader's
+# query (`READER_WAIT_S`), a sweep's commit (`WRITER_WAIT_S`, its writer known from
+# `<store>.lock`), a process that is neither (`FOREIGN_WAIT_S`: then it is reported as
+# locked). The last commit of a sweep waits `FINAL_FLUSH_WAIT_S` for readers to let go.
+READER_WAIT_S = 5.0
+WRITER_WAIT_S = 60.0
+FOREIGN_WAIT_S = 0.5
+FINAL_FLUSH_WAIT_S = 600.0
+
 
 # Rates are stored in bit/s (as the simulator reports them); each also reads in Mb/s, as
 # `Result.flows`, the CLI tables and claims give it.
@@ -100,16 +130,138 @@ class StoreError(ValueError):
     """A result store that cannot be opened, read or written: `.path` (the file) and
     `.reason` (locked by another process, not a DuckDB file, corrupt, not a wtcp store)."""
 
-    def __init__(self, path: str | os.PathLike[str], reason: str, locked: bool = False):
+    def __init__(self, path: str | os.PathLike[str], reason: str, locked: bool = False, newer: bool = False):
         super().__init__(f"{os.fspath(path)}: {reason}")
         self.path = os.fspath(path)
         self.reason = reason
         self.locked = locked  # another process holds the store's lock
+        self.newer = newer  # written by a newer wtcp, in a schema this one does not know
 
 
 def is_lock_error(e: Exception) -> bool:
     text = str(e)
     return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def is_busy_error(e: Exception) -> bool:
+    """The file is held by another process, or by a connection of this process opened
+    the other way (read-only against read-write): worth trying again shortly."""
+    return is_lock_error(e) or "different configuration than existing connections" in str(e)
+
+
+def wtcp_version() -> str:
+    from wtcp import _core
+
+    return str(_core.__version__)
+
+
+# --- one writer at a time: <store>.lock ---
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; DuckDB's own lock still keeps two writers apart
+    fcntl = None  # type: ignore[assignment]
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The file a process writing the store `path` holds locked (removed when it closes)."""
+    return Path(f"{os.fspath(path)}.lock")
+
+
+def _holder_pid(fd: int) -> str:
+    try:
+        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def writer_pid(path: str | os.PathLike[str]) -> str | None:
+    """The PID of the process writing the store `path` (a `wtcp sweep`), or None."""
+    if fcntl is None:
+        return None
+    try:
+        fd = os.open(lock_path(path), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _holder_pid(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+class WriterLock:
+    """`<store>.lock` held with `flock` (released by the kernel if the process dies), its
+    text the holder's PID. A second writer is refused with that PID; readers only look."""
+
+    def __init__(self, store: Path, wait_s: float = 0.5):
+        self.path = lock_path(store)
+        self.fd: int | None = None
+        if fcntl is None:
+            return
+        deadline = time.monotonic() + wait_s  # past a reader's glance (`writer_pid`)
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise StoreError(store, f"cannot be opened for writing: cannot create its lock file {self.path} ({e.strerror or e})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                pid = _holder_pid(fd)
+                os.close(fd)
+                if time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                raise StoreError(store, f"is locked by another process (PID {pid}), a `wtcp sweep` (or another writer) writing it; wait for it to finish, "
+                                 "or read it meanwhile (`wtcp results`, `wtcp report`, `wtcp.open_store`)", locked=True) from None
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:  # not a lock file its last holder removed after we opened it
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                self.fd = fd
+                return
+            os.close(fd)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            try:
+                os.unlink(self.path)  # before unlocking: a waiting writer then retries on a new file
+            except FileNotFoundError:
+                pass
+            os.close(self.fd)
+            self.fd = None
+
+
+def connect(path: Path, read_only: bool, wait_s: float | None = None, name: Path | None = None) -> Any:
+    """A DuckDB connection to the store `path`, trying again while another process holds
+    the file: up to `wait_s`, or by default `WRITER_WAIT_S` if a sweep writes the store
+    (it lets go within a commit) and `FOREIGN_WAIT_S` otherwise. `StoreError` (naming
+    `name`, default `path`) if it fails."""
+    import duckdb
+
+    start = time.monotonic()
+    pause = 0.005
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.Error as e:
+            if is_busy_error(e):
+                limit = wait_s
+                if limit is None:
+                    limit = WRITER_WAIT_S if writer_pid(path) is not None else FOREIGN_WAIT_S
+                if time.monotonic() - start + pause <= limit:
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.1)
+                    continue
+            raise StoreError(name or path, describe_duckdb_error(e), locked=is_busy_error(e)) from e
 
 
 def describe_duckdb_error(e: Exception) -> str:
@@ -120,6 +272,9 @@ def describe_duckdb_error(e: Exception) -> str:
         holder = f" (PID {pid.group(1)})" if pid else ""
         return (f"is locked by another process{holder}, such as a `wtcp sweep` writing it; wait for it to finish, "
                 "or read a snapshot (`wtcp results STORE --copy COPY.duckdb`)")
+    if "different configuration than existing connections" in text:
+        return ("is open in this process in the other mode (read-only against read-write) by another DuckDB connection; "
+                "close that connection, or use the store through wtcp alone")
     if "not a valid DuckDB database file" in text:
         return f"is not a DuckDB database file (empty, or another kind of file); allowed: {STORE_RULE}"
     if "Corrupt database" in text or "Could not read enough bytes" in text or "checksum" in text:
@@ -129,14 +284,16 @@ def describe_duckdb_error(e: Exception) -> str:
 
 
 def _store_errors(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Raise any DuckDB error of `method` as a `StoreError` naming the store."""
+    """Run `method` in a session (one connection, opened for it unless one is open) and
+    raise any DuckDB error of it as a `StoreError` naming the store."""
 
     @functools.wraps(method)
     def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
         import duckdb
 
         try:
-            return method(self, *args, **kwargs)
+            with self.session():
+                return method(self, *args, **kwargs)
         except duckdb.InterruptException:
             raise KeyboardInterrupt from None  # Ctrl-C during a query
         except duckdb.Error as e:
@@ -191,48 +348,187 @@ def _quote(name: str) -> str:
 
 class Store:
     """A DuckDB result store. `Store(path)` opens (creating) it for writing;
-    `Store(path, read_only=True)` for reading (see `open_store`). DuckDB errors are
-    raised as `StoreError`."""
+    `Store(path, read_only=True)` for reading (see `open_store`). Neither keeps the file
+    open: each call opens it and closes it again (`session()` keeps one connection, one
+    consistent view, for several calls). DuckDB errors are raised as `StoreError`."""
 
     def __init__(self, path: str | os.PathLike[str], read_only: bool = False):
-        import duckdb
-
-        self.path = Path(path)
-        if read_only and not self.path.exists():
-            raise FileNotFoundError(2, "no such store", str(path))
+        self.path = Path(path)  # the store errors name
+        self.file = Path(path)  # the file opened (a snapshot's, see `readable_store`)
+        self.read_only = read_only
+        self._con: Any = None
+        self._lock: WriterLock | None = None
+        self._pending: list[tuple[list[dict[str, Any]], dict[str, str]]] = []
+        self._pending_runs = 0
+        self._pending_rows = 0
+        self._last_flush = time.monotonic()
+        self._columns: dict[str, dict[str, str]] = {}
+        if read_only:
+            if not self.path.exists():
+                raise FileNotFoundError(2, "no such store", str(path))
+            with self.session():
+                self._check()
+            return
+        self._lock = WriterLock(self.path)
         try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.Error as e:
-            raise StoreError(self.path, describe_duckdb_error(e), locked=is_lock_error(e)) from e
-        try:
-            self._open(read_only)
+            if not self.path.exists():
+                self._create()
+            else:
+                with self.session(wait_s=READER_WAIT_S):
+                    self._open_for_writing()
         except BaseException:
-            self.con.close()
+            self._lock.release()
             raise
 
-    @_store_errors
-    def _open(self, read_only: bool) -> None:
-        self._check_is_store(read_only)
-        if not read_only:
-            cols = ", ".join(f"{_quote(k)} {t}" for k, t in RUN_COLUMNS.items())
-            self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
-            self.con.execute("CREATE TABLE IF NOT EXISTS flows (key VARCHAR, flow_id INTEGER, PRIMARY KEY (key, flow_id))")
-        self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
-        if not read_only:
-            # Stores written by older versions (before engines, ...) get the new columns.
-            self.ensure_columns("runs", {k: t for k, t in RUN_COLUMNS.items() if k != "key"})
+    # --- connections ---
 
-    def _check_is_store(self, read_only: bool) -> None:
+    @contextmanager
+    def session(self, wait_s: float | None = None) -> Iterator[Any]:
+        """One connection for the calls made inside the block (re-entrant): they see one
+        state of the store, and hold it, read-only or for writing, until the block ends."""
+        if self._con is not None:
+            yield self._con
+            return
+        self._con = connect(self.file, self.read_only, wait_s, name=self.path)
+        try:
+            yield self._con
+        finally:
+            con, self._con = self._con, None
+            con.close()  # for a writer: the log is folded into the file (a checkpoint)
+
+    @property
+    def con(self) -> Any:
+        """The connection of the current session."""
+        if self._con is None:
+            raise RuntimeError("the store is not open: use it inside `with store.session():` or through its methods")
+        return self._con
+
+    def close(self) -> None:
+        """Commit what `queue` holds and, for a writer, let other writers in."""
+        try:
+            if self._pending:
+                self.flush()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            try:
+                lock.release()  # a writer dropped without close(): let other writers in
+            except Exception:  # noqa: BLE001 - at interpreter exit
+                pass
+
+    # --- schema ---
+
+    def _create(self) -> None:
+        """Make a new store in a temporary file, then move it into place: a reader never
+        sees a half-made store."""
+        import duckdb
+
+        tmp = self.path.with_name(f".{self.path.name}.new-{os.getpid()}")
+        for f in (tmp, wal_path(tmp)):
+            f.unlink(missing_ok=True)
+        try:
+            con = duckdb.connect(str(tmp))
+            try:
+                self._con = con
+                self._create_tables()
+                self._write_meta(created=True)
+                self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
+            finally:
+                self._con = None
+                con.close()
+            os.replace(tmp, self.path)
+        except duckdb.Error as e:
+            raise StoreError(self.path, describe_duckdb_error(e)) from e
+        except OSError as e:
+            raise StoreError(self.path, f"cannot be created ({e.strerror or e})") from None
+        finally:
+            for f in (tmp, wal_path(tmp)):
+                f.unlink(missing_ok=True)
+
+    def _create_tables(self) -> None:
+        cols = ", ".join(f"{_quote(k)} {t}" for k, t in RUN_COLUMNS.items())
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
+        self.con.execute("CREATE TABLE IF NOT EXISTS flows (key VARCHAR, flow_id INTEGER, PRIMARY KEY (key, flow_id))")
+
+    @_store_errors
+    def _check(self) -> int:
+        """Refuse what is not a store this wtcp can read; returns its schema version."""
+        empty = self._check_is_store(self.read_only)
+        version = 0 if empty else self.meta()["schema_version"]
+        if version > SCHEMA_VERSION:
+            by = self.meta().get("written_by")
+            raise StoreError(self.path, f"was written by {f'wtcp {by}' if by else 'a newer wtcp'} in store schema version {version}; this wtcp ({wtcp_version()}) "
+                             f"reads and writes schema versions 1 to {SCHEMA_VERSION}: use {f'wtcp {by} or newer' if by else 'a newer wtcp'}", newer=True)
+        return version
+
+    @_store_errors
+    def _open_for_writing(self) -> None:
+        version = self._check()
+        if version == 0:  # an empty DuckDB database: made a store
+            self._create_tables()
+            self._write_meta(created=True)
+        else:
+            while version < SCHEMA_VERSION:
+                self.con.execute("BEGIN TRANSACTION")
+                try:
+                    MIGRATIONS[version](self)
+                    self.con.execute(f"INSERT OR REPLACE INTO {META_TABLE} VALUES ('schema_version', ?)", [str(version + 1)])
+                    self.con.execute("COMMIT")
+                except BaseException:
+                    self.con.execute("ROLLBACK")
+                    raise
+                version += 1
+            self._write_meta(created=False)
+        self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
+        # Stores written by older versions (before engines, ...) get the new columns.
+        self.ensure_columns("runs", {k: t for k, t in RUN_COLUMNS.items() if k != "key"})
+
+    def _write_meta(self, created: bool) -> None:
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (name VARCHAR PRIMARY KEY, value VARCHAR)")
+        rows = [("schema_version", str(SCHEMA_VERSION)), ("written_by", wtcp_version())]
+        if created:
+            rows.append(("created_by", wtcp_version()))
+        self.con.executemany(f"INSERT OR REPLACE INTO {META_TABLE} VALUES (?, ?)", rows)
+
+    @_store_errors
+    def meta(self) -> dict[str, Any]:
+        """`schema_version` (1 for a store without a `meta` table), `created_by` and
+        `written_by` (wtcp versions; None if not recorded)."""
+        out: dict[str, Any] = {"schema_version": 1, "created_by": None, "written_by": None}
+        if META_TABLE not in self._tables():
+            return out
+        rows = dict(self.con.execute(f"SELECT name, value FROM {META_TABLE}").fetchall())
+        out.update({k: v for k, v in rows.items() if k != "schema_version"})
+        text = rows.get("schema_version")
+        if text is None or not str(text).isdigit() or int(text) < 1:
+            raise StoreError(self.path, f"is a DuckDB database but not a wtcp result store (`{META_TABLE}` has schema_version {text!r}, not a whole number >= 1); allowed: {STORE_RULE}")
+        out["schema_version"] = int(text)
+        return out
+
+    def _tables(self) -> dict[str, str]:
+        return {name: kind for name, kind in self.con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall()}
+
+    def _check_is_store(self, read_only: bool) -> bool:
         """Refuse a DuckDB database that is not a wtcp store (an empty one is made one,
-        unless opened for reading)."""
-        tables = {name: kind for name, kind in self.con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall()}
+        unless opened for reading). True if it is empty."""
+        tables = self._tables()
         if "runs" not in tables:
             if read_only or tables:
                 what = f"it has the tables {', '.join(sorted(tables))}" if tables else "it is empty"
                 raise StoreError(self.path, f"is a DuckDB database but not a wtcp result store (no `runs` table; {what}); allowed: {STORE_RULE}")
-            return
+            return True
         problems = []
-        for table, required in (("runs", REQUIRED_RUN_COLUMNS), ("flows", ("key", "flow_id"))):
+        for table, required in (("runs", REQUIRED_RUN_COLUMNS), ("flows", ("key", "flow_id")), (META_TABLE, ("name", "value"))):
             if tables.get(table, "BASE TABLE") != "BASE TABLE":
                 problems.append(f"`{table}` is a {tables[table].lower()}")
             elif table in tables:
@@ -242,17 +538,7 @@ class Store:
                     problems.append(f"`{table}` has no column {', '.join(missing)}")
         if problems:
             raise StoreError(self.path, f"is a DuckDB database but not a wtcp result store ({'; '.join(problems)}); allowed: {STORE_RULE}")
-
-    def close(self) -> None:
-        self.con.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    # --- schema ---
+        return False
 
     def _table_columns(self, table: str) -> dict[str, str]:
         rows = self.con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
@@ -282,12 +568,83 @@ class Store:
 
     # --- writing ---
 
-    @_store_errors
     def write(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
-        """Store results in one transaction. A record: the `runs` fields, `params` (dict)
-        and `flows` (list of flattened per-flow dicts)."""
+        """Store results now, in one transaction (with whatever `queue` holds). A record:
+        the `runs` fields, `params` (dict) and `flows` (list of flattened per-flow dicts)."""
+        if records:
+            self._add(records, param_names)
+        self.flush(wait_s=READER_WAIT_S)
+
+    def queue(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> bool:
+        """Gather results and commit them, in one transaction, once `FLUSH_EVERY_S` has
+        passed since the last commit or `FLUSH_RUNS` runs or `FLUSH_ROWS` rows wait; if a
+        reader holds the file just then, keep them for the next call (once four times as
+        many wait, wait for the reader). Returns True if they are committed. (A process
+        killed before then loses them: they are run again.)"""
+        self._add(records, param_names)
+        due = time.monotonic() - self._last_flush >= FLUSH_EVERY_S or self._pending_runs >= FLUSH_RUNS or self._pending_rows >= FLUSH_ROWS
+        if not due:
+            return False
+        crowded = self._pending_runs >= 4 * FLUSH_RUNS or self._pending_rows >= 4 * FLUSH_ROWS
+        return self.flush(wait_s=FINAL_FLUSH_WAIT_S if crowded else 0.0)
+
+    def _add(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
+        if self.read_only:
+            raise StoreError(self.path, "is open for reading; allowed: `Store(path)` to write it")
         if not records:
             return
+        self._pending.append((list(records), dict(param_names)))
+        self._pending_runs += len(records)
+        for rec in records:
+            self._pending_rows += len(rec.get("flows") or ()) + sum(len(next(iter(cols.values()), ())) for cols in (rec.get("traces") or {}).values())
+
+    def pending(self) -> int:
+        """Runs `queue` holds, not yet committed."""
+        return self._pending_runs
+
+    def flush(self, wait_s: float | None = FINAL_FLUSH_WAIT_S) -> bool:
+        """Commit what `queue` holds, in one transaction. `wait_s`: how long to wait for
+        readers to let go of the file (0: try once, and keep the results if they hold it).
+        Returns True if nothing is left to commit."""
+        if not self._pending:
+            self._last_flush = time.monotonic()
+            return True
+        if self._con is None:
+            try:
+                con = connect(self.file, False, wait_s, name=self.path)
+            except StoreError as e:
+                if e.locked and wait_s == 0:
+                    return False
+                raise
+            self._con = con
+            try:
+                self._commit_pending()
+            finally:
+                self._con = None
+                con.close()
+        else:
+            self._commit_pending()
+        return True
+
+    @_store_errors
+    def _commit_pending(self) -> None:
+        batches = self._pending
+        for records, names in batches:
+            self._ensure_flow_columns(records)
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for records, names in batches:
+                self._insert(records, names)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        self._pending = []
+        self._pending_runs = self._pending_rows = 0
+        self._last_flush = time.monotonic()
+
+    def _ensure_flow_columns(self, records: Sequence[dict[str, Any]]) -> None:
         flow_types: dict[str, str] = {}
         for rec in records:
             for row in rec.get("flows", []):
@@ -295,45 +652,42 @@ class Store:
                     if k not in flow_types or flow_types[k] == "VARCHAR?":
                         flow_types[k] = _flow_type(v)
         flow_types = {k: ("DOUBLE" if t == "VARCHAR?" else t) for k, t in flow_types.items() if k not in ("id",)}
-        run_cols = [c for c in RUN_COLUMNS] + sorted(set(param_names.values()))
-        con = self.con
         self.ensure_columns("flows", flow_types)
-        con.execute("BEGIN TRANSACTION")
-        try:
-            keys = [rec["key"] for rec in records]
-            placeholders = ", ".join("?" for _ in keys)
-            con.execute(f"DELETE FROM flows WHERE key IN ({placeholders})", keys)
-            con.execute(f"DELETE FROM runs WHERE key IN ({placeholders})", keys)
-            import pandas as pd
 
-            rows = []
-            for rec in records:
-                values = {**rec, "params": json.dumps(rec["params"], sort_keys=True)}
-                for path, col in param_names.items():
-                    values[col] = _cell(rec["params"].get(path), self._columns["runs"].get(col, "VARCHAR"))
-                rows.append({c: values.get(c) for c in run_cols})
-            runs_df = pd.DataFrame(rows, columns=run_cols).astype(object)
-            con.register("_new_runs", runs_df)
-            con.execute(f"INSERT INTO runs BY NAME SELECT * FROM _new_runs")
-            con.unregister("_new_runs")
-            fcols = self._columns["flows"]
-            frows = []
-            for rec in records:
-                for row in rec.get("flows", []):
-                    values = {k: _cell(v, fcols[k]) for k, v in row.items() if k in fcols}
-                    values["key"] = rec["key"]
-                    values["flow_id"] = row["id"]
-                    frows.append(values)
-            if frows:
-                flows_df = pd.DataFrame(frows).astype(object)
-                con.register("_new_flows", flows_df)
-                con.execute("INSERT INTO flows BY NAME SELECT * FROM _new_flows")
-                con.unregister("_new_flows")
-            self._write_traces(records, keys)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+    def _insert(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
+        """Replace the rows of `records`' runs (inside the caller's transaction)."""
+        import pandas as pd
+
+        con = self.con
+        run_cols = [c for c in RUN_COLUMNS] + sorted(set(param_names.values()))
+        keys = [rec["key"] for rec in records]
+        placeholders = ", ".join("?" for _ in keys)
+        con.execute(f"DELETE FROM flows WHERE key IN ({placeholders})", keys)
+        con.execute(f"DELETE FROM runs WHERE key IN ({placeholders})", keys)
+        rows = []
+        for rec in records:
+            values = {**rec, "params": json.dumps(rec["params"], sort_keys=True)}
+            for path, col in param_names.items():
+                values[col] = _cell(rec["params"].get(path), self._columns["runs"].get(col, "VARCHAR"))
+            rows.append({c: values.get(c) for c in run_cols})
+        runs_df = pd.DataFrame(rows, columns=run_cols).astype(object)
+        con.register("_new_runs", runs_df)
+        con.execute("INSERT INTO runs BY NAME SELECT * FROM _new_runs")
+        con.unregister("_new_runs")
+        fcols = self._columns["flows"]
+        frows = []
+        for rec in records:
+            for row in rec.get("flows", []):
+                values = {k: _cell(v, fcols[k]) for k, v in row.items() if k in fcols}
+                values["key"] = rec["key"]
+                values["flow_id"] = row["id"]
+                frows.append(values)
+        if frows:
+            flows_df = pd.DataFrame(frows).astype(object)
+            con.register("_new_flows", flows_df)
+            con.execute("INSERT INTO flows BY NAME SELECT * FROM _new_flows")
+            con.unregister("_new_flows")
+        self._write_traces(records, keys)
 
     def _write_traces(self, records: Sequence[dict[str, Any]], keys: Sequence[str]) -> None:
         """Trace tables `trace_flows`, `trace_cc`, `trace_queues`, `trace_losses`,
@@ -512,6 +866,16 @@ class Store:
         return paths
 
 
+def _add_meta_table(store: Store) -> None:
+    """Schema 1 -> 2: the `meta` table (the caller sets `schema_version` in the same
+    transaction; `written_by` once the upgrades are done)."""
+    store.con.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (name VARCHAR PRIMARY KEY, value VARCHAR)")
+    store.con.execute(f"INSERT OR REPLACE INTO {META_TABLE} VALUES ('upgraded_from', '1')")
+
+
+MIGRATIONS: dict[int, Callable[[Store], None]] = {1: _add_meta_table}
+
+
 def _flow_type(value: Any) -> str:
     if value is None:
         return "VARCHAR?"  # unknown yet: becomes DOUBLE unless another row tells
@@ -547,8 +911,10 @@ def summarize(table: pd.DataFrame, metric: str, by: Sequence[str]) -> pd.DataFra
 
 def open_store(path: str | os.PathLike[str]) -> Store:
     """Open a sweep result store for reading: `.runs()`, `.flows()`, `.summary(...)`,
-    `.sweeps()`, `.export(...)`. A store another process is writing cannot be opened
-    (`StoreError` with `.locked`); `readable_store` reads a snapshot of it instead."""
+    `.sweeps()`, `.export(...)`. It holds no lock: each call reads the runs committed
+    until then, also while a `wtcp sweep` writes the store, which it never holds up for
+    longer than the call. A store that another program keeps open for writing cannot be
+    read (`StoreError` with `.locked`); `readable_store` reads a copy of it instead."""
     return Store(path, read_only=True)
 
 
@@ -568,12 +934,14 @@ def _file_state(path: Path) -> tuple[int, int, int, int] | None:
 def copy_store(source: str | os.PathLike[str], dest: str | os.PathLike[str], attempts: int = 50) -> Path:
     """Copy the result store `source` to `dest` as one self-contained file; returns `dest`.
 
-    Works while another process (a running sweep) writes the store: the store file and
-    its write-ahead log `<store>.wal`, which holds the results committed since DuckDB last
-    wrote them into the file, are copied together, again until neither changed during the
-    copy; then the copy is checkpointed, so `dest` holds every result committed before the
-    copy and needs no `.wal` of its own. (A plain `cp` of the store file alone misses
-    those results.) `StoreError` if the source is not a store or keeps changing."""
+    Works while another process writes the store: a `wtcp sweep` is kept from committing
+    while the file is copied (it holds its results until the next commit); a store that
+    another program holds open for writing is copied with its write-ahead log
+    `<store>.wal` (the results committed since DuckDB last wrote them into the file),
+    again until neither changed during the copy. The copy is then checkpointed, so `dest`
+    holds every result committed before the copy and needs no `.wal` of its own. (A plain
+    `cp` of the store file alone misses the log's results.) `StoreError` if the source is
+    not a store or keeps changing."""
     import duckdb
 
     src, dst = Path(source), Path(dest)
@@ -583,7 +951,14 @@ def copy_store(source: str | os.PathLike[str], dest: str | os.PathLike[str], att
         raise StoreError(dst, "is the store being copied; allowed: another file")
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".wtcp-copy-", dir=dst.parent))
+    hold = None
     try:
+        # Held read-only, the store cannot change while it is copied (a sweep's commit
+        # waits); a file another program holds for writing is copied until it stays the same.
+        try:
+            hold = connect(src, read_only=True)
+        except StoreError:
+            pass
         copy = tmp / "store.duckdb"
         for attempt in range(attempts):
             before = (_file_state(src), _file_state(wal_path(src)))
@@ -612,14 +987,18 @@ def copy_store(source: str | os.PathLike[str], dest: str | os.PathLike[str], att
         wal_path(dst).unlink(missing_ok=True)  # a stale log would be replayed into the copy
         os.replace(copy, dst)
     finally:
+        if hold is not None:
+            hold.close()
         shutil.rmtree(tmp, ignore_errors=True)
     return dst
 
 
 @contextmanager
 def readable_store(path: str | os.PathLike[str]) -> Iterator[tuple[Store, str | None]]:
-    """`(store, note)`: the store opened for reading; if another process is writing it, a
-    snapshot of it (`copy_store` into a temporary folder), with a note saying so."""
+    """`(store, note)`: the store opened for reading, in one session (one state of it for
+    the whole block, held read-only: a sweep writing it commits once the block ends); if
+    another program holds it for writing, a snapshot of it (`copy_store` into a temporary
+    folder), with a note saying so."""
     try:
         store = open_store(path)
         note = None
@@ -636,7 +1015,8 @@ def readable_store(path: str | os.PathLike[str]) -> Iterator[tuple[Store, str | 
         store.path = Path(path)  # errors name the store, not its snapshot
         note = f"{os.fspath(path)} is being written by another process: read from a snapshot of the results committed so far"
     try:
-        yield store, note
+        with store.session():
+            yield store, note
     finally:
         store.close()
         if tmp is not None:
