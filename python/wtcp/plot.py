@@ -521,6 +521,20 @@ def flow_ids(result: Result, flows: int | str | Sequence[int | str] | None) -> l
     return out
 
 
+def flow_panels(result: Result, trace: pd.DataFrame, ids: Sequence[int], width: float, per_panel: float) -> tuple[Figure, list[tuple[Axes, int, pd.DataFrame, str, str]]]:
+    """A figure with one panel per flow, sharing the time axis, and for each panel its
+    flow id, trace rows, algorithm and name."""
+    info = result.flows.set_index("id")
+    fig = new_figure(width, 1.3 + per_panel * len(ids))
+    axes = fig.subplots(len(ids), 1, sharex=True, squeeze=False)[:, 0]
+    panels = []
+    for ax, fid in zip(axes, ids):
+        cc = str(info.loc[fid, "cc"]) if fid in info.index else "?"
+        name = str(info.loc[fid, "name"]) if fid in info.index else str(fid)
+        panels.append((ax, fid, trace[trace["flow"] == fid], cc, name))
+    return fig, panels
+
+
 def plot_cwnd(result: Result, path: str | os.PathLike[str] | None = None, flows: int | str | Sequence[int | str] | None = None,
               mss_bytes: int | None = None, losses: bool = True) -> Figure:
     """cwnd (solid) and ssthresh (dashed) against time, one panel per flow, in the colour
@@ -536,15 +550,10 @@ def plot_cwnd(result: Result, path: str | os.PathLike[str] | None = None, flows:
         raise NoTraceError("the run's traces hold no TCP flow")
     trace = result.traces.flows
     loss_table = result.traces.losses if losses else None
-    info = result.flows.set_index("id")
     scale = 1.0 / mss_bytes if mss_bytes else 1e-3
     unit = "segments" if mss_bytes else "kB"
-    fig = new_figure(7.0, 1.3 + 1.9 * len(ids))
-    axes = fig.subplots(len(ids), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, fid in zip(axes, ids):
-        rows = trace[trace["flow"] == fid]
-        cc = str(info.loc[fid, "cc"]) if fid in info.index else "?"
-        name = str(info.loc[fid, "name"]) if fid in info.index else str(fid)
+    fig, panels = flow_panels(result, trace, ids, 7.0, 1.9)
+    for ax, fid, rows, cc, name in panels:
         style = algorithm_style(cc)
         t = rows["time"].to_numpy(dtype=float)
         for column, linestyle, width in (("cwnd", "-", 1.3), ("ssthresh", "--", 1.0)):
@@ -564,7 +573,7 @@ def plot_cwnd(result: Result, path: str | os.PathLike[str] | None = None, flows:
         ax.set_ylabel(f"window ({unit})")
         style_axes(ax)
         legend_outside(ax)
-    axes[-1].set_xlabel(axis_label("time"))
+    panels[-1][0].set_xlabel(axis_label("time"))
     if path is not None:
         save(fig, path)
     return fig
@@ -642,15 +651,10 @@ def plot_sequence(result: Result, path: str | os.PathLike[str] | None = None, fl
                         f"the trace runs from {times.min():g} s to {times.max():g} s")
     losses = in_window(result.traces.losses, since, until)
     drops = in_window(result.traces.drops, since, until)
-    info = result.flows.set_index("id")
     scale = 1.0 / mss_bytes if mss_bytes else 1e-3
     unit = "segments" if mss_bytes else "kB"
-    fig = new_figure(7.6, 1.3 + 2.3 * len(ids))
-    axes = fig.subplots(len(ids), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, fid in zip(axes, ids):
-        rows = trace[trace["flow"] == fid]
-        cc = str(info.loc[fid, "cc"]) if fid in info.index else "?"
-        name = str(info.loc[fid, "name"]) if fid in info.index else str(fid)
+    fig, panels = flow_panels(result, trace, ids, 7.6, 2.3)
+    for ax, fid, rows, cc, name in panels:
         color = algorithm_style(cc).color
         t = rows["time"].to_numpy(dtype=float)
         for column, label, linestyle, width in SEQUENCE_LINES:
@@ -690,7 +694,7 @@ def plot_sequence(result: Result, path: str | os.PathLike[str] | None = None, fl
         ax.set_ylabel(f"sequence number ({unit})")
         style_axes(ax)
         legend_outside(ax)
-    axes[-1].set_xlabel(axis_label("time"))
+    panels[-1][0].set_xlabel(axis_label("time"))
     if path is not None:
         save(fig, path)
     return fig
