@@ -266,9 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         click.echo(f"error: {e.format_message()}", err=True)
         return e.exit_code
-    except (CliError, Ns3Unavailable, StoreError, ReportError) as e:
+    except (CliError, Ns3Unavailable, StoreError, ReportError, ScenarioError) as e:
         # StoreError: a result store locked, corrupt, not DuckDB or not a wtcp store;
-        # ReportError: an output folder whose summary.json points outside it.
+        # ReportError: an output folder whose summary.json points outside it;
+        # ScenarioError: a scenario a command reads past its own checks.
         click.echo(f"error: {brief(str(e))}", err=True)
         return USAGE_ERROR
     except SimulationError as e:

@@ -389,3 +389,17 @@ def test_workers_exit_when_the_sweep_is_killed(tmp_path: Path) -> None:
     for pid in left:  # do not leave them behind even if the test fails
         os.kill(pid, signal.SIGKILL)
     assert not left, f"{len(left)} worker processes outlived the sweep"
+
+
+def test_a_set_that_only_some_points_mend_fails_those_points_not_the_sweep(tmp_path: Path) -> None:
+    # `[set]` alone ends the run when the flow starts (1 s); the grid moves the start
+    # earlier for one point (it runs) and later for the other (its run fails, with why).
+    body = ('name = "mend"\nscenario = "two-hop-wireless"\nreplications = 1\n'
+            '[set]\n"run.duration_s" = 1.0\n"run.measure_from_s" = 0.1\n[grid]\n"flows.0.start_s" = [0.5, 1.5]\n')
+    file = write_sweep(tmp_path, body)
+    runs = list(load_sweep(file).runs())
+    assert [r.error is None for r in runs] == [True, False]
+    assert "flows.0.start_s" in runs[1].error
+    proc = run_wtcp("sweep", str(file), "--workers", "1")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.strip().splitlines() == ["2 runs: 1 done, 0 skipped, 1 failed"]

@@ -186,7 +186,14 @@ class Sweep:
         version = _core.__version__
         fixed = {p: v for p, v in self.fixed.items() if p != ENGINE_KEY}
         default_engine = self.fixed.get(ENGINE_KEY, "wtcp")
-        base_fixed = self.base.with_overrides(fixed) if fixed else self.base
+        # `[set]` alone may leave the base invalid where every point mends it (a start time
+        # the grid moves); then `[set]` is applied with each point, and a point it does not
+        # mend is that point's failed run.
+        pending: dict[str, Any] = {}
+        try:
+            base_fixed = self.base.with_overrides(fixed) if fixed else self.base
+        except ScenarioError:
+            base_fixed, pending = self.base, fixed
         algorithms: list[str | None] = list(self.algorithms) or [None]
         for full_point in self.expand_points():
             engine = full_point.get(ENGINE_KEY, default_engine)
@@ -195,7 +202,7 @@ class Sweep:
             for algorithm in algorithms:
                 for r in range(self.replications):
                     stream = stream_of(params_json, r)
-                    overrides: dict[str, Any] = {}
+                    overrides: dict[str, Any] = dict(pending)
                     error = None
                     toml = None
                     sim = None
