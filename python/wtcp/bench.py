@@ -3,15 +3,22 @@
 Comparison with ns-3, measured in the same run: the same scenario, matched to ns-3
 (`wtcp.ns3.translate.matching`, applied to both engines), runs in wtcp and in ns-3 3.44
 (through wtcp's ns-3 engine), alternately, `--repeats` times; the table gives the median
-process CPU time of each engine's event loop and their ratio. wtcp's CPU time is measured
-around the whole run (`Scenario.run`: parsing and building the scenario included, so it
-errs in ns-3's favour); ns-3's around `Simulator::Run` alone (the harness's `Run`), after
-ns-3 has been imported and the scenario built. Cases: reference-simple2, the validation
+CPU time of each engine's event loop and their ratio: for wtcp the CPU time of the thread
+that ran the loop (`loop_cpu_seconds` of the result), for ns-3 the process CPU time of
+`Simulator::Run` (the harness's `Run`), after ns-3 has been imported and the scenario
+built. wtcp's CPU time of the whole `Scenario.run` (parsing the TOML, building the
+scenario and converting the results included) is shown beside it. Cases: reference-simple2, the validation
 suite's 10-flow dumbbell and 20 flows over a lossy hop.
 
 Scale, wtcp alone: one NewReno dumbbell template with 1, 10, 100 and 1000 flows over a
 100 Mb/s bottleneck, and with 10 flows over 2 Mb/s, 100 Mb/s, 1 Gb/s and 10 Gb/s;
 simulated durations chosen so that each case runs for about a second.
+
+Sweeps: the share of a sweep's CPU time spent simulating. A sweep of `SWEEP_RUNS` runs of
+two-hop-wireless (five algorithms x ten loss rates x ten replications) runs in this
+process (`--workers 1`) into a fresh store, once with 200-s and once with 20-s runs; the
+share is the sum of the runs' event-loop CPU times (each run again, directly) over the
+process CPU time of the whole sweep (expansion, runs, store writes).
 """
 
 from __future__ import annotations
@@ -101,11 +108,13 @@ def matched(scenario: Scenario, duration_scale: float = 1.0) -> tuple[Scenario, 
     return scenario.with_overrides(overrides), overrides
 
 
-def wtcp_cpu(scenario: Scenario) -> tuple[float, int]:
-    """(process CPU seconds of `Scenario.run`, events) for one wtcp run."""
+def wtcp_cpu(scenario: Scenario) -> tuple[float, float, int]:
+    """(CPU seconds of the event loop, process CPU seconds of the whole `Scenario.run`,
+    events) for one wtcp run."""
     start = time.process_time()
     result = scenario.run(trace=False)
-    return time.process_time() - start, int(result.raw["events"])
+    whole = time.process_time() - start
+    return float(result.raw["loop_cpu_seconds"]), whole, int(result.raw["events"])
 
 
 def ns3_cpu(scenario: Scenario) -> tuple[float, int]:
@@ -137,11 +146,12 @@ def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str
     rows = []
     for name, scenario in comparison_scenarios().items():
         sc, overrides = matched(scenario, duration_scale)
-        w_cpu, n_cpu = [], []
+        w_cpu, w_whole, n_cpu = [], [], []
         w_events = n_events = 0
         for _ in range(repeats):
-            cpu, w_events = wtcp_cpu(sc)
+            cpu, whole, w_events = wtcp_cpu(sc)
             w_cpu.append(cpu)
+            w_whole.append(whole)
             if use_ns3:
                 cpu, n_events = ns3_cpu(sc)
                 n_cpu.append(cpu)
@@ -150,6 +160,7 @@ def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str
             "sim_seconds": sc.document["run"]["duration_s"],
             "matched": overrides,
             "wtcp_cpu_s": statistics.median(w_cpu),
+            "wtcp_run_cpu_s": statistics.median(w_whole),
             "wtcp_events": w_events,
         }
         row["wtcp_ns_per_event"] = row["wtcp_cpu_s"] * 1e9 / max(w_events, 1)
@@ -167,38 +178,86 @@ def scale(repeats: int, duration_scale: float) -> list[dict[str, Any]]:
     for case in SCALE:
         sc = Scenario.from_dict(dumbbell_document(case.flows, case.rate_mbps, case.duration_s * duration_scale))
         runs = [wtcp_cpu(sc) for _ in range(repeats)]
-        cpu = statistics.median(c for c, _ in runs)
-        events = runs[-1][1]
+        cpu = statistics.median(c for c, _, _ in runs)
+        events = runs[-1][2]
         rows.append({"case": case.label, "sim_seconds": case.duration_s * duration_scale, "cpu_s": cpu, "events": events, "ns_per_event": cpu * 1e9 / max(events, 1)})
     return rows
 
 
-def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], repeats: int, use_ns3: bool, why_no_ns3: str) -> None:
+SWEEP_RUNS = 500
+SWEEP_DURATIONS_S = (200.0, 20.0)
+
+
+def sweep_document(duration_s: float, runs: int = SWEEP_RUNS) -> dict[str, Any]:
+    """A sweep of `runs` runs (a multiple of 50) of two-hop-wireless."""
+    return {
+        "name": f"bench-{duration_s:g}s",
+        "scenario": "two-hop-wireless",
+        "algorithms": ["newreno", "westwoodplus", "cubic", "njplus", "dynamic"],
+        "replications": max(1, runs // 50),
+        "seed": 1,
+        # The flow from the start, measured after the first tenth: valid for any duration.
+        "set": {"run.duration_s": duration_s, "run.measure_from_s": duration_s / 10, "flows.0.start_s": 0.0},
+        "grid": {"links.1.ab.loss.rate": [i * 0.005 for i in range(10)]},
+    }
+
+
+def sweep_share(duration_s: float, runs: int = SWEEP_RUNS) -> dict[str, Any]:
+    """CPU of an in-process sweep, and the part of it that is simulation."""
+    import json
+    import tempfile
+
+    from wtcp import _core
+    from wtcp.sweep import InlineExecutor, load_sweep, run_sweep
+
+    sweep = load_sweep(sweep_document(duration_s, runs))
+    with tempfile.TemporaryDirectory() as d:
+        start = time.process_time()
+        outcome = run_sweep(sweep, Path(d) / "bench.duckdb", executor=InlineExecutor())
+        total = time.process_time() - start
+    simulation = 0.0
+    for run in sweep.runs():
+        if run.toml is None:
+            continue  # an invalid run: stored as failed, nothing simulated
+        metrics, _ = _core.run(run.toml, "toml", [], None)
+        simulation += json.loads(metrics)["loop_cpu_seconds"]
+    return {"case": f"{sweep.size()} runs of {duration_s:g} s", "runs": outcome.done, "cpu_s": total, "simulation_s": simulation, "share": simulation / max(total, 1e-9)}
+
+
+def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], repeats: int, use_ns3: bool, why_no_ns3: str, swept: list[dict[str, Any]] = ()) -> None:
     from rich.table import Table
 
     from wtcp.report import stdout_console
 
     console = stdout_console()
     table = Table(title=f"wtcp and ns-3 3.44, same scenarios matched to ns-3, run alternately; CPU seconds: median of {repeats}", title_justify="left")
-    for header, justify in (("case", "left"), ("simulated s", "right"), ("wtcp CPU s", "right"), ("wtcp events", "right"), ("wtcp ns/event", "right"),
+    for header, justify in (("case", "left"), ("simulated s", "right"), ("wtcp run CPU s", "right"), ("wtcp loop CPU s", "right"), ("wtcp events", "right"), ("wtcp ns/event", "right"),
                             ("ns-3 CPU s", "right"), ("ns-3 events", "right"), ("ns-3 ns/event", "right"), ("ns-3 / wtcp", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for r in compared:
         ns3 = [f"{r['ns3_cpu_s']:.3f}", f"{r['ns3_events']:,}", f"{r['ns3_ns_per_event']:.0f}", f"{r['ratio']:.0f}x"] if use_ns3 else ["-"] * 4
-        table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['wtcp_cpu_s']:.3f}", f"{r['wtcp_events']:,}", f"{r['wtcp_ns_per_event']:.0f}", *ns3)
+        table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['wtcp_run_cpu_s']:.3f}", f"{r['wtcp_cpu_s']:.3f}", f"{r['wtcp_events']:,}", f"{r['wtcp_ns_per_event']:.0f}", *ns3)
     console.print(table)
-    console.print("wtcp CPU: process CPU time of the whole Scenario.run (parse and build included); "
-                  "ns-3 CPU: process CPU time of Simulator::Run alone, after import and build.")
+    console.print("wtcp loop CPU: CPU time of the event loop's thread; wtcp run CPU: process CPU time of the whole "
+                  "Scenario.run (parse, build and results included); ns-3 CPU: process CPU time of Simulator::Run alone, "
+                  "after import and build. ns-3 / wtcp: ratio of the event loops' CPU times.")
     seen = {f"{FLOW_INDEX.sub('flows.*', k)} = {v!r}": None for r in compared for k, v in r["matched"].items() if not k.startswith("run.")}
     console.print(f"matched in both engines: {', '.join(seen) or 'nothing'}")
     if not use_ns3:
         console.print(f"ns-3 not run: {why_no_ns3}")
-    table = Table(title=f"wtcp scale: NewReno dumbbell (10 ms bottleneck, 1000-packet queue); CPU seconds: median of {repeats}", title_justify="left")
-    for header, justify in (("case", "left"), ("simulated s", "right"), ("CPU s", "right"), ("events", "right"), ("ns/event", "right")):
+    table = Table(title=f"wtcp scale: NewReno dumbbell (10 ms bottleneck, 1000-packet queue); event-loop CPU seconds: median of {repeats}", title_justify="left")
+    for header, justify in (("case", "left"), ("simulated s", "right"), ("loop CPU s", "right"), ("events", "right"), ("ns/event", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for r in scaled:
         table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['cpu_s']:.3f}", f"{r['events']:,}", f"{r['ns_per_event']:.0f}")
     console.print(table)
+    if swept:
+        table = Table(title="sweeps of two-hop-wireless in one process (--workers 1): CPU spent simulating", title_justify="left")
+        for header, justify in (("sweep", "left"), ("sweep CPU s", "right"), ("event loops CPU s", "right"), ("simulating", "right")):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for r in swept:
+            table.add_row(r["case"], f"{r['cpu_s']:.2f}", f"{r['simulation_s']:.2f}", f"{100 * r['share']:.0f} %")
+        console.print(table)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -207,17 +266,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="one run per case")
     parser.add_argument("--no-ns3", action="store_true", help="wtcp alone (the comparison table shows wtcp's side)")
     parser.add_argument("--duration-scale", type=float, default=1.0, help="multiply every simulated duration (e.g. 0.01 for a smoke test)")
+    parser.add_argument("--sweep-runs", type=int, default=SWEEP_RUNS, help=f"runs of each sweep case (a multiple of 50; 0: none); default {SWEEP_RUNS}")
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
     if repeats < 1 or args.duration_scale <= 0:
         parser.error("--repeats and --duration-scale must be positive")
+    if args.sweep_runs < 0 or args.sweep_runs % 50:
+        parser.error("--sweep-runs must be a multiple of 50 (0 for none)")
     from wtcp.ns3 import available
 
     use_ns3 = not args.no_ns3 and available()
     why = "--no-ns3" if args.no_ns3 else "the ns3 package (ns-3 3.44) is not installed: pip install 'wtcp[ns3]'"
     compared = compare(repeats, use_ns3, args.duration_scale)
     scaled = scale(repeats, args.duration_scale)
-    print_tables(compared, scaled, repeats, use_ns3, why)
+    swept = [sweep_share(d * args.duration_scale, args.sweep_runs) for d in SWEEP_DURATIONS_S] if args.sweep_runs else []
+    print_tables(compared, scaled, repeats, use_ns3, why, swept)
 
 
 if __name__ == "__main__":

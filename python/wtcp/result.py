@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 # Short column prefixes for the per-flow cause counters.
 CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict", "verdicts_by_cause": "cm"}
-SUMMARY_KEYS = ("engine", "scenario", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "peak_packets", "warnings")
+SUMMARY_KEYS = ("engine", "scenario", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "loop_cpu_seconds", "peak_packets", "warnings")
 TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
 ENGINES = ("wtcp", "ns3")
 

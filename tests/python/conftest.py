@@ -42,9 +42,10 @@ def demo_path() -> Path:
 
 
 def without_wall(metrics_json: str) -> dict:
-    """Metrics minus the only field that may differ between identical runs."""
+    """Metrics minus the only fields that may differ between identical runs (times)."""
     metrics = json.loads(metrics_json)
     metrics.pop("wall_seconds")
+    metrics.pop("loop_cpu_seconds")
     return metrics
 
 

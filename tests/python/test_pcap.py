@@ -36,6 +36,7 @@ def scenario() -> wtcp.Scenario:
 def without_wall(result: wtcp.Result) -> dict:
     raw = dict(result.raw)
     raw.pop("wall_seconds")
+    raw.pop("loop_cpu_seconds")
     return raw
 
 

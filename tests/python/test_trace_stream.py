@@ -20,6 +20,7 @@ def dumbbell(duration_s: float) -> wtcp.Scenario:
 def without_wall(result: wtcp.Result) -> dict:
     raw = dict(result.raw)
     raw.pop("wall_seconds")
+    raw.pop("loop_cpu_seconds")
     return raw
 
 

@@ -5,6 +5,7 @@
 //! random stream per component, packets pooled and named by index. A run is a pure
 //! function of its [`Scenario`]: same input and seed, identical output, bit for bit.
 
+pub mod cpu;
 pub mod events;
 pub mod heap;
 pub mod metrics;

@@ -165,6 +165,9 @@ pub struct RunResult {
     pub events: u64,
     pub sim_seconds: f64,
     pub wall_seconds: f64,
+    /// CPU time of the thread that ran the event loop, over the same span as
+    /// `wall_seconds` (the loop alone: parsing and building the scenario are not in it).
+    pub loop_cpu_seconds: f64,
     /// Most packets alive at once (pool high-water mark).
     pub peak_packets: usize,
     pub warnings: Vec<String>,

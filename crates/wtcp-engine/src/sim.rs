@@ -301,6 +301,7 @@ impl<'s> World<'s> {
 
     fn run_inner(mut self, poll: &mut dyn FnMut(Progress) -> ControlFlow<()>, mut sink: Option<&mut dyn FnMut(Traces)>) -> Result<RunResult, Stopped> {
         let wall = Instant::now();
+        let cpu = crate::cpu::thread_cpu_seconds();
         self.schedule_initial_events();
         let end = self.sc.duration;
         let progress = |w: &Self| Progress { now: w.now, end, events: w.ev.processed() };
@@ -325,7 +326,8 @@ impl<'s> World<'s> {
         self.now = end;
         let _ = poll(progress(&self));
         let wall_seconds = wall.elapsed().as_secs_f64();
-        let mut result = self.collect(wall_seconds);
+        let loop_cpu_seconds = crate::cpu::thread_cpu_seconds() - cpu;
+        let mut result = self.collect(wall_seconds, loop_cpu_seconds);
         if let Some(sink) = sink {
             if let Some(tr) = result.traces.take() {
                 sink(tr);
@@ -681,7 +683,7 @@ impl<'s> World<'s> {
         self.ev.schedule(self.now + iv, Event::TraceSample);
     }
 
-    fn collect(mut self, wall_seconds: f64) -> RunResult {
+    fn collect(mut self, wall_seconds: f64, loop_cpu_seconds: f64) -> RunResult {
         let sc = self.sc;
         let window = to_secs(sc.measure_to - sc.measure_from);
         let mut starved: Vec<(Starved, usize)> = Vec::new();
@@ -820,6 +822,7 @@ impl<'s> World<'s> {
             events: self.ev.processed(),
             sim_seconds: to_secs(sc.duration),
             wall_seconds,
+            loop_cpu_seconds,
             peak_packets: self.pool.capacity_used(),
             warnings,
             traces: self.traces.take(),

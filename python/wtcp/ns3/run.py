@@ -140,10 +140,10 @@ def run_plan(p: Plan, ns: Any, gbl: Any) -> dict[str, Any]:
     h = gbl.wtcpns3.Harness()
     try:
         build(p, h, gbl.std)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         events = int(h.Run(p.duration_ns, p.from_ns, p.to_ns))
-        wall = time.perf_counter() - t0
-        return collect(p, h, events, wall)
+        wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+        return collect(p, h, events, wall, cpu)
     finally:
         ns.Simulator.Destroy()
         h.Clear()
@@ -152,7 +152,7 @@ def run_plan(p: Plan, ns: Any, gbl: Any) -> dict[str, Any]:
 CAUSES = ("congestion", "wireless", "spurious")
 
 
-def collect(p: Plan, h: Any, events: int, wall: float) -> dict[str, Any]:
+def collect(p: Plan, h: Any, events: int, wall: float, loop_cpu: float) -> dict[str, Any]:
     window = (p.to_ns - p.from_ns) / 1e9
     flows = []
     warnings = []
@@ -224,6 +224,7 @@ def collect(p: Plan, h: Any, events: int, wall: float) -> dict[str, Any]:
         "events": events,
         "sim_seconds": p.duration_ns / 1e9,
         "wall_seconds": wall,
+        "loop_cpu_seconds": loop_cpu,
         "peak_packets": None,
         "warnings": warnings,
     }
