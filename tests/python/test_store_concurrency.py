@@ -17,14 +17,15 @@ pytest.importorskip("duckdb")
 from wtcp.sweep import InlineExecutor, Store, StoreError, Sweep, copy_store, open_store, run_sweep
 from wtcp.sweep.store import lock_path, wal_path
 
-# In-process runs of about 5 ms: a sweep of a few seconds, many commits.
+# In-process runs of a few ms (80 s of simulated time): a sweep of several seconds, several
+# commits (one a second).
 RUNS = 1200
 SWEEP = f"""
 name = "c"
 scenario = "reference-simple2"
 replications = {RUNS}
 [set]
-"run.duration_s" = 20.0
+"run.duration_s" = 80.0
 """
 
 
@@ -108,7 +109,7 @@ def test_a_held_store_and_wtcp_results_read_a_growing_prefix_during_a_sweep(tmp_
 
 def test_a_reader_opened_before_the_sweep_and_held_does_not_stop_it(tmp_path):
     store = tmp_path / "c.duckdb"
-    first = Sweep.from_dict({"scenario": "reference-simple2", "name": "c", "replications": 10, "set": {"run.duration_s": 20.0}})
+    first = Sweep.from_dict({"scenario": "reference-simple2", "name": "c", "replications": 10, "set": {"run.duration_s": 80.0}})
     run_sweep(first, store, InlineExecutor())  # the first 10 runs of the sweep below
     reader = open_store(store)
     assert len(reader.runs()) == 10
