@@ -26,8 +26,9 @@
 //!   oCwnd_n at the loss signal (ssthresh; the estimate moves with every arrival,
 //!   duplicates included), and the window (c) sets holds until the next ACK of new data
 //!   ("whenever the connection is recovered", l. 52); with no ACK between repeated RTOs
-//!   the pseudo-code alternates oCwnd + 2 and oCwnd ("updated after one RTO rather than
-//!   after each RTT", l. 83). The former default, NewReno slow start and congestion
+//!   from cwnd = oCwnd the pseudo-code alternates oCwnd + 2 and oCwnd ("updated after one
+//!   RTO rather than after each RTT", l. 83); after the congestion state it climbs by 2
+//!   (see rule (c) below). The former default, NewReno slow start and congestion
 //!   avoidance with cwnd floored at oCwnd and no upper bound, is
 //!   `ack_rule = "newreno_floor"`; it contradicts l. 52 and l. 92, and its header's claim
 //!   that the receiver window enforced cwnd <= oCwnd was false (the receiver advertised
@@ -101,9 +102,20 @@
 //!   paper): with one segment per RTT the arrival rate is one segment per RTT and Eq. 3
 //!   would hold the window at one segment forever; two back-to-back segments let the
 //!   estimate see the bottleneck rate.
-//! - Rule (c) runs on the third duplicate ACK and on every RTO expiry ("When 3 DUPACKs
-//!   are received or RTO expires", l. 60); "cwnd = 1" is one segment, "cwnd + 2" two
-//!   segments.
+//! - Rule (c) runs on the third duplicate ACK and on every RTO expiry ("When 3 DUPACKs are
+//!   received or RTO expires", l. 60); "cwnd = 1" is one segment, "cwnd + 2" two segments.
+//!   The congestion state follows the pseudo-code, "cwnd = 1" (l. 79), where the prose says
+//!   "When x > beta, it decreases the congestion window size adaptively" (l. 54) and gives
+//!   no rule for "adaptively".
+//! - Repeated RTOs after the congestion state (kept as the pseudo-code reads): the next RTO
+//!   computes x from the one-segment window, x = 1 - RTTmin/SRTT < 1 (the paper's alpha),
+//!   so it takes the linear-increase state (cwnd <= ssthresh = oCwnd_n): cwnd = 3 segments,
+//!   verdict `Wireless`; further RTOs add 2 segments each while x < alpha (3, 5, ...), keep
+//!   cwnd once x reaches alpha, and set oCwnd_n once cwnd exceeds it. The same holds for an
+//!   RTO during an ECN echo's hold (below). The paper states the step per RTO, "the cwnd is
+//!   increased by two in the linear increase state because it is updated after one RTO
+//!   rather than after each RTT" (l. 83), and nothing that exempts a window the congestion
+//!   state has just set; a timeout is scored by the state it takes, not by the one before.
 //! - No fast recovery (`fast_recovery = false`): "There is no need to employ any kinds of
 //!   ... fast recovery algorithms" (l. 52). The sender runs `RecoveryStyle::
 //!   FastRetransmitOnly`: the third duplicate ACK retransmits the head and applies (c);
@@ -122,7 +134,8 @@
 //!   and its minimum RTT, and x manages "the sender's congestion window" (l. 52); l. 24's
 //!   "calculating the expected and actual bandwidths" follows the receiver's estimation in
 //!   one sentence but names no place. x = (expected - actual) * RTTmin =
-//!   WindowSize * (1 - RTTmin/SRTT) segments.
+//!   WindowSize * (1 - RTTmin/SRTT) segments, computed in the second form (an RTTmin of 0
+//!   gives x = WindowSize, the limit, where the first is inf * 0).
 //! - WindowSize (Eq. 4-5) is cwnd (`window_size = "cwnd"`). The paper does not define it;
 //!   it computes the throughputs "similar to Vega and Veno approaches [7]" (l. 46), and
 //!   [7], Veno, defines "Diff = Expected - Actual = cwnd/BaseRTT - cwnd/RTT" and
@@ -134,37 +147,43 @@
 //!   cwnd, where Vegas's assumption fails.
 //! - Verdict: the congestion state (x > beta) reports `Congestion`; the linear-increase and
 //!   wait-and-see states report `Wireless`, as their response never takes the window below
-//!   oCwnd_n (both set cwnd = oCwnd_n when cwnd > ssthresh; the paper calls the middle band
-//!   "either"; the verdict follows the action).
+//!   oCwnd_n (both set cwnd = oCwnd_n when cwnd > ssthresh; of the middle band the paper
+//!   says packets "will be lost due to either network congestion or wireless bit errors"
+//!   (l. 54); the verdict follows the action).
 //! - Before oCwnd exists (the first round trip) cwnd grows as in NewReno's slow start and
 //!   a loss gets Reno's response with verdict `None`.
 //! - ECN echo (not in the paper): "The indication of congestion should be treated just as a
 //!   congestion loss in non-ECN-Capable TCP" (RFC 3168 §6.1.2). An ECE states congestion,
 //!   so it takes rule (c)'s congestion state directly (ssthresh = oCwnd_n, cwnd = one
-//!   segment, verdict `Congestion`) without the backlog test, which only estimates what
-//!   the mark states; ssthresh = oCwnd_n may be above the old ssthresh, as in every
-//!   response of (c). Departure from the letter of the RFC, which halves: EWR's response to
-//!   a congestion loss is (c)'s, not a halving. Before, the ECE went through the backlog
-//!   test, and the linear-increase state raised cwnd by 2 segments. At most one response per
-//!   window of dropped and/or CE packets ("the TCP sender's congestion window should be
+//!   segment, verdict `Congestion`) without the backlog test, which only estimates what the
+//!   mark states; ssthresh = oCwnd_n may be above the old ssthresh, as in every response of
+//!   (c). Departure from the letter of the RFC, which halves: EWR's response to a
+//!   congestion loss is (c)'s, not a halving. Before, the ECE went through the backlog
+//!   test, and the linear-increase state raised cwnd by 2 segments. At most one reduction
+//!   per window of dropped and/or CE packets ("the TCP sender's congestion window should be
 //!   reduced only once in response to a series of dropped and/or CE packets from a single
 //!   window of data", ibid.): an ECE is answered only once an ACK is above the data
-//!   outstanding at the last response to a loss or mark (`OncePerWindow::passed`, Linux's
-//!   "held something *above* high_seq"), as an ACK ending exactly there can still echo the
-//!   old mark; a fast retransmit inside a window an ECE answered applies nothing and is
-//!   scored `Congestion`; a timeout applies (c) and ends the hold. Two fast retransmits
-//!   without a mark are each answered, as the paper's (c) "When 3 DUPACKs are received"
-//!   (l. 60) and without fast recovery. "The sending TCP SHOULD NOT increase the congestion
-//!   window in response to the receipt of an ECN-Echo ACK packet" (ibid.): rule (b) does
-//!   not raise cwnd on an ACK that carries an ECE, nor on any ACK until one above the
-//!   window outstanding at the mark (with `fast_recovery = true`, nor when recovery ends
-//!   meanwhile); it may lower cwnd to oCwnd_n. The ECE is signalled before its ACK's
-//!   oCwnd_n is read, so the response uses the previous ACK's oCwnd_n. Not done: RFC 3168's
-//!   reset of the retransmit timer on an ECE with cwnd at one segment (engine-wide). Ten
-//!   flows on `ewr-dumbbell` at 0 % loss behind a marking RED bottleneck (min_th 5, max_th
-//!   15, weight 0.02, ECN and timestamps on; means of seeds 1-3, 100 s): before this
-//!   reading 5.41 Mb/s, 32.7 k unnecessary retransmissions, 59.8 k queue drops; after
-//!   5.49 Mb/s, 29.6 k, 57.6 k.
+//!   outstanding at the last reduction, by a mark or by a loss whose rule (c) lowered cwnd
+//!   (`OncePerWindow::passed`, Linux's "held something *above* high_seq"), as an ACK ending
+//!   exactly there can still echo the old mark. A loss answered with cwnd + 2 or a retained
+//!   cwnd is no reduction and does not count: the sender sets CWR after every echo, so a
+//!   mark ignored then would never be answered (a latched receiver stops echoing at CWR). A
+//!   fast retransmit inside a window an ECE answered applies nothing and is scored
+//!   `Congestion`; a timeout applies (c) and ends the hold. Two fast retransmits without a
+//!   mark are each answered, as the paper's (c) "When 3 DUPACKs are received" (l. 60) and
+//!   without fast recovery. "The sending TCP SHOULD NOT increase the congestion window in
+//!   response to the receipt of an ECN-Echo ACK packet" (ibid.): rule (b) does not raise
+//!   cwnd on an ACK that carries an ECE, nor on any ACK until one above the window
+//!   outstanding at the mark (with `fast_recovery = true`, nor when recovery ends meanwhile
+//!   or on an ACK with an ECE); it may lower cwnd to oCwnd_n. The ECE is signalled before
+//!   its ACK's oCwnd_n is read, so the response uses the previous ACK's oCwnd_n. Not done:
+//!   RFC 3168's reset of the retransmit timer on an ECE with cwnd at one segment
+//!   (engine-wide). Ten flows on `ewr-dumbbell` (its reverse FTP included) at 0 % loss
+//!   behind a marking RED bottleneck (min_th 5, max_th 15, weight 0.02, ECN and timestamps
+//!   on; means of seeds 1-3, 100 s): with the ECE through the backlog test 5.41 Mb/s,
+//!   32.7 k unnecessary retransmissions, 59.8 k queue drops; with the congestion state and
+//!   every fast retransmit counted as a reduction 5.49 Mb/s, 29.6 k, 57.6 k; as now
+//!   5.39 Mb/s, 28.6 k, 57.2 k.
 //! - Go-back-N after an RTO (the sender's, as ns-2's; F-RTO off): with x <= beta rule (c)
 //!   leaves cwnd at oCwnd, oCwnd + 2 or its retained value at the timeout itself, and the
 //!   sender resends that much from SND.UNA at once, data the receiver already holds beyond
@@ -193,7 +212,9 @@ const PARAMS: &[ParamInfo] = &[
         unit: "ratio",
         default: "0.7",
         doc: "Eq. 2 filter gain delta: weight of the previous estimate (paper: 0.7)",
-        range: Range::closed(0.0, 1.0),
+        // delta = 1 would give the new sample no weight and freeze the estimate at its
+        // first sample (`Ewma` takes a gain 1 - delta in (0, 1]).
+        range: Range::below(0.0, 1.0),
     },
     ParamInfo {
         name: "alpha",
@@ -281,7 +302,7 @@ pub const EWR_INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
     // Pseudo-code (c): an RTO with a small backlog sets cwnd = oCwnd or cwnd + 2.
     timeout_collapses_window: false,
-    constraints: &[Order { low: "alpha", high: "beta", why: "EWR's backlog thresholds: below alpha \"a few data en route\" (linear increase), above beta \"too many\" (congestion)" }],
+    constraints: &[Order { low: "alpha", high: "beta", why: "EWR's backlog thresholds \"correspond to having relatively a few and too many data on the route\" (l. 52): below alpha linear increase, above beta congestion" }],
 };
 
 /// How the receiver learns the RTTmin of Eq. 3.
@@ -337,12 +358,14 @@ pub enum WindowSize {
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EwrParams {
-    /// Eq. 2 gain delta in [0, 1]: weight of the previous estimate. Paper: 0.7 (0 for the
+    /// Eq. 2 gain delta in [0, 1): weight of the previous estimate. Paper: 0.7 (0 for the
     /// first sample).
     pub delta: f64,
-    /// Backlog threshold alpha in segments ("a few data en route"). Paper: 1.
+    /// Backlog threshold alpha in segments ("relatively a few ... data on the route",
+    /// l. 52; "too little ... data enroute", l. 24). Paper: 1.
     pub alpha: f64,
-    /// Backlog threshold beta in segments ("too many data en route"). Paper: 9.
+    /// Backlog threshold beta in segments ("too many data on the route", l. 52; "too much
+    /// data enroute", l. 24). Paper: 9.
     pub beta: f64,
     /// Segments added in the linear-increase state. Paper: 2.
     pub linear_increase_segments: f64,
@@ -626,6 +649,9 @@ pub struct Ewr {
     /// An ECN response's window holds (rule (b) waits) until the data outstanding at the
     /// mark is acknowledged (RFC 3168 §6.1.2).
     ecn_hold: bool,
+    /// The ACK being processed carries an ECN echo (set by `on_signal`, which the sender
+    /// calls first; cleared by `on_ack` and `on_recovery_exit`).
+    ack_marked: bool,
 }
 
 impl Ewr {
@@ -641,6 +667,7 @@ impl Ewr {
             state: EerState::None,
             ecn: OncePerWindow::default(),
             ecn_hold: false,
+            ack_marked: false,
         }
     }
 
@@ -692,12 +719,10 @@ impl Ewr {
             WindowSize::Cwnd => w.cwnd,
             WindowSize::Flight => w.cwnd.min(cx.flight_size as f64),
         } / mss;
-        let (min_s, srtt_s) = (min as f64 / NS_PER_SEC, srtt as f64 / NS_PER_SEC);
-        // Eq. 4: expected = WindowSize / RTTmin; Eq. 5: actual = WindowSize / RTT.
-        let expected = window / min_s;
-        let actual = window / srtt_s;
-        // x = D * RTTmin, D = expected - actual.
-        (expected - actual) * min_s
+        // Eq. 4: expected = WindowSize / RTTmin; Eq. 5: actual = WindowSize / RTT;
+        // x = D * RTTmin, D = expected - actual, i.e. WindowSize * (1 - RTTmin / RTT),
+        // which stays finite when RTTmin is 0 (x = WindowSize).
+        window * (1.0 - min as f64 / srtt as f64)
     }
 
     /// Pseudo-code (c): the enhanced error recovery on a sign of loss.
@@ -769,6 +794,7 @@ impl CongestionControl for Ewr {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         self.refresh(cx);
+        self.ack_marked = false;
         if let Some(a) = ack.adv_cwnd {
             self.advertised = Some(a as f64);
         }
@@ -811,25 +837,39 @@ impl CongestionControl for Ewr {
             // this window; the hold stands. A mark in the window shows congestion.
             return Verdict::Congestion;
         }
-        self.ecn.reduced(cx);
         self.ecn_hold = false;
-        self.respond(loss, w, cx)
+        let before = w.cwnd;
+        let verdict = self.respond(loss, w, cx);
+        if w.cwnd < before {
+            // RFC 3168 §6.1.2's "reduced only once ... for dropped and/or CE packets" counts
+            // reductions: a loss answered with cwnd + 2 or a retained cwnd leaves a later
+            // echo of its window to be answered.
+            self.ecn.reduced(cx);
+        }
+        verdict
     }
 
     fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
         // Only with `fast_recovery = true`: (b) on the ACK that ends recovery; while an
-        // ECN response holds, only a decrease (RFC 3168 §6.1.2).
+        // ECN response holds, or when that ACK carries an echo, only a decrease (RFC 3168
+        // §6.1.2).
         self.refresh(cx);
         let target = match (self.p.ack_rule, self.ocwnd_bytes()) {
             (AckRule::Ocwnd, Some(o)) => o,
             (AckRule::NewrenoFloor, Some(o)) => w.cwnd.max(o),
             (_, None) => w.ssthresh,
         };
-        let held = self.ecn_hold && !self.ecn.passed(cx);
+        let held = (self.ecn_hold && !self.ecn.passed(cx)) || self.ack_marked;
+        self.ack_marked = false;
         w.cwnd = if held { target.min(w.cwnd) } else { target };
     }
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
+        if signal == Signal::CongestionMark {
+            // The ACK that follows (`on_ack`, or `on_recovery_exit` when it ends recovery)
+            // carries this echo.
+            self.ack_marked = true;
+        }
         if signal == Signal::CongestionMark && self.ecn.passed(cx) {
             // RFC 3168 §6.1.2: "treated just as a congestion loss": rule (c)'s congestion
             // state (ssthresh = oCwnd_n, cwnd = 1 segment) without the backlog test, which
@@ -1286,7 +1326,7 @@ mod tests {
     fn a_marked_ack_that_acknowledges_everything_does_not_end_its_own_hold() {
         // The ECE comes on an ACK of all outstanding data: recover = SND.UNA, and that ACK
         // is not "above" it, so (b) does not reopen the window on it.
-        let mut h = primed(EwrParams::default(), 40.0);
+        let mut h = primed(EwrParams { fast_recovery: true, ..EwrParams::default() }, 40.0);
         h.now += 50 * MS;
         h.snd_una += u64::from(MSS);
         h.snd_max = h.snd_una;
@@ -1303,23 +1343,77 @@ mod tests {
         };
         h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
         assert_eq!(h.w.cwnd, SEG);
+        // The end of a recovery at this SND.UNA applies (b) from an unmarked ACK: only the
+        // hold can keep the window at one segment there.
+        h.call(|cc, w, cx| cc.on_recovery_exit(w, cx));
+        assert_eq!(h.w.cwnd, SEG, "the hold stands at SND.UNA = SND.MAX at the mark");
         ack_adv(&mut h, Some(60.0), 50 * MS);
         assert_eq!(h.w.cwnd, 60.0 * SEG, "the next ACK is above the marked window");
     }
 
     #[test]
     fn a_marked_ack_never_raises_the_window_even_when_its_mark_is_not_answered() {
-        // A fast retransmit answered the window (linear-increase state: 42 segments); an
-        // ECE of the same window is not answered again, and its ACK must not apply (b)
-        // upwards (oCwnd_n 45).
+        // A fast retransmit reduced the window (x < alpha, cwnd 40 > ssthresh = oCwnd_n 30:
+        // cwnd = 30); an ECE of the same window is not answered again, and its ACK must not
+        // apply (b) upwards (oCwnd_n 45).
+        let mut h = primed(EwrParams::default(), 40.0);
+        dup_adv(&mut h, 30.0);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (30.0 * SEG, 30.0 * SEG));
+        ack_marked(&mut h, 45.0, 50 * MS);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (30.0 * SEG, 30.0 * SEG));
+        // A lower oCwnd_n on a marked ACK still lowers it.
+        ack_marked(&mut h, 20.0, 50 * MS);
+        assert_eq!(h.w.cwnd, 20.0 * SEG);
+    }
+
+    #[test]
+    fn an_ecn_echo_after_a_loss_that_did_not_reduce_the_window_is_answered() {
+        // RFC 3168 §6.1.2's once per window counts reductions. A fast retransmit answered
+        // with cwnd + 2 (linear increase) or a retained cwnd (wait-and-see) reduced nothing,
+        // and the sender sets CWR after the echo either way: the echo of the same window
+        // takes the congestion state (ssthresh = oCwnd_n of the previous ACK, 1 segment).
         let mut h = primed(EwrParams::default(), 40.0);
         assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
         assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, 42.0 * SEG));
+        h.w.ssthresh = 33.0 * SEG; // the congestion state sets oCwnd_n = 40
         ack_marked(&mut h, 45.0, 50 * MS);
-        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, 42.0 * SEG));
-        // A lower oCwnd_n on a marked ACK still lowers it.
-        ack_marked(&mut h, 30.0, 50 * MS);
-        assert_eq!(h.w.cwnd, 30.0 * SEG);
+        assert_eq!(eer_state(&h), 3.0, "congestion state");
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
+        let mut h = primed(EwrParams::default(), 10.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        dup_adv(&mut h, 14.0);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (14.0 * SEG, 10.0 * SEG), "wait-and-see: retained");
+        ack_marked(&mut h, 14.0, 100 * MS);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (14.0 * SEG, SEG));
+    }
+
+    #[test]
+    fn a_marked_ack_ending_exactly_at_the_reduced_window_is_not_answered() {
+        // The congestion state reduced the window with SND.MAX = recover. An ACK up to
+        // recover may still echo a mark of that window: not answered; one above it is.
+        let mut h = primed(EwrParams::default(), 40.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        let recover = h.snd_max;
+        h.w.ssthresh = 33.0 * SEG; // an answer would set oCwnd_n = 40
+        h.snd_una = recover - u64::from(MSS);
+        ack_marked(&mut h, 40.0, 100 * MS);
+        assert_eq!(h.snd_una, recover);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (33.0 * SEG, SEG));
+        ack_marked(&mut h, 40.0, 100 * MS);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG), "above recover: answered");
+    }
+
+    #[test]
+    fn an_ecn_echo_before_any_ocwnd_gets_renos_halving() {
+        // The first ACK carries an ECE and no oCwnd_n yet: RFC 3168 §6.1.2's halving,
+        // ssthresh = cwnd = FlightSize / 2 (9 segments outstanding after it).
+        let mut h = Harness::new(build(&EwrParams::default()));
+        ack_adv_marked(&mut h, None, 50 * MS, true);
+        assert_eq!(h.snd_max - h.snd_una, 9 * u64::from(MSS));
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (4.5 * SEG, 4.5 * SEG));
     }
 
     #[test]
@@ -1366,11 +1460,56 @@ mod tests {
     fn with_fast_recovery_an_ecn_hold_survives_the_end_of_recovery() {
         // `fast_recovery = true`: the ACK that ends recovery applies (b), but not upwards
         // while an ECE's response holds.
-        let mut h = primed(EwrParams { fast_recovery: true, ..EwrParams::default() }, 40.0);
+        let fast_recovery = EwrParams { fast_recovery: true, ..EwrParams::default() };
+        let mut h = primed(fast_recovery, 40.0);
         ack_marked(&mut h, 40.0, 50 * MS);
         assert_eq!(h.w.cwnd, SEG);
         h.call(|cc, w, cx| cc.on_recovery_exit(w, cx));
         assert_eq!(h.w.cwnd, SEG);
+        // A fast retransmit inside the hold (nothing applied), a recovery whose partial ACK
+        // advertises 30 and which ends above the marked window: the hold is over, (b).
+        let mut h = primed(fast_recovery, 40.0);
+        ack_marked(&mut h, 40.0, 50 * MS);
+        let mark_max = h.snd_max;
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        h.in_recovery = true;
+        h.snd_max = mark_max + 5 * u64::from(MSS);
+        h.snd_una = mark_max + u64::from(MSS);
+        let partial = AckSample {
+            ack: h.snd_una,
+            acked_bytes: u64::from(MSS),
+            in_recovery: true,
+            delivered: h.snd_una,
+            adv_cwnd: Some((30.0 * SEG) as u64),
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&partial, w, cx));
+        assert_eq!(h.w.cwnd, SEG, "no (b) inside recovery");
+        h.snd_una += u64::from(MSS);
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, 30.0 * SEG);
+    }
+
+    #[test]
+    fn with_fast_recovery_a_marked_ack_ending_recovery_does_not_raise_the_window() {
+        // The congestion state's fast retransmit put cwnd at one segment. The full ACK ends
+        // exactly at recover and echoes a mark of that window: not answered again (no hold
+        // starts), but "The sending TCP SHOULD NOT increase the congestion window in
+        // response to the receipt of an ECN-Echo ACK packet" (RFC 3168 §6.1.2), so the end
+        // of recovery does not apply (b) upwards on it. The next unmarked ACK does.
+        let mut h = primed(EwrParams { fast_recovery: true, ..EwrParams::default() }, 40.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        h.in_recovery = true;
+        h.now += 100 * MS;
+        h.snd_una = h.snd_max;
+        h.signal(Signal::CongestionMark);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
+        h.exit_recovery();
+        assert_eq!(h.w.cwnd, SEG);
+        h.snd_max += 10 * u64::from(MSS);
+        ack_adv(&mut h, Some(35.0), 100 * MS);
+        assert_eq!(h.w.cwnd, 35.0 * SEG);
     }
 
     #[test]
@@ -1412,6 +1551,60 @@ mod tests {
         assert_eq!((h.w.ssthresh, h.w.cwnd), (10.0 * SEG, 10.0 * SEG));
         h.loss(Loss::Timeout { consecutive: 3 });
         assert_eq!(h.w.cwnd, 12.0 * SEG);
+    }
+
+    #[test]
+    fn repeated_timeouts_after_the_congestion_state_climb_by_two_segments() {
+        // The first RTO finds x > beta (cwnd = 1); the next ones compute x from the window
+        // (c) left, x = W * (1 - RTTmin/SRTT): below alpha they add 2 segments ("updated
+        // after one RTO", l. 83), scored Wireless; from alpha on they retain cwnd.
+        let mut h = primed(EwrParams::default(), 40.0);
+        set_backlog(&mut h, &[100 * MS; 4]);
+        assert!(backlog_for(&h, 40.0) > 9.0 && backlog_for(&h, 3.0) < 1.0 && backlog_for(&h, 5.0) >= 1.0);
+        assert_eq!(h.loss(Loss::Timeout { consecutive: 1 }), Verdict::Congestion);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
+        let mut seen = Vec::new();
+        for k in 2..6 {
+            seen.push((h.loss(Loss::Timeout { consecutive: k }), h.cwnd_segments(), eer_state(&h)));
+        }
+        assert_eq!(
+            seen,
+            [
+                (Verdict::Wireless, 3.0, 1.0),
+                (Verdict::Wireless, 5.0, 1.0),
+                (Verdict::Wireless, 5.0, 2.0),
+                (Verdict::Wireless, 5.0, 2.0)
+            ]
+        );
+        assert_eq!(h.w.ssthresh, 40.0 * SEG);
+    }
+
+    #[test]
+    fn a_zero_minimum_rtt_gives_a_backlog_of_the_whole_window() {
+        // x = W * (1 - RTTmin/SRTT) tends to W as RTTmin tends to 0; computed as
+        // (W/RTTmin - W/SRTT) * RTTmin it would be inf * 0 = NaN, which no band contains.
+        let mut h = primed(EwrParams::default(), 5.0);
+        h.rtt.on_sample(0);
+        assert_eq!(h.rtt.min_rtt(), Some(0));
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert_eq!(crate::testing::var(&h, "backlog_segments"), 5.0);
+        assert_eq!(eer_state(&h), 2.0, "wait-and-see");
+    }
+
+    #[test]
+    fn delta_below_one_is_allowed_and_one_is_refused() {
+        // delta = 1 gives Eq. 2's new sample no weight: the estimate would stay at its
+        // first sample.
+        let delta = EWR_INFO.params.iter().find(|p| p.name == "delta").unwrap();
+        assert_eq!(delta.range.refuse(0.0), None);
+        assert_eq!(delta.range.refuse(0.99), None);
+        let refused = delta.range.refuse_named(1.0, "delta").unwrap();
+        assert!(refused.contains("0 <= delta < 1"), "{refused}");
+        let mut r = ArrivalRate::new(0.99);
+        r.on_arrival(1000, 0);
+        r.on_arrival(1000, MS);
+        r.on_arrival(1000, 2 * MS + MS / 2);
+        assert!(r.value().unwrap() < 1e6, "the second sample still moves the estimate");
     }
 
     #[test]
