@@ -212,14 +212,14 @@ class Sweep:
                         overrides.update(point)
                         overrides.update({"run.seed": self.seed, "run.replication": stream})
                         sc = base_fixed.with_overrides(overrides)
-                        doc = sc.document
+                        doc = sc._parsed()  # read only: no copy
                         toml = sc._resolved_toml
                         sim = float(doc.get("run", {}).get("duration_s", 0.0))
                         identity: Any = doc
                         if engine != "wtcp":
                             from wtcp.ns3 import plan
 
-                            plan(doc)  # refused before it is queued
+                            plan(sc.document)  # refused before it is queued
                     except ScenarioError as e:
                         error = str(e)
                         toml = None
