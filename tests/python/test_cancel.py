@@ -313,8 +313,9 @@ def test_keyboard_interrupt_in_an_inline_sweep_keeps_the_finished_runs(tmp_path)
 
 @needs_proc
 def test_ctrl_c_ends_a_sweep_with_one_line_and_the_store_resumable(tmp_path):
-    # 72 runs of 200 s (about 30 ms each): a sweep of a few seconds.
-    body = 'replications = 6\nalgorithms = ["newreno", "westwoodplus", "njplus", "dynamic"]\n[grid]\n"links.1.ab.loss.rate" = [0.0, 0.01, 0.03]\n'
+    # 600 runs of 200 s (about 10 ms each): a sweep of several seconds on two workers, so
+    # that it outlasts the store's first commits (one a second).
+    body = 'replications = 50\nalgorithms = ["newreno", "westwoodplus", "njplus", "dynamic"]\n[grid]\n"links.1.ab.loss.rate" = [0.0, 0.01, 0.03]\n'
     file = write_sweep(tmp_path, body, "ctrlc")
     store = tmp_path / "ctrlc.duckdb"
     mark = f"WTCP_CTRLC_TEST_{os.getpid()}_{time.monotonic_ns()}"
@@ -337,7 +338,7 @@ def test_ctrl_c_ends_a_sweep_with_one_line_and_the_store_resumable(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert time.perf_counter() - start < 3.0
     assert proc.returncode == 130 and out == ""
-    found = re.fullmatch(r"interrupted after storing (\d+) of 72 runs; the same command resumes the sweep\n", err)
+    found = re.fullmatch(r"interrupted after storing (\d+) of 600 runs; the same command resumes the sweep\n", err)
     assert found, err
     stored = int(found.group(1))
     # No worker outlives the sweep.
@@ -347,7 +348,7 @@ def test_ctrl_c_ends_a_sweep_with_one_line_and_the_store_resumable(tmp_path):
         runs = st.runs()
         assert len(runs) == stored > 0 and (runs.status == "done").all() and len(st.flows()) == stored
     again = subprocess.run(wtcp_command("sweep", str(file), "--workers", "2"), capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0 and again.stdout.strip() == f"72 runs: {72 - stored} done, {stored} skipped, 0 failed"
+    assert again.returncode == 0 and again.stdout.strip() == f"600 runs: {600 - stored} done, {stored} skipped, 0 failed"
 
 
 def _has_mark(proc_dir: Path, mark: str) -> bool:
