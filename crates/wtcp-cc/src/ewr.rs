@@ -1009,6 +1009,17 @@ mod tests {
     }
 
     /// Twenty ACKs with RTT 50 ms advertising `adv` segments: cwnd = adv by rule (b).
+    /// `fast_recovery = true`, oCwnd 40 segments, a backlog above beta: the fast
+    /// retransmit took the congestion state (rule (c)); 100 ms into the recovery.
+    fn recovering_from_the_congestion_state() -> Harness {
+        let mut h = primed(EwrParams { fast_recovery: true, ..EwrParams::default() }, 40.0);
+        set_backlog(&mut h, &[100 * MS; 12]);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        h.in_recovery = true;
+        h.now += 100 * MS;
+        h
+    }
+
     fn primed(p: EwrParams, adv: f64) -> Harness {
         let mut h = Harness::new(build(&p));
         for _ in 0..20 {
@@ -1565,11 +1576,7 @@ mod tests {
         // starts), but "The sending TCP SHOULD NOT increase the congestion window in
         // response to the receipt of an ECN-Echo ACK packet" (RFC 3168 §6.1.2), so the end
         // of recovery does not apply (b) upwards on it. The next unmarked ACK does.
-        let mut h = primed(EwrParams { fast_recovery: true, ..EwrParams::default() }, 40.0);
-        set_backlog(&mut h, &[100 * MS; 12]);
-        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
-        h.in_recovery = true;
-        h.now += 100 * MS;
+        let mut h = recovering_from_the_congestion_state();
         h.snd_una = h.snd_max;
         h.signal(Signal::CongestionMark);
         assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
@@ -1585,12 +1592,8 @@ mod tests {
         // `fast_recovery = true`: (c) at the fast retransmit, no (b) on partial ACKs, then
         // cwnd = oCwnd_n (the latest advertisement, 30) when recovery ends, not ssthresh
         // (oCwnd_n at the loss, 40).
-        let mut h = primed(EwrParams { fast_recovery: true, ..EwrParams::default() }, 40.0);
-        set_backlog(&mut h, &[100 * MS; 12]);
-        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Congestion);
+        let mut h = recovering_from_the_congestion_state();
         assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
-        h.in_recovery = true;
-        h.now += 100 * MS;
         h.snd_una += u64::from(MSS);
         let partial = AckSample {
             ack: h.snd_una,
