@@ -65,3 +65,21 @@ def reference() -> wtcp.Scenario:
 @pytest.fixture(scope="session")
 def reference_text() -> str:
     return reference_path().read_text(encoding="utf-8")
+
+
+def wait_for_committed_runs(store: Path, proc: subprocess.Popen, timeout_s: float = 60.0) -> None:
+    """Wait until a reader sees runs committed to `store` by the sweep `proc`, or `proc`
+    ends, or `timeout_s` passes."""
+    import time
+
+    from wtcp.sweep import open_store
+
+    def committed() -> int:
+        try:
+            return len(open_store(store).runs())
+        except (FileNotFoundError, ValueError):  # not made yet; a StoreError
+            return 0
+
+    deadline = time.monotonic() + timeout_s
+    while committed() == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)

@@ -21,7 +21,7 @@ import pytest
 import wtcp
 from wtcp.sweep import InlineExecutor, Sweep, SweepInterrupted, open_store, run_sweep
 
-from conftest import reference_path, without_wall
+from conftest import reference_path, wait_for_committed_runs, without_wall
 
 pytest.importorskip("duckdb")
 
@@ -321,17 +321,8 @@ def test_ctrl_c_ends_a_sweep_with_one_line_and_the_store_resumable(tmp_path):
     mark = f"WTCP_CTRLC_TEST_{os.getpid()}_{time.monotonic_ns()}"
     proc = subprocess.Popen(wtcp_command("sweep", str(file), "--workers", "2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, mark: "1"}, start_new_session=True)
-    deadline = time.monotonic() + 60
-
-    def committed() -> int:
-        try:
-            return len(open_store(store).runs())
-        except (FileNotFoundError, ValueError):  # not made yet; a StoreError
-            return 0
-
     # Interrupt once some results are committed (a reader sees them while the sweep writes).
-    while committed() == 0 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for_committed_runs(store, proc)
     assert proc.poll() is None, "the sweep finished before it could be interrupted"
     os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the sweep and its workers
     start = time.perf_counter()

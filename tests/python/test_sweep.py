@@ -18,6 +18,8 @@ import wtcp
 from wtcp.sweep import InlineExecutor, ProcessPoolExecutor, Store, Sweep, SweepError, load_sweep, open_store, run_sweep, t975
 from wtcp.sweep.spec import stream_of
 
+from conftest import wait_for_committed_runs
+
 # Short runs: 20 s of simulated time, measured from 2 s.
 SHORT = '[set]\n"run.duration_s" = 20.0\n"run.measure_from_s" = 2.0\n'
 REPO = Path(__file__).resolve().parents[2]
@@ -190,17 +192,8 @@ def test_sigkill_mid_sweep_then_restart(tmp_path: Path) -> None:
     store = tmp_path / "long.duckdb"
     env = {**os.environ, "COLUMNS": "200"}
     proc = subprocess.Popen([sys.executable, "-m", cli_module(), "sweep", str(file), "--workers", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    deadline = time.monotonic() + 60
-
-    def committed() -> int:
-        try:
-            return len(open_store(store).runs())
-        except (FileNotFoundError, ValueError):  # not made yet; a StoreError
-            return 0
-
     # Kill once some results are committed (a reader sees them while the sweep writes).
-    while committed() == 0 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for_committed_runs(store, proc)
     assert proc.poll() is None, "the sweep finished before it could be killed"
     os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its worker processes
     proc.wait()
