@@ -18,12 +18,18 @@ pub fn thread_cpu_seconds() -> f64 {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn grows_with_work_on_this_thread() {
-        let start = super::thread_cpu_seconds();
+    fn counts_the_time_this_thread_computes() {
+        // 50 ms of wall time spent computing on this thread count as CPU time, no more than
+        // the wall time (other tests may share the cores), and a sleep adds almost none.
+        let (wall, start) = (std::time::Instant::now(), super::thread_cpu_seconds());
         let mut x = 0u64;
-        while super::thread_cpu_seconds() - start < 0.01 {
+        while wall.elapsed().as_secs_f64() < 0.05 {
             x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
         }
-        assert!(super::thread_cpu_seconds() - start >= 0.01);
+        let busy = super::thread_cpu_seconds() - start;
+        assert!(busy > 0.0 && busy <= wall.elapsed().as_secs_f64() + 1e-3, "{busy} s of CPU in 50 ms of computing");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let slept = super::thread_cpu_seconds() - start - busy;
+        assert!(slept < 0.01, "{slept} s of CPU while asleep");
     }
 }
