@@ -645,9 +645,17 @@ class Store:
         for records, names in batches:
             self._ensure_flow_columns(records)
         con = self.con
+        # Batches with the same parameter columns (every batch of a sweep) go in together:
+        # one DELETE and one INSERT per table per commit.
+        merged: list[tuple[list[dict[str, Any]], dict[str, str]]] = []
+        for records, names in batches:
+            if merged and merged[-1][1] == names:
+                merged[-1][0].extend(records)
+            else:
+                merged.append((list(records), names))
         con.execute("BEGIN TRANSACTION")
         try:
-            for records, names in batches:
+            for records, names in merged:
                 self._insert(records, names)
             con.execute("COMMIT")
         except BaseException:
