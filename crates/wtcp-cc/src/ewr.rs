@@ -187,8 +187,12 @@
 //!   cwnd on an ACK that carries an ECE, nor on any ACK until one above the window
 //!   outstanding at the mark (with `fast_recovery = true`, nor when recovery ends meanwhile
 //!   or on an ACK with an ECE); it may lower cwnd to oCwnd_n. Nor does (c) on a fast
-//!   retransmit whose duplicate ACK carries an ECE the window no longer answers: cwnd
-//!   keeps at most its value before (no "cwnd + 2"). The ECE is signalled before
+//!   retransmit whose triggering ACK (the third duplicate, or with SACK the ACK that
+//!   shows the loss) carries an ECE the window no longer answers: cwnd keeps at most its
+//!   value before (no "cwnd + 2"); the loss keeps (c)'s verdict and state (a suppressed
+//!   "cwnd + 2" is still scored wireless), and only that ACK's mark counts (a mark on an
+//!   earlier duplicate of the episode, usually followed by unmarked ones once the sender
+//!   sets CWR, does not stop the "+ 2"). The ECE is signalled before
 //!   its ACK's oCwnd_n is read, so the response uses the previous ACK's oCwnd_n. Not done:
 //!   RFC 3168's reset of the retransmit timer on an ECE with cwnd at one segment
 //!   (engine-wide). Ten flows on `ewr-dumbbell` (its reverse FTP included) at 0 % loss
@@ -1393,8 +1397,11 @@ mod tests {
         };
         h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
         assert_eq!(h.w.cwnd, SEG);
-        // The end of a recovery at this SND.UNA applies (b) from an unmarked ACK: only the
-        // hold can keep the window at one segment there.
+        // A recovery starts, as in the engine, with a fast retransmit (inside the hold:
+        // nothing applied), which also ends the marked ACK's own mark; its end at this
+        // SND.UNA applies (b) from an unmarked ACK: only the hold can keep the window at one
+        // segment there.
+        h.loss(Loss::FastRetransmit);
         h.call(|cc, w, cx| cc.on_recovery_exit(w, cx));
         assert_eq!(h.w.cwnd, SEG, "the hold stands at SND.UNA = SND.MAX at the mark");
         ack_adv(&mut h, Some(60.0), 50 * MS);
@@ -1543,6 +1550,7 @@ mod tests {
         let mut h = primed(fast_recovery, 40.0);
         ack_marked(&mut h, 40.0, 50 * MS);
         assert_eq!(h.w.cwnd, SEG);
+        h.loss(Loss::FastRetransmit); // recovery starts (inside the hold: nothing applied)
         h.call(|cc, w, cx| cc.on_recovery_exit(w, cx));
         assert_eq!(h.w.cwnd, SEG);
         // A fast retransmit inside the hold (nothing applied), a recovery whose partial ACK
