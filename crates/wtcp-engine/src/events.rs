@@ -1,8 +1,16 @@
-//! The event queue: a binary heap ordered by (time, insertion number).
+//! The event queue: events ordered by (time, insertion number).
 //!
 //! Equal times pop in insertion order (FIFO tie-break), so a run is a pure function of
 //! its input. Events are a small `Copy` enum; nothing is boxed. Timers are cancelled
 //! lazily by their owners (a stale event finds its generation or deadline changed).
+//!
+//! Two forms of one order. While few events are pending (a handful per link direction
+//! and flow timer in small scenarios), they sit in a vector sorted latest first: the
+//! next event is popped off its end, and a new one, usually among the soonest, is placed
+//! by a short scan from that end. With many pending (hundreds of flows), a binary heap.
+//! The queue switches form at [`TO_HEAP`] and back at [`TO_SORTED`] pending events; both
+//! forms yield the exact minimum of (time, insertion number), so the order of events,
+//! and every result, is the same whichever form holds them.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -76,29 +84,95 @@ impl Ord for Entry {
     }
 }
 
-#[derive(Debug, Default)]
+/// Pending events past which the sorted vector becomes a heap (a placement's scan and
+/// shift grow with the count, a heap's sift with its logarithm).
+pub const TO_HEAP: usize = 64;
+/// Pending events below which the heap becomes a sorted vector again (well below
+/// [`TO_HEAP`], so that a count hovering near one bound does not switch at every event).
+pub const TO_SORTED: usize = 16;
+
+#[derive(Debug)]
 pub struct EventQueue {
+    /// In use while `in_heap` is false: sorted by key, latest first (the next event last).
+    sorted: Vec<Entry>,
+    /// In use while `in_heap` is true.
     heap: BinaryHeap<Entry>,
+    in_heap: bool,
     next_seq: u64,
     popped: u64,
 }
 
+impl Default for EventQueue {
+    fn default() -> Self {
+        Self::with_capacity(0)
+    }
+}
+
 impl EventQueue {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), next_seq: 0, popped: 0 }
+        EventQueue { sorted: Vec::with_capacity(n.min(TO_HEAP + 1)), heap: BinaryHeap::new(), in_heap: false, next_seq: 0, popped: 0 }
     }
 
     pub fn schedule(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry { key: (u128::from(time) << 64) | u128::from(self.next_seq), event });
+        let entry = Entry { key: (u128::from(time) << 64) | u128::from(self.next_seq), event };
         self.next_seq += 1;
+        if self.in_heap {
+            self.heap.push(entry);
+        } else {
+            self.place(entry);
+        }
+    }
+
+    /// Put `entry` in the sorted vector. Keys are unique (the insertion number), so the
+    /// place is strict.
+    fn place(&mut self, entry: Entry) {
+        let v = &mut self.sorted;
+        let mut i = v.len();
+        while i > 0 && v[i - 1].key < entry.key {
+            i -= 1;
+        }
+        v.insert(i, entry);
+        if v.len() > TO_HEAP {
+            self.to_heap();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn to_heap(&mut self) {
+        // The two buffers trade places (heapified in place): no allocation once both grew.
+        let spare = std::mem::take(&mut self.heap).into_vec();
+        self.heap = BinaryHeap::from(std::mem::replace(&mut self.sorted, spare));
+        self.in_heap = true;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn to_sorted(&mut self) {
+        let spare = BinaryHeap::from(std::mem::take(&mut self.sorted));
+        // Earliest first by `Entry`'s reversed order: latest first by key.
+        self.sorted = std::mem::replace(&mut self.heap, spare).into_sorted_vec();
+        self.in_heap = false;
     }
 
     /// The next event at or before `until`, if any.
+    #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
-        if self.heap.peek()?.time() > until {
-            return None;
-        }
-        let e = self.heap.pop()?;
+        let e = if self.in_heap {
+            if self.heap.peek()?.time() > until {
+                return None;
+            }
+            let e = self.heap.pop()?;
+            if self.heap.len() < TO_SORTED {
+                self.to_sorted();
+            }
+            e
+        } else {
+            if self.sorted.last()?.time() > until {
+                return None;
+            }
+            self.sorted.pop()?
+        };
         self.popped += 1;
         Some((e.time(), e.event))
     }
@@ -109,11 +183,11 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.sorted.len() + self.heap.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 

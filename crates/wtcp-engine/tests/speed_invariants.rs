@@ -3,7 +3,7 @@
 //! blocks built from the held ranges) and the event queue's FIFO tie-break.
 
 use proptest::prelude::*;
-use wtcp_engine::events::{Event, EventQueue};
+use wtcp_engine::events::{Event, EventQueue, TO_HEAP};
 use wtcp_engine::packet::{Packet, PacketKind};
 use wtcp_engine::scenario::TcpConfig;
 use wtcp_engine::tcp::sack::SackReporter;
@@ -110,5 +110,31 @@ proptest! {
             prop_assert_eq!((t, e), (mt, Event::Rto { flow: mf }));
         }
         prop_assert!(model.is_empty());
+    }
+
+    /// The same order while bursts of events carry the queue across both of its forms
+    /// (a sorted vector below `TO_SORTED`, a heap above `TO_HEAP`) and back, many times,
+    /// with times from equal to far apart.
+    #[test]
+    fn order_holds_across_the_queues_two_forms(bursts in prop::collection::vec((0..3 * TO_HEAP, 0..3 * TO_HEAP, 0..6u32), 1..40)) {
+        let mut q = EventQueue::default();
+        let mut model: Vec<(u64, u32)> = Vec::new();
+        let (mut now, mut n) = (0u64, 0u32);
+        for &(pushes, pops, scale) in &bursts {
+            for i in 0..pushes {
+                let t = now + (i as u64 * 7919 % 13) * 10u64.pow(scale);
+                q.schedule(t, Event::Rto { flow: n });
+                model.push((t, n));
+                n += 1;
+            }
+            for _ in 0..pops.min(model.len()) {
+                let (t, e) = q.pop_until(u64::MAX).unwrap();
+                let i = (0..model.len()).min_by_key(|&i| (model[i].0, i)).unwrap();
+                let (mt, mf) = model.remove(i);
+                prop_assert_eq!((t, e), (mt, Event::Rto { flow: mf }));
+                now = t;
+            }
+            prop_assert_eq!(q.len(), model.len());
+        }
     }
 }
