@@ -123,12 +123,13 @@ impl EventQueue {
         }
     }
 
-    /// Put `entry` in the sorted vector. Keys are unique (the insertion number), so the
-    /// place is strict.
+    /// Put `entry` in the sorted vector: after (in pop order) every entry of its time or
+    /// earlier, as its insertion number is the largest yet.
     fn place(&mut self, entry: Entry) {
         let v = &mut self.sorted;
+        let time = entry.time();
         let mut i = v.len();
-        while i > 0 && v[i - 1].key < entry.key {
+        while i > 0 && v[i - 1].time() <= time {
             i -= 1;
         }
         v.insert(i, entry);

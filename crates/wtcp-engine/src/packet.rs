@@ -100,12 +100,12 @@ pub struct PacketPool {
 }
 
 impl PacketPool {
-    pub fn alloc(&mut self, p: Packet) -> PacketId {
+    pub fn alloc(&mut self, p: &Packet) -> PacketId {
         if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = p;
+            self.slots[id as usize] = *p;
             id
         } else {
-            self.slots.push(p);
+            self.slots.push(*p);
             (self.slots.len() - 1) as PacketId
         }
     }

@@ -66,6 +66,16 @@ struct TcpFlow {
     counters: TcpCounters,
 }
 
+/// Run a sender hook of `fl` (a TCP flow; nothing otherwise) with its I/O context, from
+/// the world's parts (so that a packet in the pool can be lent to it meanwhile).
+fn sender_hook(now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>, hosts: &mut [HostShared], losses: &mut Vec<LossEvent>, fl: &mut Flow, f: impl FnOnce(&mut Sender, &mut SenderIo)) {
+    if let FlowState::Tcp(t) = &mut fl.state {
+        let TcpFlow { sender, oracle, counters, .. } = t.as_mut();
+        let mut io = SenderIo { now, ev, out, host: &mut hosts[fl.src as usize], oracle, counters, losses };
+        f(sender, &mut io);
+    }
+}
+
 struct CbrFlow {
     interval: Time,
     packet_bytes: u32,
@@ -413,20 +423,8 @@ impl<'s> World<'s> {
 
     /// Run a sender hook with its I/O context.
     fn with_sender(&mut self, flow: u32, f: impl FnOnce(&mut Sender, &mut SenderIo)) {
-        let fl = &mut self.flows[flow as usize];
-        if let FlowState::Tcp(t) = &mut fl.state {
-            let TcpFlow { sender, oracle, counters, .. } = t.as_mut();
-            let mut io = SenderIo {
-                now: self.now,
-                ev: &mut self.ev,
-                out: &mut self.out,
-                host: &mut self.hosts[fl.src as usize],
-                oracle,
-                counters,
-                losses: &mut self.losses,
-            };
-            f(sender, &mut io);
-        }
+        let World { now, ev, out, hosts, losses, flows, .. } = self;
+        sender_hook(*now, ev, out, hosts, losses, &mut flows[flow as usize], f);
         self.record_losses(flow);
     }
 
@@ -519,10 +517,9 @@ impl<'s> World<'s> {
     fn flush_out(&mut self) {
         let mut i = 0;
         while i < self.out.len() {
-            let p = self.out[i];
+            let id = self.pool.alloc(&self.out[i]);
             i += 1;
-            let id = self.pool.alloc(p);
-            self.forward(p.src, id);
+            self.forward(self.pool.get(id).src, id);
         }
         self.out.clear();
     }
@@ -598,56 +595,62 @@ impl<'s> World<'s> {
     }
 
     fn deliver_local(&mut self, id: PacketId) {
-        let p = *self.pool.get(id);
-        self.pool.free(id);
-        let flow = p.flow;
+        let World { now, ev, out, hosts, losses, flows, pool, .. } = self;
+        let (now, p) = (*now, pool.get(id));
+        let fl = &mut flows[p.flow as usize];
         match p.kind {
             PacketKind::Data => {
-                if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
+                if let FlowState::Tcp(t) = &mut fl.state {
                     t.oracle.on_delivered(p.seq);
-                    t.receiver.on_data(&p, self.now, &mut self.ev, &mut self.out);
+                    t.receiver.on_data(p, now, ev, out);
                     // A finite transfer is complete when its last byte is held in order.
                     if t.counters.completed_at.is_none() && t.sender.total().is_some_and(|n| t.receiver.rcv_nxt >= n) {
-                        t.counters.completed_at = Some(self.now);
+                        t.counters.completed_at = Some(now);
                     }
                 }
             }
-            PacketKind::Ack => self.with_sender(flow, |s, io| s.on_ack(&p, io)),
+            PacketKind::Ack => sender_hook(now, ev, out, hosts, losses, fl, |s, io| s.on_ack(p, io)),
             PacketKind::Syn => {
-                if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
-                    t.receiver.on_syn(&p, self.now, &mut self.out);
+                if let FlowState::Tcp(t) = &mut fl.state {
+                    t.receiver.on_syn(p, now, out);
                 }
             }
-            PacketKind::SynAck => self.with_sender(flow, |s, io| s.on_syn_ack(&p, io)),
+            PacketKind::SynAck => sender_hook(now, ev, out, hosts, losses, fl, |s, io| s.on_syn_ack(p, io)),
             PacketKind::Udp => {
-                if let FlowState::Cbr(c) = &mut self.flows[flow as usize].state {
+                if let FlowState::Cbr(c) = &mut fl.state {
                     c.received_bytes += u64::from(p.len);
                     c.received_packets += 1;
                 }
             }
         }
+        let (flow, kind) = (p.flow, p.kind);
+        self.pool.free(id);
+        if matches!(kind, PacketKind::Ack | PacketKind::SynAck) {
+            self.record_losses(flow);
+        }
     }
 
     fn drop_packet(&mut self, id: PacketId, dir: u32, cause: DropCause) {
-        let p = *self.pool.get(id);
+        let p = self.pool.get(id);
+        let (kind, flow, seq, tx_no) = (p.kind, p.flow, p.seq, p.tx_no);
         self.pool.free(id);
-        if p.kind == PacketKind::Data {
-            if let FlowState::Tcp(t) = &mut self.flows[p.flow as usize].state {
-                t.oracle.on_drop(p.seq, p.tx_no, cause);
+        if kind == PacketKind::Data {
+            if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
+                t.oracle.on_drop(seq, tx_no, cause);
             }
         }
         if let Some(tr) = self.traces.as_mut() {
             tr.drop_time.push(to_secs(self.now));
             tr.drop_dir.push(dir);
-            tr.drop_flow.push(p.flow);
-            tr.drop_kind.push(match p.kind {
+            tr.drop_flow.push(flow);
+            tr.drop_kind.push(match kind {
                 PacketKind::Data => "data",
                 PacketKind::Ack => "ack",
                 PacketKind::Udp => "udp",
                 PacketKind::Syn => "syn",
                 PacketKind::SynAck => "syn_ack",
             });
-            tr.drop_seq.push(p.seq);
+            tr.drop_seq.push(seq);
             tr.drop_cause.push(cause.as_str());
         }
     }

@@ -61,7 +61,7 @@ fn acknowledged_frames_use_at_most_limit_minus_one_retries() {
     let mut now = 0;
     loop {
         while !ch.is_backlogged(0) || ch.queue_len(0) < 1 {
-            let id = pool.alloc(Packet::new(PacketKind::Udp, 0, 0, 1, 1500, now));
+            let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, now));
             ch.enqueue(0, id, 1, now, &mut ev, &pool).unwrap();
         }
         let Some((t, Event::Wifi { station, kind, .. })) = ev.pop_until(end) else { break };

@@ -38,7 +38,7 @@ fn saturate(n: usize, cfg: WifiConfig, warmup: Time, end: Time, seed: u64) -> Ru
     let refill = |ch: &mut WifiChannel, pool: &mut PacketPool, ev: &mut EventQueue, now: Time| {
         for s in 0..n as u32 {
             while !ch.is_backlogged(s) || ch.queue_len(s) < limit {
-                let id = pool.alloc(Packet::new(PacketKind::Udp, s, s, sink, PAYLOAD, now));
+                let id = pool.alloc(&Packet::new(PacketKind::Udp, s, s, sink, PAYLOAD, now));
                 ch.enqueue(s, id, sink, now, ev, pool).expect("room was checked");
             }
         }
@@ -245,7 +245,7 @@ fn hidden(rts: bool) -> (f64, f64) {
     loop {
         for s in 0..2 {
             while ch.queue_len(s) < 1 || !ch.is_backlogged(s) {
-                let id = pool.alloc(Packet::new(PacketKind::Udp, s, s, 2, PAYLOAD, now));
+                let id = pool.alloc(&Packet::new(PacketKind::Udp, s, s, 2, PAYLOAD, now));
                 ch.enqueue(s, id, 2, now, &mut ev, &pool).unwrap();
             }
         }
@@ -296,7 +296,7 @@ fn a_full_interface_queue_refuses_the_packet() {
     let cfg = WifiConfig { queue_limit: 2, ..WifiConfig::b11() };
     let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (1.0, 0.0)], 1, 0, "q");
     let (mut pool, mut ev) = (PacketPool::default(), EventQueue::default());
-    let ids: Vec<_> = (0..4).map(|_| pool.alloc(Packet::new(PacketKind::Udp, 0, 0, 1, PAYLOAD, 0))).collect();
+    let ids: Vec<_> = (0..4).map(|_| pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, PAYLOAD, 0))).collect();
     // One in service, two waiting, the fourth refused.
     let res: Vec<_> = ids.iter().map(|&id| ch.enqueue(0, id, 1, 0, &mut ev, &pool)).collect();
     assert_eq!(res, vec![Ok(()), Ok(()), Ok(()), Err(ids[3])]);
@@ -343,7 +343,7 @@ fn random_topologies_and_traffic_conserve_packets() {
                     let d = (s + g.random_range(1..n as u32)) % n as u32;
                     let mut p = Packet::new(PacketKind::Udp, s, s, d, g.random_range(40..1500), now);
                     p.seq = offered;
-                    let id = pool.alloc(p);
+                    let id = pool.alloc(&p);
                     offered += 1;
                     if ch.enqueue(s, id, d, now, &mut ev, &pool).is_err() {
                         refused += 1;

@@ -492,7 +492,7 @@ mod tests {
         let cfg = WifiConfig { rts_threshold: rts.then_some(0), ..WifiConfig::b11() };
         let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
         let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
-        let id = pool.alloc(Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
+        let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
         ch.enqueue(0, id, 1, 0, &mut ev, &pool).unwrap();
         for n in 1..=100 {
             ch.st[0].phase = phase;
