@@ -531,7 +531,7 @@ impl<'s> World<'s> {
             self.deliver_local(id);
             return;
         }
-        match self.routes.next_hop(node as usize, dst as usize).expect("routes were checked when the scenario was resolved") {
+        match self.routes.next_hop_on_route(node as usize, dst as usize) {
             Hop::Link(dir) => {
                 if let Err(id) = self.dirs[dir as usize].enqueue(id, &mut self.pool, self.now, &mut self.ev) {
                     self.dirs[dir as usize].count_queue_drop();
