@@ -7,10 +7,14 @@
 //! Two forms of one order. While few events are pending (a handful per link direction
 //! and flow timer in small scenarios), they sit in a vector sorted latest first: the
 //! next event is popped off its end, and a new one, usually among the soonest, is placed
-//! by a short scan from that end. With many pending (hundreds of flows), a binary heap.
-//! The queue switches form at [`TO_HEAP`] and back at [`TO_SORTED`] pending events; both
-//! forms yield the exact minimum of (time, insertion number), so the order of events,
-//! and every result, is the same whichever form holds them.
+//! by a short scan from that end. With many pending (hundreds of flows), two binary
+//! heaps: events due within [`FAR_NS`] (packets' transmissions and arrivals) and the
+//! rest (mostly flows' retransmission and delayed-ACK timers, a thousand of them at a
+//! thousand flows), so that the packets' events sift through a small heap; the next
+//! event is the earlier of the two heaps' first. The queue switches form at [`TO_HEAP`]
+//! and back at [`TO_SORTED`] pending events. Every form yields the exact minimum of
+//! (time, insertion number), so the order of events, and every result, is the same
+//! whichever form holds them and whichever heap an event went to.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -91,13 +95,22 @@ pub const TO_HEAP: usize = 64;
 /// [`TO_HEAP`], so that a count hovering near one bound does not switch at every event).
 pub const TO_SORTED: usize = 16;
 
+/// In heap form, events more than this far ahead of the last popped one (timers: RTO,
+/// delayed ACK) go to a second heap, so that the heap the packets' events cycle through
+/// stays small (2^24 ns: 16.8 ms).
+pub const FAR_NS: Time = 1 << 24;
+
 #[derive(Debug)]
 pub struct EventQueue {
     /// In use while `in_heap` is false: sorted by key, latest first (the next event last).
     sorted: Vec<Entry>,
-    /// In use while `in_heap` is true.
-    heap: BinaryHeap<Entry>,
+    /// In use while `in_heap` is true: events scheduled within [`FAR_NS`] of `now`, and
+    /// the others. The queue's next event is the earlier of the two heaps' first.
+    near: BinaryHeap<Entry>,
+    far: BinaryHeap<Entry>,
     in_heap: bool,
+    /// In heap form, the time of the last event popped (the reference of [`FAR_NS`]).
+    now: Time,
     next_seq: u64,
     popped: u64,
 }
@@ -110,16 +123,24 @@ impl Default for EventQueue {
 
 impl EventQueue {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { sorted: Vec::with_capacity(n.min(TO_HEAP + 1)), heap: BinaryHeap::new(), in_heap: false, next_seq: 0, popped: 0 }
+        EventQueue { sorted: Vec::with_capacity(n.min(TO_HEAP + 1)), near: BinaryHeap::new(), far: BinaryHeap::new(), in_heap: false, now: 0, next_seq: 0, popped: 0 }
     }
 
     pub fn schedule(&mut self, time: Time, event: Event) {
         let entry = Entry { key: (u128::from(time) << 64) | u128::from(self.next_seq), event };
         self.next_seq += 1;
         if self.in_heap {
-            self.heap.push(entry);
+            self.to_heaps(entry);
         } else {
             self.place(entry);
+        }
+    }
+
+    fn to_heaps(&mut self, entry: Entry) {
+        if entry.time().saturating_sub(self.now) > FAR_NS {
+            self.far.push(entry);
+        } else {
+            self.near.push(entry);
         }
     }
 
@@ -141,18 +162,21 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn to_heap(&mut self) {
-        // The two buffers trade places (heapified in place): no allocation once both grew.
-        let spare = std::mem::take(&mut self.heap).into_vec();
-        self.heap = BinaryHeap::from(std::mem::replace(&mut self.sorted, spare));
+        // The sorted form does not keep the time; its soonest event stands in for it.
+        self.now = self.sorted.last().map_or(0, Entry::time);
+        let mut sorted = std::mem::take(&mut self.sorted);
+        for e in sorted.drain(..) {
+            self.to_heaps(e);
+        }
+        self.sorted = sorted;
         self.in_heap = true;
     }
 
     #[cold]
     #[inline(never)]
     fn to_sorted(&mut self) {
-        let spare = BinaryHeap::from(std::mem::take(&mut self.sorted));
-        // Earliest first by `Entry`'s reversed order: latest first by key.
-        self.sorted = std::mem::replace(&mut self.heap, spare).into_sorted_vec();
+        self.sorted.extend(self.near.drain().chain(self.far.drain()));
+        self.sorted.sort_unstable_by(|a, b| b.key.cmp(&a.key));
         self.in_heap = false;
     }
 
@@ -160,11 +184,19 @@ impl EventQueue {
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
         let e = if self.in_heap {
-            if self.heap.peek()?.time() > until {
+            let far_first = match (self.near.peek(), self.far.peek()) {
+                (Some(n), Some(f)) => f.key < n.key,
+                (None, Some(_)) => true,
+                (Some(_), None) => false,
+                (None, None) => return None,
+            };
+            let heap = if far_first { &mut self.far } else { &mut self.near };
+            if heap.peek()?.time() > until {
                 return None;
             }
-            let e = self.heap.pop()?;
-            if self.heap.len() < TO_SORTED {
+            let e = heap.pop()?;
+            self.now = e.time();
+            if self.near.len() + self.far.len() < TO_SORTED {
                 self.to_sorted();
             }
             e
@@ -184,7 +216,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.sorted.len() + self.heap.len()
+        self.sorted.len() + self.near.len() + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
