@@ -76,9 +76,8 @@ META_TABLE = "meta"
 
 # Batches a writer gathers before it commits them (`Store.queue`): at most this long since
 # the last commit, this many runs, or this many rows (flows and trace samples). A commit
-# opens and closes the file (about 40 ms of CPU for a second's results of a sweep of short
-# runs), so the interval stretches to keep commits to `COMMIT_SHARE` of the time, up to
-# `FLUSH_MAX_S`.
+# opens and closes the file (25-40 ms of CPU here, whatever it writes), so the interval
+# stretches to keep that to `COMMIT_SHARE` of the time, up to `FLUSH_MAX_S`.
 FLUSH_EVERY_S = 1.0
 FLUSH_RUNS = 2000
 FLUSH_ROWS = 200_000
@@ -381,7 +380,7 @@ class Store:
         self._pending_runs = 0
         self._pending_rows = 0
         self._last_flush = time.monotonic()
-        self._commit_s = 0.0  # CPU time of the last commit
+        self._commit_s = 0.0  # CPU time the last commit took to open and close the file
         self._columns: dict[str, dict[str, str]] = {}
         # The trace tables, once a commit has looked (one writer at a time: only this
         # store's commits add any while it is open).
@@ -397,6 +396,9 @@ class Store:
                 self._check()
             return
         self._lock = WriterLock(self.path)
+        import duckdb  # noqa: F401 - (imported before the clock starts)
+
+        start = time.process_time()
         try:
             if not self.path.exists():
                 self._create()
@@ -407,6 +409,9 @@ class Store:
         except BaseException:
             self._lock.release()
             raise
+        # Until the first commit, opening the store (a connection and a checkpoint, as a
+        # commit makes) stands for a commit's cost (`commit_interval`).
+        self._commit_s = time.process_time() - start
 
     # --- connections ---
 
@@ -651,7 +656,10 @@ class Store:
 
     def commit_interval(self) -> float:
         """Seconds `queue` lets pass between commits: `FLUSH_EVERY_S`, or longer when the
-        last commit took more than `COMMIT_SHARE` of that (at most `FLUSH_MAX_S`)."""
+        fixed cost of the last commit, the CPU time it took to open and close the file
+        (DuckDB's start-up and checkpoint), was more than `COMMIT_SHARE` of that (at most
+        `FLUSH_MAX_S`); before the first commit, the cost of opening the store. (Writing
+        the rows costs the same however they are grouped: it does not count.)"""
         return min(FLUSH_MAX_S, max(FLUSH_EVERY_S, self._commit_s / COMMIT_SHARE))
 
     def _add(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
@@ -684,12 +692,14 @@ class Store:
                     return False
                 raise
             self._con = con
+            opened = time.process_time()
             try:
                 self._commit_pending()
             finally:
                 self._con = None
+                closing = time.process_time()
                 con.close()
-            self._commit_s = time.process_time() - start
+                self._commit_s = time.process_time() - closing + opened - start
         else:
             self._commit_pending()
         return True
