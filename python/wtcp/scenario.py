@@ -123,11 +123,7 @@ class Scenario:
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """A copy with several fields set, in order: `{path: value, ...}`."""
-        pairs = []
-        for path, value in overrides.items():
-            check_override_path(path)
-            pairs.append((path, to_toml_value(value, path)))
-        return self.with_text_overrides(pairs)
+        return self.with_text_overrides(override_pairs(overrides))
 
     def with_text_overrides(self, pairs: Iterable[tuple[str, str]]) -> Scenario:
         """A copy with `(path, TOML value text)` overrides, as `wtcp run --set PATH=TEXT`
@@ -138,11 +134,7 @@ class Scenario:
         """`with_overrides`, and the new scenario's document to read (not to modify): the
         values of `document`, built by the core without parsing the TOML text again (its
         tables' keys may come in another order)."""
-        pairs = []
-        for path, value in overrides.items():
-            check_override_path(path)
-            pairs.append((path, to_toml_value(value, path)))
-        out, doc = self._derive(pairs, read_document=True)
+        out, doc = self._derive(override_pairs(overrides), read_document=True)
         return out, doc if doc is not None else out._parsed()
 
     def _derive(self, pairs: Iterable[tuple[str, str]], read_document: bool) -> tuple[Scenario, dict[str, Any] | None]:
@@ -295,6 +287,15 @@ def run(scenario: Scenario | PathLike | Mapping[str, Any], **kwargs: Any) -> Res
 def check_engine(engine: Any) -> None:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; allowed: {', '.join(ENGINES)}")
+
+
+def override_pairs(overrides: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """`{path: value}` as (path, TOML value text) pairs, each path checked."""
+    pairs = []
+    for path, value in overrides.items():
+        check_override_path(path)
+        pairs.append((path, to_toml_value(value, path)))
+    return pairs
 
 
 def check_override_path(path: Any) -> None:

@@ -165,6 +165,9 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
     # Optional:
+    # depth: batches to keep submitted (default: workers x 2).
+    # plan(runs_left, est_run_s): told after each batch how many runs are left to submit
+    #   and the mean wall time of a run so far (None until known); see `AutoExecutor`.
     # deaths(future) -> dict[str, str] | None: for a future that failed because worker
     #   processes died, the keys of the runs those workers were on, with the reason
     #   ("the worker process died (signal 9: SIGKILL)"); {} or None if not known.

@@ -743,8 +743,8 @@ class Store:
         flow_types: dict[str, str] = {}
         for rec in records:
             for row in rec.get("flows", []):
-                if row.keys() <= have:
-                    continue  # (most rows: no new column)
+                if not row.keys() - have - {"id"}:
+                    continue  # (most rows: no new column; `id` is stored as `flow_id`)
                 for k, v in row.items():
                     if k not in have and (k not in flow_types or flow_types[k] == "VARCHAR?"):
                         flow_types[k] = _flow_type(v)
