@@ -100,3 +100,24 @@ def test_explicit_choices_are_kept() -> None:
         assert isinstance(pool, ProcessPoolExecutor) and pool.workers == 3
     finally:
         pool.close()
+
+
+def test_pool_workers_take_the_environment_the_sweep_has_when_it_starts_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a fork server, workers would have the environment of the process's first pool;
+    a budget set since (`WTCP_MEMORY_BUDGET_GIB`) must reach a new pool's workers, and a
+    variable removed since must not."""
+    import os
+
+    first = ProcessPoolExecutor(1)  # (starts the fork server, if not yet)
+    try:
+        first._pool.submit(int, 0).result()
+    finally:
+        first.close()
+    monkeypatch.setenv("WTCP_MEMORY_BUDGET_GIB", "123")
+    monkeypatch.delenv("HOME", raising=False)
+    pool = ProcessPoolExecutor(1)
+    try:
+        assert pool._pool.submit(os.getenv, "WTCP_MEMORY_BUDGET_GIB").result() == "123"
+        assert pool._pool.submit(os.getenv, "HOME").result() is None
+    finally:
+        pool.close()

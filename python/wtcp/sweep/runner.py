@@ -220,12 +220,18 @@ def watch_parent(pid: int, period_s: float = 0.5) -> None:
     threading.Thread(target=watch, name="wtcp-watch-parent", daemon=True).start()
 
 
-def init_worker(pid: int, marker_dir: str | None = None) -> None:
+def init_worker(pid: int, marker_dir: str | None = None, environ: dict[str, str] | None = None) -> None:
     """Pool worker initialiser: Ctrl-C is ignored (the sweep handles it and ends the
     workers), the sweep's process is watched (`watch_parent`), and, with `marker_dir`, the
     key of the run in progress is kept in the file `<marker_dir>/<pid>`, so that the sweep
-    knows which run a worker that died was running."""
+    knows which run a worker that died was running. `environ`: the sweep's environment
+    when it started the pool, which a worker takes (a fork server's workers would have the
+    fork server's, that of the first pool of the process: budgets such as
+    `WTCP_MEMORY_BUDGET_GIB` set since would not reach them)."""
     global _marker_fd
+    if environ is not None and environ != os.environ:
+        os.environ.clear()
+        os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_parent(pid)
     if marker_dir is not None:
@@ -329,7 +335,7 @@ class ProcessPoolExecutor:
         # would otherwise leave them running).
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         return concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=worker_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers)
+            self.workers, mp_context=worker_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers, dict(os.environ))
         )
 
     def batch_call(self, batch: Sequence[Job]) -> tuple[Callable[..., list[dict[str, Any]]], tuple[Any, ...]]:
