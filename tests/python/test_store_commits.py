@@ -110,3 +110,23 @@ def test_commits_take_a_bounded_share_of_the_time(tmp_path: Path, monkeypatch: p
     assert st.queue(recs[2:3], names)
     monkeypatch.undo()
     st.close()
+
+
+def test_a_run_stored_again_in_a_new_store_replaces_its_rows(tmp_path: Path) -> None:
+    """In a store this writer made, new runs are written without looking for old rows;
+    a run stored again (failed, then done; in a later commit) still replaces its rows."""
+    sweep = Sweep.from_dict(SWEEP)
+    recs = records(sweep)
+    st = Store(tmp_path / "r.duckdb")
+    names, _ = st.begin_sweep(sweep.name, sweep.definition(), sweep.base._resolved_toml, {"links.1.ab.loss.rate": [0.0, 0.02]})
+    failed = {**recs[0], "status": "failed", "error": "worker died", "flows": []}
+    st.queue([failed, recs[1]], names)
+    assert st.flush()
+    st.queue([recs[0], recs[2], {**recs[1], "events": -1}], names)
+    assert st.flush()
+    st.close()
+    with open_store(tmp_path / "r.duckdb") as reader:
+        runs, flows = reader.runs(), reader.flows()
+    assert sorted(runs.key) == sorted(r["key"] for r in recs[:3])
+    assert (runs.status == "done").all() and (runs[runs.key == recs[1]["key"]].events == -1).all()
+    assert sorted(flows.key) == sorted(r["key"] for r in recs[:3])  # one flow each, none twice

@@ -83,6 +83,7 @@ FLUSH_RUNS = 2000
 FLUSH_ROWS = 200_000
 COMMIT_SHARE = 0.02
 FLUSH_MAX_S = 10.0
+STORED_KEYS_MAX = 200_000  # keys a writer remembers to spare its commits the DELETEs
 # How long an operation waits for the file while another process holds it: a reader's
 # query (`READER_WAIT_S`), a sweep's commit (`WRITER_WAIT_S`, its writer known from
 # `<store>.lock`), a process that is neither (`FOREIGN_WAIT_S`: then it is reported as
@@ -389,6 +390,9 @@ class Store:
         # (`begin_sweep`) waits here for the first commit, saving a connection.
         self._fresh = False
         self._deferred: list[Callable[[], None]] = []
+        # The keys this writer has committed to a store it made (None: a store it opened,
+        # or more than `STORED_KEYS_MAX`): runs none of which is stored need no DELETE.
+        self._stored: set[str] | None = None
         if read_only:
             if not self.path.exists():
                 raise FileNotFoundError(2, "no such store", str(path))
@@ -403,6 +407,7 @@ class Store:
             if not self.path.exists():
                 self._create()
                 self._fresh = True
+                self._stored = set()
             else:
                 with self.session(wait_s=READER_WAIT_S):
                     self._open_for_writing()
@@ -734,6 +739,10 @@ class Store:
             con.execute("ROLLBACK")
             raise
         self._fresh = False
+        if self._stored is not None:
+            self._stored.update(rec["key"] for records, _ in merged for rec in records)
+            if len(self._stored) > STORED_KEYS_MAX:
+                self._stored = None
         self._pending = []
         self._pending_runs = self._pending_rows = 0
         self._last_flush = time.monotonic()
@@ -756,9 +765,11 @@ class Store:
         con = self.con
         run_cols = [c for c in RUN_COLUMNS] + sorted(set(param_names.values()))
         keys = [rec["key"] for rec in records]
-        placeholders = ", ".join("?" for _ in keys)
-        con.execute(f"DELETE FROM flows WHERE key IN ({placeholders})", keys)
-        con.execute(f"DELETE FROM runs WHERE key IN ({placeholders})", keys)
+        replace = self._stored is None or not self._stored.isdisjoint(keys)
+        if replace:
+            placeholders = ", ".join("?" for _ in keys)
+            con.execute(f"DELETE FROM flows WHERE key IN ({placeholders})", keys)
+            con.execute(f"DELETE FROM runs WHERE key IN ({placeholders})", keys)
         fixed = [c for c in RUN_COLUMNS if c != "params"]
         param_cols = sorted({col: path for path, col in param_names.items()}.items())
         run_types = self._columns["runs"]
@@ -784,18 +795,18 @@ class Store:
                 frows.append(values)
         columns = list(flow_cols)
         insert_rows(con, "flows", columns, [[values.get(c) for c in columns] for values in frows])
-        self._write_traces(records, keys)
+        self._write_traces(records, keys if replace else [])
 
     def _write_traces(self, records: Sequence[dict[str, Any]], keys: Sequence[str]) -> None:
         """Trace tables `trace_flows`, `trace_cc`, `trace_queues`, `trace_losses`,
         `trace_drops`, one row per sample or event with the run's `key` (inside the
-        caller's transaction)."""
+        caller's transaction); the rows of `keys` deleted first."""
         con = self.con
         if self._trace_tables is None:
             self._trace_tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'trace_%'").fetchall()}
         existing = self._trace_tables
         placeholders = ", ".join("?" for _ in keys)
-        for table in sorted(existing):
+        for table in sorted(existing) if keys else ():
             con.execute(f"DELETE FROM {table} WHERE key IN ({placeholders})", list(keys))
         if not any(rec.get("traces") for rec in records):
             return
