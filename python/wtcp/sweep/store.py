@@ -76,12 +76,13 @@ META_TABLE = "meta"
 
 # Batches a writer gathers before it commits them (`Store.queue`): at most this long since
 # the last commit, this many runs, or this many rows (flows and trace samples). A commit
-# opens and closes the file (25-40 ms of CPU here, whatever it writes), so the interval
-# stretches to keep that to `COMMIT_SHARE` of the time, up to `FLUSH_MAX_S`.
+# opens and closes the file (25-40 ms of CPU here, whatever it writes), so after the first
+# commit the interval stretches to keep that to `COMMIT_SHARE` of the time, up to
+# `FLUSH_MAX_S`.
 FLUSH_EVERY_S = 1.0
 FLUSH_RUNS = 2000
 FLUSH_ROWS = 200_000
-COMMIT_SHARE = 0.02
+COMMIT_SHARE = 0.01
 FLUSH_MAX_S = 10.0
 STORED_KEYS_MAX = 200_000  # keys a writer remembers to spare its commits the DELETEs
 # How long an operation waits for the file while another process holds it: a reader's
@@ -400,9 +401,6 @@ class Store:
                 self._check()
             return
         self._lock = WriterLock(self.path)
-        import duckdb  # noqa: F401 - (imported before the clock starts)
-
-        start = time.process_time()
         try:
             if not self.path.exists():
                 self._create()
@@ -414,9 +412,6 @@ class Store:
         except BaseException:
             self._lock.release()
             raise
-        # Until the first commit, opening the store (a connection and a checkpoint, as a
-        # commit makes) stands for a commit's cost (`commit_interval`).
-        self._commit_s = time.process_time() - start
 
     # --- connections ---
 
@@ -663,8 +658,8 @@ class Store:
         """Seconds `queue` lets pass between commits: `FLUSH_EVERY_S`, or longer when the
         fixed cost of the last commit, the CPU time it took to open and close the file
         (DuckDB's start-up and checkpoint), was more than `COMMIT_SHARE` of that (at most
-        `FLUSH_MAX_S`); before the first commit, the cost of opening the store. (Writing
-        the rows costs the same however they are grouped: it does not count.)"""
+        `FLUSH_MAX_S`). (Writing the rows costs the same however they are grouped: it does
+        not count.)"""
         return min(FLUSH_MAX_S, max(FLUSH_EVERY_S, self._commit_s / COMMIT_SHARE))
 
     def _add(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
