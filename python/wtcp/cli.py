@@ -7,6 +7,7 @@ stderr and exit with status 2; an internal simulator failure exits with status 1
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 import os
 import sys
@@ -15,21 +16,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
-from wtcp import _core, demo, report
+from wtcp import _core
 from wtcp.errors import CliError, Interrupted, ScenarioError, SimulationError
-from wtcp.htmlreport import ReportError
-from wtcp.ns3.refuse import Ns3Unavailable
 from wtcp.result import ENGINES, TRACE_TABLES
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, builtin_scenarios
-from wtcp.reproduce.cli import register as register_reproduce
-from wtcp.sweep.cli import register as register_sweep
-from wtcp.sweep.store import StoreError
-from wtcp.crosscheck import register as register_crosscheck
-from wtcp.validate import register as register_validate
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 USAGE_ERROR = 2
 INTERNAL_ERROR = 1
@@ -134,7 +131,35 @@ def warn(messages: list[str]) -> None:
         click.echo(f"warning: {message}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A command group whose commands from other modules (`LAZY_COMMANDS`) are imported
+    when named, so that `wtcp run` imports no sweep, store, reproduction or report code."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy  # command name -> "module:attribute"
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in self.lazy:
+            module, attribute = self.lazy[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), name)
+        return super().get_command(ctx, name)
+
+
+LAZY_COMMANDS = {
+    "sweep": "wtcp.sweep.cli:sweep_command",
+    "results": "wtcp.sweep.cli:results_command",
+    "reproduce": "wtcp.reproduce.cli:reproduce_command",
+    "report": "wtcp.reproduce.cli:report_command",
+    "crosscheck": "wtcp.crosscheck:crosscheck_command",
+    "validate": "wtcp.validate:validate_command",
+}
+
+
+@click.group(cls=LazyGroup, lazy=LAZY_COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(_core.__version__, "-V", "--version", prog_name="wtcp")
 def cli() -> None:
     """wtcp: a fast, deterministic packet-level simulator of TCP over lossy wireless links."""
@@ -156,6 +181,10 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
         raise click.UsageError("--ns3-attribute needs --engine ns3")
     if pcap_dir is not None and engine != "wtcp":
         raise click.UsageError("--pcap needs --engine wtcp (ns-3 runs write no packet captures)")
+    from rich.console import Console
+
+    from wtcp import report
+
     file = scenario_file(file)
     scenario = read_scenario(file)
     control = _core.RunControl() if engine == "wtcp" else None
@@ -189,6 +218,8 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
 @click.option("--json", "as_json", is_flag=True, help="Print name, description and file as JSON.")
 def scenarios_command(as_json: bool) -> None:
     """List the built-in scenarios (`wtcp run NAME` runs one)."""
+    from wtcp import report
+
     items = builtin_scenarios()
     if as_json:
         click.echo(json.dumps([{"name": n, "description": d, "file": str(p)} for n, d, p in items], indent=2))
@@ -200,6 +231,8 @@ def scenarios_command(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
 def algorithms_command(as_json: bool) -> None:
     """List the congestion-control algorithms and their parameters."""
+    from wtcp import report
+
     algorithms = _core.algorithms()
     if as_json:
         click.echo(json.dumps(algorithms, indent=2))
@@ -212,7 +245,10 @@ def algorithms_command(as_json: bool) -> None:
 @click.option("--quick", is_flag=True, help="One seed and fewer loss rates.")
 def demo_command(out_dir: Path, quick: bool) -> None:
     """Goodput of every algorithm over a wired + lossy wireless path, 0-5 % loss."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from wtcp import demo, report
 
     try:
         file = builtin_scenario_path(demo.DEMO_SCENARIO)
@@ -234,11 +270,6 @@ def demo_command(out_dir: Path, quick: bool) -> None:
         console.print(f"wrote {path}")
 
 
-register_sweep(cli)
-register_reproduce(cli)
-register_crosscheck(cli)
-register_validate(cli)
-
 
 MAX_ERROR_CHARS = 2000  # an error message longer than this is cut (a value echoed whole, ...)
 
@@ -249,6 +280,20 @@ def brief(message: str, limit: int = MAX_ERROR_CHARS) -> str:
     if len(message) <= limit:
         return message
     return f"{message[:limit]} ... ({len(message) - limit} more characters)"
+
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The errors that mean a mistake in what the user gave: `CliError`, `ScenarioError`,
+    and those of the modules the command has loaded (a module not loaded raised none):
+    `StoreError` (a result store locked, corrupt, not DuckDB or not a wtcp store),
+    `ReportError` (an output folder whose summary.json points outside it),
+    `Ns3Unavailable`."""
+    out: list[type[BaseException]] = [CliError, ScenarioError]
+    for module, name in (("wtcp.sweep.store", "StoreError"), ("wtcp.htmlreport", "ReportError"), ("wtcp.ns3.refuse", "Ns3Unavailable")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            out.append(getattr(loaded, name))
+    return tuple(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -266,10 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         click.echo(f"error: {e.format_message()}", err=True)
         return e.exit_code
-    except (CliError, Ns3Unavailable, StoreError, ReportError, ScenarioError) as e:
-        # StoreError: a result store locked, corrupt, not DuckDB or not a wtcp store;
-        # ReportError: an output folder whose summary.json points outside it;
-        # ScenarioError: a scenario a command reads past its own checks.
+    except user_errors() as e:  # (evaluated when an exception gets here)
         click.echo(f"error: {brief(str(e))}", err=True)
         return USAGE_ERROR
     except SimulationError as e:

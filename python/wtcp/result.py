@@ -204,13 +204,16 @@ def flatten_flow(flow: dict[str, Any]) -> dict[str, Any]:
     the confusion matrix `verdicts_by_cause` as `cm_<true cause>_<verdict>`)."""
     row: dict[str, Any] = {}
 
-    def put(name: str, value: Any) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
+    def put(name: str, value: dict[str, Any]) -> None:
+        for k, v in value.items():
+            if isinstance(v, dict):
                 put(f"{name}_{k}", v)
-        else:
-            row[name] = value
+            else:
+                row[f"{name}_{k}"] = v
 
     for key, value in flow.items():
-        put(CAUSE_PREFIXES.get(key, key), value)
+        if isinstance(value, dict):
+            put(CAUSE_PREFIXES.get(key, key), value)
+        else:
+            row[CAUSE_PREFIXES.get(key, key)] = value
     return row

@@ -76,11 +76,17 @@ class Scenario:
                 raise
             self._set_overrides(resolved)
 
-    def _set_overrides(self, pairs: list[tuple[str, str]]) -> None:
-        """Overrides with names already resolved to indices; checked by the core."""
+    def _set_overrides(self, pairs: list[tuple[str, str]], read_document: bool = False) -> dict[str, Any] | None:
+        """Overrides with names already resolved to indices; checked by the core. With
+        `read_document`, returns the resolved document as the core built it (None if the
+        core leaves it to `tomllib`: a document holding a date or time)."""
         self._overrides = tuple(pairs)
         try:
-            self._resolved_toml = _core.resolve(self._text, self._format, list(self._overrides))
+            if not read_document:
+                self._resolved_toml = _core.resolve(self._text, self._format, list(self._overrides))
+                return None
+            self._resolved_toml, doc = _core.resolve_document(self._text, self._format, list(self._overrides))
+            return doc
         except ScenarioError as e:
             raise with_suggestions(e) from None
 
@@ -117,25 +123,51 @@ class Scenario:
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """A copy with several fields set, in order: `{path: value, ...}`."""
-        pairs = []
-        for path, value in overrides.items():
-            check_override_path(path)
-            pairs.append((path, to_toml_value(value, path)))
-        return self.with_text_overrides(pairs)
+        return self.with_text_overrides(override_pairs(overrides))
 
     def with_text_overrides(self, pairs: Iterable[tuple[str, str]]) -> Scenario:
         """A copy with `(path, TOML value text)` overrides, as `wtcp run --set PATH=TEXT`
         takes them (text that is not valid TOML is taken as a string)."""
+        return self._derive(pairs, read_document=False)[0]
+
+    def _with_overrides_to_read(self, overrides: Mapping[str, Any]) -> tuple[Scenario, dict[str, Any]]:
+        """`with_overrides`, and the new scenario's document to read (not to modify): the
+        values of `document`, built by the core without parsing the TOML text again (its
+        tables' keys may come in another order)."""
+        out, doc = self._derive(override_pairs(overrides), read_document=True)
+        return out, doc if doc is not None else out._parsed()
+
+    def _derive(self, pairs: Iterable[tuple[str, str]], read_document: bool) -> tuple[Scenario, dict[str, Any] | None]:
         pairs = [(str(p), str(v)) for p, v in pairs]
         for path, value in pairs:
             check_unicode(path, path, "the override path is")
             check_unicode(value, path, "the value is")
         prior = list(self._overrides)
-        resolved = resolve_paths(pairs, lambda more: self._document_with(prior + more), start=self._parsed())
+        resolved = self._resolve_paths(pairs, prior)
         out = object.__new__(Scenario)
         out._text, out._format, out._source, out._doc = self._text, self._format, self._source, None
-        out._set_overrides(prior + resolved)
-        return out
+        return out, out._set_overrides(prior + resolved, read_document)
+
+    def _resolve_paths(self, pairs: list[tuple[str, str]], prior: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """`resolve_paths` against this document. Paths resolved against it alone (no
+        override among them changed what a later one walks) are remembered: they resolve
+        the same whatever the values (a sweep derives many scenarios from one)."""
+        paths = tuple(p for p, _ in pairs)
+        memo: dict[tuple[str, ...], tuple[str, ...]] = self.__dict__.setdefault("_path_memo", {})
+        known = memo.get(paths)
+        if known is not None:
+            return [(r, v) for r, (_, v) in zip(known, pairs)]
+        asked = False
+
+        def document(more: list[tuple[str, str]]) -> dict[str, Any]:
+            nonlocal asked
+            asked = True
+            return self._document_with(prior + more)
+
+        resolved = resolve_paths(pairs, document, start=self._parsed())
+        if not asked and len(memo) < 4096:
+            memo[paths] = tuple(r for r, _ in resolved)
+        return resolved
 
     def _parsed(self) -> dict[str, Any]:
         """The document after overrides, parsed once (not to be modified)."""
@@ -255,6 +287,15 @@ def run(scenario: Scenario | PathLike | Mapping[str, Any], **kwargs: Any) -> Res
 def check_engine(engine: Any) -> None:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; allowed: {', '.join(ENGINES)}")
+
+
+def override_pairs(overrides: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """`{path: value}` as (path, TOML value text) pairs, each path checked."""
+    pairs = []
+    for path, value in overrides.items():
+        check_override_path(path)
+        pairs.append((path, to_toml_value(value, path)))
+    return pairs
 
 
 def check_override_path(path: Any) -> None:

@@ -195,3 +195,34 @@ def test_unwritable_output_is_a_user_error(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(TraceWriter, "__call__", refuse)
     assert cli.main(["run", str(reference_path()), *SHORT, "--json", "--trace", str(tmp_path / "t")]) == 2
     assert capsys.readouterr().err.startswith(f"error: {tmp_path / 't'}: Permission denied")
+
+
+def test_wtcp_run_imports_only_what_a_run_needs():
+    """`wtcp run` loads no sweep, store, reproduction, cross-check or ns-3 code (nor
+    pandas, DuckDB or matplotlib): the other commands are imported when named."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from wtcp.cli import main\n"
+        f"status = main(['run', {str(reference_path())!r}, '--json', '--set', 'run.duration_s={SHORT_DURATION_S}'])\n"
+        "assert status == 0, status\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    modules = set(proc.stdout.strip().splitlines()[-1].split())
+    assert "wtcp.scenario" in modules
+    unwanted = {m for m in modules if m.split(".")[0] in ("pandas", "duckdb", "matplotlib") or m.startswith(("wtcp.sweep", "wtcp.reproduce", "wtcp.crosscheck", "wtcp.validate", "wtcp.ns3", "wtcp.demo", "wtcp.htmlreport"))}
+    assert not unwanted, sorted(unwanted)
+
+
+def test_every_command_is_listed_and_runs_its_help():
+    from wtcp.cli import LAZY_COMMANDS
+
+    out = run_cli("--help").stdout
+    for name in ("run", "scenarios", "algorithms", "demo", *LAZY_COMMANDS):
+        assert f"  {name} " in out, name
+        proc = run_cli(name, "--help")
+        assert proc.returncode == 0 and proc.stdout.startswith(f"Usage: wtcp {name}"), (name, proc.stderr)

@@ -18,8 +18,8 @@ from wtcp.sweep import InlineExecutor, Store, StoreError, Sweep, copy_store, ope
 from wtcp.sweep.store import lock_path, wal_path
 
 # In-process runs of a few ms (80 s of simulated time): a sweep of several seconds, several
-# commits (one a second).
-RUNS = 1200
+# commits (the first after a second, then one every few seconds).
+RUNS = 2000
 SWEEP = f"""
 name = "c"
 scenario = "reference-simple2"

@@ -169,6 +169,46 @@ fn resolve(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResu
     toml::to_string(&sc.document).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
+/// `resolve`, and the same document as Python objects (dict, list, str, int, float,
+/// bool): what `tomllib.loads` of the TOML text gives, without parsing the text again.
+/// The document is None if it holds a TOML date or time (read the text then).
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
+fn resolve_document<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<(String, Option<Bound<'py, PyAny>>)> {
+    let sc = parse(text, format, overrides)?;
+    let toml = toml::to_string(&sc.document).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    Ok((toml, toml_to_py(py, &sc.document)?))
+}
+
+/// A TOML value as Python objects, as `tomllib` reads it; None for a date or time.
+fn toml_to_py<'py>(py: Python<'py>, value: &toml::Value) -> PyResult<Option<Bound<'py, PyAny>>> {
+    use pyo3::IntoPyObjectExt;
+    use toml::Value;
+    Ok(Some(match value {
+        Value::String(s) => s.into_bound_py_any(py)?,
+        Value::Integer(i) => i.into_bound_py_any(py)?,
+        Value::Float(f) => f.into_bound_py_any(py)?,
+        Value::Boolean(b) => b.into_bound_py_any(py)?,
+        Value::Datetime(_) => return Ok(None),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                let Some(v) = toml_to_py(py, item)? else { return Ok(None) };
+                list.append(v)?;
+            }
+            list.into_any()
+        }
+        Value::Table(table) => {
+            let dict = PyDict::new(py);
+            for (k, item) in table {
+                let Some(v) = toml_to_py(py, item)? else { return Ok(None) };
+                dict.set_item(k, v)?;
+            }
+            dict.into_any()
+        }
+    }))
+}
+
 fn is_main_thread(py: Python<'_>) -> PyResult<bool> {
     let threading = py.import("threading")?;
     Ok(threading.call_method0("current_thread")?.is(&threading.call_method0("main_thread")?))
@@ -429,6 +469,7 @@ fn param_list<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo]) -> PyResult<B
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_document, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_class::<RunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -6,7 +6,7 @@ process pool or a Dask cluster, every result stored in a DuckDB file.
     >>> open_store("loss.duckdb").summary("goodput_bps")
 """
 
-from wtcp.sweep.runner import DaskExecutor, DryRun, InlineExecutor, Outcome, ProcessPoolExecutor, RunLimits, SweepInterrupted, dry_run, run_batch, run_sweep
+from wtcp.sweep.runner import AutoExecutor, DaskExecutor, DryRun, InlineExecutor, Outcome, ProcessPoolExecutor, RunLimits, SweepInterrupted, dry_run, run_batch, run_sweep
 from wtcp.sweep.spec import Run, Sweep, SweepError, load_sweep
 from wtcp.sweep.store import Store, StoreError, copy_store, open_store, readable_store, summarize, t975
 
@@ -22,6 +22,7 @@ __all__ = [
     "Outcome",
     "RunLimits",
     "SweepInterrupted",
+    "AutoExecutor",
     "InlineExecutor",
     "ProcessPoolExecutor",
     "DaskExecutor",

@@ -26,7 +26,7 @@ def executor_options(command):
     """The options choosing where runs execute (shared by `sweep` and `reproduce`)."""
     command = click.option("--dask-local", "dask_local", type=click.IntRange(min=1), metavar="N", help="Start a local Dask cluster of N worker processes and run on it.")(command)
     command = click.option("--dask", "dask_address", metavar="ADDRESS", help="Run on the Dask scheduler at ADDRESS (tcp://host:8786).")(command)
-    return click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (default: all cores; 1 runs in this process).")(command)
+    return click.option("--workers", type=click.IntRange(min=1), help="Local worker processes (1 runs in this process; default: this process, and all cores once the runs left would take more than 2 s).")(command)
 
 
 def check_executor_options(workers: int | None, dask_address: str | None, dask_local: int | None) -> None:
@@ -35,14 +35,17 @@ def check_executor_options(workers: int | None, dask_address: str | None, dask_l
 
 
 def make_executor(workers: int | None, dask_address: str | None, dask_local: int | None):
-    """The executor the options ask for: Dask, in-process (`--workers 1`) or a process pool."""
-    from wtcp.sweep.runner import DaskExecutor, InlineExecutor, ProcessPoolExecutor
+    """The executor the options ask for: Dask, in-process (`--workers 1`), a process pool
+    (`--workers N`) or, by default, in-process until a pool of all cores pays off."""
+    from wtcp.sweep.runner import AutoExecutor, DaskExecutor, InlineExecutor, ProcessPoolExecutor
 
     if dask_address is not None or dask_local is not None:
         try:
             return DaskExecutor(address=dask_address, local_workers=dask_local)
         except (OSError, TimeoutError) as e:
             raise _cli_error(f"cannot reach the Dask scheduler {dask_address}: {e}") from None
+    if workers is None:
+        return AutoExecutor()
     if workers == 1:
         return InlineExecutor()
     return ProcessPoolExecutor(workers)

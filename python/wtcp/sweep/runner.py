@@ -165,6 +165,9 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
     # Optional:
+    # depth: batches to keep submitted (default: workers x 2).
+    # plan(runs_left, est_run_s): told after each batch how many runs are left to submit
+    #   and the mean wall time of a run so far (None until known); see `AutoExecutor`.
     # deaths(future) -> dict[str, str] | None: for a future that failed because worker
     #   processes died, the keys of the runs those workers were on, with the reason
     #   ("the worker process died (signal 9: SIGKILL)"); {} or None if not known.
@@ -217,12 +220,18 @@ def watch_parent(pid: int, period_s: float = 0.5) -> None:
     threading.Thread(target=watch, name="wtcp-watch-parent", daemon=True).start()
 
 
-def init_worker(pid: int, marker_dir: str | None = None) -> None:
+def init_worker(pid: int, marker_dir: str | None = None, environ: dict[str, str] | None = None) -> None:
     """Pool worker initialiser: Ctrl-C is ignored (the sweep handles it and ends the
     workers), the sweep's process is watched (`watch_parent`), and, with `marker_dir`, the
     key of the run in progress is kept in the file `<marker_dir>/<pid>`, so that the sweep
-    knows which run a worker that died was running."""
+    knows which run a worker that died was running. `environ`: the sweep's environment
+    when it started the pool, which a worker takes (a fork server's workers would have the
+    fork server's, that of the first pool of the process: budgets such as
+    `WTCP_MEMORY_BUDGET_GIB` set since would not reach them)."""
     global _marker_fd
+    if environ is not None and environ != os.environ:
+        os.environ.clear()
+        os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_parent(pid)
     if marker_dir is not None:
@@ -326,7 +335,7 @@ class ProcessPoolExecutor:
         # would otherwise leave them running).
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         return concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=worker_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers)
+            self.workers, mp_context=worker_context(method), initializer=init_worker, initargs=(os.getpid(), self._markers, dict(os.environ))
         )
 
     def batch_call(self, batch: Sequence[Job]) -> tuple[Callable[..., list[dict[str, Any]]], tuple[Any, ...]]:
@@ -406,6 +415,69 @@ class ProcessPoolExecutor:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(self._markers, ignore_errors=True)
+
+
+# The default executor (`AutoExecutor`) starts a process pool once the runs left of a sweep
+# are estimated at more than this much wall time in this process: starting the pool's
+# workers (each importing wtcp) costs a few tenths of a second, so below that it does not
+# pay off.
+POOL_MIN_WORK_S = 2.0
+
+
+class AutoExecutor:
+    """The default executor: a sweep's runs start in this process, one at a time, and a
+    process pool of `workers` (default: all cores) takes over once the runs left are
+    estimated at more than `POOL_MIN_WORK_S` (runs left x the mean wall time of the runs
+    so far); once started, the pool stays for the sweeps that follow. With one core the
+    pool never starts. A small sweep thus costs no worker start-up, and a long one gets
+    every core and the pool's isolation (a run that kills its worker fails alone) for all
+    but its first runs. The runner tells it the estimate (`plan`)."""
+
+    def __init__(self, workers: int | None = None):
+        self.pool_workers = workers or os.cpu_count() or 1
+        self._inline = InlineExecutor()
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def workers(self) -> int:
+        return self._pool.workers if self._pool is not None else 1
+
+    @property
+    def depth(self) -> int:
+        """Batches the runner keeps submitted: in this process one, so that the estimate
+        is looked at after every batch."""
+        return self._pool.workers * 2 if self._pool is not None else 1
+
+    @property
+    def pool_started(self) -> bool:
+        return self._pool is not None
+
+    def plan(self, runs_left: int, est_run_s: float | None) -> None:
+        """Start the pool if the runs left will take more than `POOL_MIN_WORK_S` here."""
+        if self._pool is None and self.pool_workers > 1 and est_run_s is not None and runs_left * est_run_s > POOL_MIN_WORK_S:
+            self._pool = ProcessPoolExecutor(self.pool_workers)
+
+    def submit(self, batch: Sequence[Job]) -> Any:
+        return (self._pool or self._inline).submit(batch)
+
+    def as_completed(self, futures: Iterable[Any]) -> Iterator[Any]:
+        # (the pool's `as_completed` takes the finished futures of in-process batches too)
+        return (self._pool or self._inline).as_completed(futures)
+
+    def recover(self) -> None:
+        if self._pool is not None:
+            self._pool.recover()
+
+    def deaths(self, future: Any) -> dict[str, str] | None:
+        return self._pool.deaths(future) if self._pool is not None else None
+
+    def cancel(self, futures: Iterable[Any]) -> None:
+        if self._pool is not None:
+            self._pool.cancel(futures)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
 
 
 class DaskExecutor:
@@ -512,6 +584,9 @@ def run_sweep(
 ) -> Outcome:
     """Run the runs of `sweep` missing from `store`; store each result as it arrives.
 
+    `executor`: where the runs execute; by default an `AutoExecutor`, which runs a short
+    sweep in this process and starts a process pool of all cores for a long one.
+
     `run_timeout_s` and `run_memory_mb` limit every run (see `RunLimits`); a run past a
     limit is stored as failed with the reason. A run whose worker process dies is tried
     again up to `resubmits` times, alone, and then stored as failed; the runs that shared
@@ -525,7 +600,7 @@ def run_sweep(
     own_store = not isinstance(store, Store)
     st = Store(store) if own_store else store
     own_executor = executor is None
-    ex = executor or ProcessPoolExecutor()
+    ex = executor or AutoExecutor()
     try:
         return _run(sweep, st, ex, on_update, resubmits, limits)
     finally:
@@ -548,10 +623,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
     for run in runs:
         for p in params:
             params[p].append(run.params.get(p))
-    with st.session():
-        names = st.ensure_param_columns(params)
-        st.record_definition(sweep.name, sweep.definition(), sweep.base._resolved_toml)
-        done = st.done_keys()
+    names, done = st.begin_sweep(sweep.name, sweep.definition(), sweep.base._resolved_toml, params)
     by_key: dict[str, Run] = {}
     todo: list[Run] = []
     invalid: list[dict[str, Any]] = []
@@ -605,7 +677,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
         return batch
 
     def fill() -> None:
-        while pos < len(queue) and len(inflight) < ex.workers * 2:
+        while pos < len(queue) and len(inflight) < getattr(ex, "depth", ex.workers * 2):
             batch = next_batch()
             inflight[ex.submit(batch)] = (batch, 0)
 
@@ -662,6 +734,9 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                     mean = sum(walls) / len(walls)
                     est = mean if est is None else 0.7 * est + 0.3 * mean
                 store_records(records)
+                plan = getattr(ex, "plan", None)
+                if plan is not None:
+                    plan(len(queue) - pos, est)
                 fill()
                 break  # re-enter as_completed with the refreshed set of futures
         commit()  # the last results (a Ctrl-C during it ends the sweep as below)

@@ -211,8 +211,7 @@ class Sweep:
                             overrides.update(self.algorithm_overrides(algorithm))
                         overrides.update(point)
                         overrides.update({"run.seed": self.seed, "run.replication": stream})
-                        sc = base_fixed.with_overrides(overrides)
-                        doc = sc._parsed()  # read only: no copy
+                        sc, doc = base_fixed._with_overrides_to_read(overrides)  # doc: read only
                         toml = sc._resolved_toml
                         sim = float(doc.get("run", {}).get("duration_s", 0.0))
                         identity: Any = doc

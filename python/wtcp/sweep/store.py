@@ -64,6 +64,7 @@ RUN_COLUMNS = {
     "host": "VARCHAR",
     "created": "TIMESTAMPTZ",
 }
+RUN_PARAMS_AT = list(RUN_COLUMNS).index("params")
 FLOW_FIXED = {"key": "VARCHAR", "flow_id": "INTEGER"}
 # The columns every store has had: a `runs` table without them is not a wtcp store's.
 REQUIRED_RUN_COLUMNS = ("key", "sweep", "params", "algorithm", "seed", "replication", "status", "error")
@@ -74,10 +75,16 @@ SCHEMA_VERSION = 2
 META_TABLE = "meta"
 
 # Batches a writer gathers before it commits them (`Store.queue`): at most this long since
-# the last commit, this many runs, or this many rows (flows and trace samples).
+# the last commit, this many runs, or this many rows (flows and trace samples). A commit
+# opens and closes the file (25-40 ms of CPU here, whatever it writes), so after the first
+# commit the interval stretches to keep that to `COMMIT_SHARE` of the time, up to
+# `FLUSH_MAX_S`.
 FLUSH_EVERY_S = 1.0
 FLUSH_RUNS = 2000
 FLUSH_ROWS = 200_000
+COMMIT_SHARE = 0.01
+FLUSH_MAX_S = 10.0
+STORED_KEYS_MAX = 200_000  # keys a writer remembers to spare its commits the DELETEs
 # How long an operation waits for the file while another process holds it: a reader's
 # query (`READER_WAIT_S`), a sweep's commit (`WRITER_WAIT_S`, its writer known from
 # `<store>.lock`), a process that is neither (`FOREIGN_WAIT_S`: then it is reported as
@@ -375,7 +382,18 @@ class Store:
         self._pending_runs = 0
         self._pending_rows = 0
         self._last_flush = time.monotonic()
+        self._commit_s = 0.0  # CPU time the last commit took to open and close the file
         self._columns: dict[str, dict[str, str]] = {}
+        # The trace tables, once a commit has looked (one writer at a time: only this
+        # store's commits add any while it is open).
+        self._trace_tables: set[str] | None = None
+        # A store this writer has just made holds no runs: the set-up a sweep asks for
+        # (`begin_sweep`) waits here for the first commit, saving a connection.
+        self._fresh = False
+        self._deferred: list[Callable[[], None]] = []
+        # The keys this writer has committed to a store it made (None: a store it opened,
+        # or more than `STORED_KEYS_MAX`): runs none of which is stored need no DELETE.
+        self._stored: set[str] | None = None
         if read_only:
             if not self.path.exists():
                 raise FileNotFoundError(2, "no such store", str(path))
@@ -386,6 +404,8 @@ class Store:
         try:
             if not self.path.exists():
                 self._create()
+                self._fresh = True
+                self._stored = set()
             else:
                 with self.session(wait_s=READER_WAIT_S):
                     self._open_for_writing()
@@ -404,6 +424,7 @@ class Store:
             return
         self._con = connect(self.file, self.read_only, wait_s, name=self.path)
         try:
+            self._run_deferred()
             yield self._con
         finally:
             con, self._con = self._con, None
@@ -419,7 +440,7 @@ class Store:
     def close(self) -> None:
         """Commit what `queue` holds and, for a writer, let other writers in."""
         try:
-            if self._pending:
+            if self._pending or self._deferred:
                 self.flush()
         finally:
             if self._lock is not None:
@@ -455,7 +476,7 @@ class Store:
                 self._con = con
                 self._create_tables()
                 self._write_meta(created=True)
-                self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
+                self._columns = self._tables_columns(("runs", "flows"))
             finally:
                 self._con = None
                 con.close()
@@ -502,7 +523,7 @@ class Store:
                     raise
                 version += 1
             self._write_meta(created=False)
-        self._columns = {t: self._table_columns(t) for t in ("runs", "flows")}
+        self._columns = self._tables_columns(("runs", "flows"))
         # Stores written by older versions (before engines, ...) get the new columns.
         self.ensure_columns("runs", {k: t for k, t in RUN_COLUMNS.items() if k != "key"})
 
@@ -511,7 +532,8 @@ class Store:
         rows = [("schema_version", str(SCHEMA_VERSION)), ("written_by", wtcp_version())]
         if created:
             rows.append(("created_by", wtcp_version()))
-        self.con.executemany(f"INSERT OR REPLACE INTO {META_TABLE} VALUES (?, ?)", rows)
+        values = ", ".join("(?, ?)" for _ in rows)
+        self.con.execute(f"INSERT OR REPLACE INTO {META_TABLE} VALUES {values}", [v for row in rows for v in row])
 
     @_store_errors
     def meta(self) -> dict[str, Any]:
@@ -554,8 +576,18 @@ class Store:
         return False
 
     def _table_columns(self, table: str) -> dict[str, str]:
-        rows = self.con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+        """Column name -> type of `table` ({} if there is no such table). (`pragma_table_info`
+        takes a tenth of the time of `information_schema.columns`.)"""
+        import duckdb
+
+        try:
+            rows = self.con.execute("SELECT name, type FROM pragma_table_info(?)", [table]).fetchall()
+        except duckdb.CatalogException:
+            return {}
         return {name: dtype for name, dtype in rows}
+
+    def _tables_columns(self, tables: Sequence[str]) -> dict[str, dict[str, str]]:
+        return {t: self._table_columns(t) for t in tables}
 
     @_store_errors
     def ensure_columns(self, table: str, types: dict[str, str]) -> None:
@@ -571,6 +603,27 @@ class Store:
         names = {path: param_column(path) for path in params}
         self.ensure_columns("runs", {names[p]: _sql_type(v) for p, v in params.items()})
         return names
+
+    def begin_sweep(self, sweep: str, definition: str, scenario: str, params: dict[str, list[Any]]) -> tuple[dict[str, str], set[str]]:
+        """A sweep's set-up in one session: its parameter columns (`ensure_param_columns`)
+        and definition (`record_definition`); returns the columns' names and the keys of
+        the runs already done. On a store this writer has just made (no runs yet), the
+        set-up is written with the first commit (or at `flush`/`close`)."""
+        names = {path: param_column(path) for path in params}
+        if self._fresh and self._con is None and not self.read_only:
+            self._deferred.append(lambda: self.ensure_param_columns(params))
+            self._deferred.append(lambda: self.record_definition(sweep, definition, scenario))
+            return names, set()
+        with self.session():
+            self.ensure_param_columns(params)
+            self.record_definition(sweep, definition, scenario)
+            return names, self.done_keys()
+
+    def _run_deferred(self) -> None:
+        """Write the deferred set-up (`begin_sweep`) in the current connection."""
+        while self._deferred:
+            self._deferred[0]()
+            self._deferred.pop(0)
 
     # --- reading keys ---
 
@@ -589,17 +642,25 @@ class Store:
         self.flush(wait_s=READER_WAIT_S)
 
     def queue(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> bool:
-        """Gather results and commit them, in one transaction, once `FLUSH_EVERY_S` has
-        passed since the last commit or `FLUSH_RUNS` runs or `FLUSH_ROWS` rows wait; if a
-        reader holds the file just then, keep them for the next call (once four times as
+        """Gather results and commit them, in one transaction, once `commit_interval()`
+        has passed since the last commit or `FLUSH_RUNS` runs or `FLUSH_ROWS` rows wait; if
+        a reader holds the file just then, keep them for the next call (once four times as
         many wait, wait for the reader). Returns True if they are committed. (A process
         killed before then loses them: they are run again.)"""
         self._add(records, param_names)
-        due = time.monotonic() - self._last_flush >= FLUSH_EVERY_S or self._pending_runs >= FLUSH_RUNS or self._pending_rows >= FLUSH_ROWS
+        due = time.monotonic() - self._last_flush >= self.commit_interval() or self._pending_runs >= FLUSH_RUNS or self._pending_rows >= FLUSH_ROWS
         if not due:
             return False
         crowded = self._pending_runs >= 4 * FLUSH_RUNS or self._pending_rows >= 4 * FLUSH_ROWS
         return self.flush(wait_s=FINAL_FLUSH_WAIT_S if crowded else 0.0)
+
+    def commit_interval(self) -> float:
+        """Seconds `queue` lets pass between commits: `FLUSH_EVERY_S`, or longer when the
+        fixed cost of the last commit, the CPU time it took to open and close the file
+        (DuckDB's start-up and checkpoint), was more than `COMMIT_SHARE` of that (at most
+        `FLUSH_MAX_S`). (Writing the rows costs the same however they are grouped: it does
+        not count.)"""
+        return min(FLUSH_MAX_S, max(FLUSH_EVERY_S, self._commit_s / COMMIT_SHARE))
 
     def _add(self, records: Sequence[dict[str, Any]], param_names: dict[str, str]) -> None:
         if self.read_only:
@@ -619,10 +680,11 @@ class Store:
         """Commit what `queue` holds, in one transaction. `wait_s`: how long to wait for
         readers to let go of the file (0: try once, and keep the results if they hold it).
         Returns True if nothing is left to commit."""
-        if not self._pending:
+        if not self._pending and not self._deferred:
             self._last_flush = time.monotonic()
             return True
         if self._con is None:
+            start = time.process_time()  # (waiting for a reader costs none)
             try:
                 con = connect(self.file, False, wait_s, name=self.path)
             except StoreError as e:
@@ -630,11 +692,14 @@ class Store:
                     return False
                 raise
             self._con = con
+            opened = time.process_time()
             try:
                 self._commit_pending()
             finally:
                 self._con = None
+                closing = time.process_time()
                 con.close()
+                self._commit_s = time.process_time() - closing + opened - start
         else:
             self._commit_pending()
         return True
@@ -642,8 +707,6 @@ class Store:
     @_store_errors
     def _commit_pending(self) -> None:
         batches = self._pending
-        for records, names in batches:
-            self._ensure_flow_columns(records)
         con = self.con
         # Batches with the same parameter columns (every batch of a sweep) go in together:
         # one DELETE and one INSERT per table per commit.
@@ -653,24 +716,41 @@ class Store:
                 merged[-1][0].extend(records)
             else:
                 merged.append((list(records), names))
+        # New flow columns in the same transaction (one transaction for all of them is
+        # half the cost of one each); the known columns as they were if it rolls back.
+        known = {t: dict(c) for t, c in self._columns.items()}
+        traces = None if self._trace_tables is None else set(self._trace_tables)
+        deferred = list(self._deferred)
         con.execute("BEGIN TRANSACTION")
         try:
+            self._run_deferred()
+            for records, _ in merged:
+                self._ensure_flow_columns(records)
             for records, names in merged:
                 self._insert(records, names)
             con.execute("COMMIT")
         except BaseException:
+            self._columns, self._trace_tables, self._deferred = known, traces, deferred
             con.execute("ROLLBACK")
             raise
+        self._fresh = False
+        if self._stored is not None:
+            self._stored.update(rec["key"] for records, _ in merged for rec in records)
+            if len(self._stored) > STORED_KEYS_MAX:
+                self._stored = None
         self._pending = []
         self._pending_runs = self._pending_rows = 0
         self._last_flush = time.monotonic()
 
     def _ensure_flow_columns(self, records: Sequence[dict[str, Any]]) -> None:
+        have = self._columns["flows"].keys()
         flow_types: dict[str, str] = {}
         for rec in records:
             for row in rec.get("flows", []):
+                if not row.keys() - have - {"id"}:
+                    continue  # (most rows: no new column; `id` is stored as `flow_id`)
                 for k, v in row.items():
-                    if k not in flow_types or flow_types[k] == "VARCHAR?":
+                    if k not in have and (k not in flow_types or flow_types[k] == "VARCHAR?"):
                         flow_types[k] = _flow_type(v)
         flow_types = {k: ("DOUBLE" if t == "VARCHAR?" else t) for k, t in flow_types.items() if k not in ("id",)}
         self.ensure_columns("flows", flow_types)
@@ -680,38 +760,48 @@ class Store:
         con = self.con
         run_cols = [c for c in RUN_COLUMNS] + sorted(set(param_names.values()))
         keys = [rec["key"] for rec in records]
-        placeholders = ", ".join("?" for _ in keys)
-        con.execute(f"DELETE FROM flows WHERE key IN ({placeholders})", keys)
-        con.execute(f"DELETE FROM runs WHERE key IN ({placeholders})", keys)
+        replace = self._stored is None or not self._stored.isdisjoint(keys)
+        if replace:
+            placeholders = ", ".join("?" for _ in keys)
+            con.execute(f"DELETE FROM flows WHERE key IN ({placeholders})", keys)
+            con.execute(f"DELETE FROM runs WHERE key IN ({placeholders})", keys)
+        fixed = [c for c in RUN_COLUMNS if c != "params"]
+        param_cols = sorted({col: path for path, col in param_names.items()}.items())
+        run_types = self._columns["runs"]
         rows = []
         for rec in records:
-            values = {**rec, "params": json.dumps(rec["params"], sort_keys=True)}
-            for path, col in param_names.items():
-                values[col] = _cell(rec["params"].get(path), self._columns["runs"].get(col, "VARCHAR"))
-            rows.append([values.get(c) for c in run_cols])
+            params = rec["params"]
+            row = [rec.get(c) for c in fixed]
+            row.insert(RUN_PARAMS_AT, json.dumps(params, sort_keys=True))
+            row += [_cell(params.get(path), run_types.get(col, "VARCHAR")) for col, path in param_cols]
+            rows.append(row)
         insert_rows(con, "runs", run_cols, rows)
         fcols = self._columns["flows"]
+        texts = {k for k, t in fcols.items() if t == "VARCHAR"}  # (only these need `_cell`)
         frows = []
         flow_cols: dict[str, None] = {"key": None, "flow_id": None}  # in order of appearance
         for rec in records:
             for row in rec.get("flows", []):
-                values = {k: _cell(v, fcols[k]) for k, v in row.items() if k in fcols}
+                values = {k: (_cell(v, "VARCHAR") if k in texts else v) for k, v in row.items() if k in fcols}
                 values["key"] = rec["key"]
                 values["flow_id"] = row["id"]
-                flow_cols.update(dict.fromkeys(values))
+                if values.keys() - flow_cols.keys():
+                    flow_cols.update(dict.fromkeys(values))
                 frows.append(values)
         columns = list(flow_cols)
         insert_rows(con, "flows", columns, [[values.get(c) for c in columns] for values in frows])
-        self._write_traces(records, keys)
+        self._write_traces(records, keys if replace else [])
 
     def _write_traces(self, records: Sequence[dict[str, Any]], keys: Sequence[str]) -> None:
         """Trace tables `trace_flows`, `trace_cc`, `trace_queues`, `trace_losses`,
         `trace_drops`, one row per sample or event with the run's `key` (inside the
-        caller's transaction)."""
+        caller's transaction); the rows of `keys` deleted first."""
         con = self.con
-        existing = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'trace_%'").fetchall()}
+        if self._trace_tables is None:
+            self._trace_tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'trace_%'").fetchall()}
+        existing = self._trace_tables
         placeholders = ", ".join("?" for _ in keys)
-        for table in sorted(existing):
+        for table in sorted(existing) if keys else ():
             con.execute(f"DELETE FROM {table} WHERE key IN ({placeholders})", list(keys))
         if not any(rec.get("traces") for rec in records):
             return

@@ -1,0 +1,123 @@
+"""Where a sweep's runs execute by default: in this process while the runs left are short
+work, on a process pool of all cores once they would outweigh starting it
+(`AutoExecutor`); an explicit choice (`--workers N`) is kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("duckdb")
+
+from wtcp.sweep import AutoExecutor, InlineExecutor, ProcessPoolExecutor, Sweep, open_store, run_sweep
+from wtcp.sweep import runner
+from wtcp.sweep.cli import make_executor
+
+SMALL = {
+    "name": "small",
+    "scenario": "two-hop-wireless",
+    "algorithms": ["newreno", "westwoodplus"],
+    "replications": 3,
+    "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0},
+    "grid": {"links.1.ab.loss.rate": [0.0, 0.01, 0.03]},
+}
+
+
+def stored(path: Path) -> tuple[list, list]:
+    """The stored results without what differs between executions (times, host)."""
+    with open_store(path) as st:
+        runs = st.runs().drop(columns=["wall_seconds", "created", "platform", "host"]).sort_values("key")
+        flows = st.flows().sort_values(["key", "flow_id"])
+    # Missing values (null in the metrics, e.g. fct_s of an unlimited flow) compare equal.
+    plain = lambda df: df.astype(object).where(df.notna(), None).to_dict("records")  # noqa: E731
+    return plain(runs), plain(flows)
+
+
+def test_a_short_sweep_runs_in_this_process(tmp_path: Path) -> None:
+    ex = AutoExecutor(workers=2)
+    try:
+        outcome = run_sweep(Sweep.from_dict(SMALL), tmp_path / "s.duckdb", ex)
+    finally:
+        ex.close()
+    assert outcome.line() == "18 runs: 18 done, 0 skipped, 0 failed"
+    assert not ex.pool_started  # 18 runs of a few ms: no worker was started
+
+
+def test_a_long_sweep_moves_to_the_pool_and_stores_what_one_process_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sweep = Sweep.from_dict(SMALL)
+    run_sweep(sweep, tmp_path / "inline.duckdb", InlineExecutor())
+    monkeypatch.setattr(runner, "POOL_MIN_WORK_S", 0.0)  # any work left outweighs the pool
+    ex = AutoExecutor(workers=2)
+    try:
+        outcome = run_sweep(sweep, tmp_path / "auto.duckdb", ex)
+        assert ex.pool_started and ex.workers == 2
+        # The pool stays for the next sweep of the same executor.
+        again = run_sweep(Sweep.from_dict({**SMALL, "name": "again", "seed": 2}), tmp_path / "auto.duckdb", ex)
+    finally:
+        ex.close()
+    assert outcome.line() == "18 runs: 18 done, 0 skipped, 0 failed"
+    assert again.line() == "18 runs: 18 done, 0 skipped, 0 failed"
+    inline_runs, inline_flows = stored(tmp_path / "inline.duckdb")
+    auto_runs, auto_flows = stored(tmp_path / "auto.duckdb")
+    first = {r["key"] for r in inline_runs}
+    assert [r for r in auto_runs if r["key"] in first] == inline_runs
+    assert [f for f in auto_flows if f["key"] in first] == inline_flows
+
+
+@pytest.mark.parametrize("runs_left, run_s, starts", [(100, 0.01, False), (100, 0.019, False), (100, 0.021, True), (1, 2.5, True), (0, 10.0, False)])
+def test_the_pool_starts_once_the_runs_left_outweigh_starting_it(monkeypatch: pytest.MonkeyPatch, runs_left: int, run_s: float, starts: bool) -> None:
+    started: list[int] = []
+
+    class Pool:
+        def __init__(self, workers: int):
+            started.append(workers)
+            self.workers = workers
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", Pool)
+    ex = AutoExecutor(workers=4)
+    ex.plan(runs_left, None)  # no estimate yet: nothing to go on
+    assert not started
+    ex.plan(runs_left, run_s)
+    assert started == ([4] if starts else [])
+    assert ex.workers == (4 if starts else 1)
+    ex.plan(runs_left, run_s)  # one pool, once
+    assert len(started) <= 1
+
+
+def test_one_core_never_starts_a_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", lambda workers: pytest.fail("a pool on one core"))
+    ex = AutoExecutor(workers=1)
+    ex.plan(10**6, 1.0)
+    assert not ex.pool_started
+
+
+def test_explicit_choices_are_kept() -> None:
+    assert isinstance(make_executor(None, None, None), AutoExecutor)
+    assert isinstance(make_executor(1, None, None), InlineExecutor)
+    pool = make_executor(3, None, None)
+    try:
+        assert isinstance(pool, ProcessPoolExecutor) and pool.workers == 3
+    finally:
+        pool.close()
+
+
+def test_pool_workers_take_the_environment_the_sweep_has_when_it_starts_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a fork server, workers would have the environment of the process's first pool;
+    a budget set since (`WTCP_MEMORY_BUDGET_GIB`) must reach a new pool's workers, and a
+    variable removed since must not."""
+    import os
+
+    first = ProcessPoolExecutor(1)  # (starts the fork server, if not yet)
+    try:
+        first._pool.submit(int, 0).result()
+    finally:
+        first.close()
+    monkeypatch.setenv("WTCP_MEMORY_BUDGET_GIB", "123")
+    monkeypatch.delenv("HOME", raising=False)
+    pool = ProcessPoolExecutor(1)
+    try:
+        assert pool._pool.submit(os.getenv, "WTCP_MEMORY_BUDGET_GIB").result() == "123"
+        assert pool._pool.submit(os.getenv, "HOME").result() is None
+    finally:
+        pool.close()
