@@ -3,7 +3,7 @@
 //! blocks built from the held ranges) and the event queue's FIFO tie-break.
 
 use proptest::prelude::*;
-use wtcp_engine::events::{Event, EventQueue, TO_HEAP};
+use wtcp_engine::events::{Event, EventQueue, FAR_NS, TO_HEAP};
 use wtcp_engine::packet::{Packet, PacketKind};
 use wtcp_engine::scenario::TcpConfig;
 use wtcp_engine::tcp::sack::SackReporter;
@@ -29,6 +29,12 @@ fn model(received: &[bool]) -> (u64, Vec<(u64, u64)>) {
         }
     }
     (rcv_nxt, held)
+}
+
+/// Remove and return the model's next event: earliest time, then earliest scheduled.
+fn pop_model(model: &mut Vec<(u64, u32)>) -> (u64, u32) {
+    let i = (0..model.len()).min_by_key(|&i| (model[i].0, i)).expect("the model holds an event");
+    model.remove(i)
 }
 
 fn segments() -> impl Strategy<Value = Vec<(u64, u64)>> {
@@ -138,4 +144,80 @@ proptest! {
             prop_assert_eq!(q.len(), model.len());
         }
     }
+
+    /// `pop_until` yields the next event exactly when it is due by `until`, and nothing
+    /// otherwise (the event stays), with delays around `FAR_NS` and up to the end of time,
+    /// from a start at 0, mid-range or just below `u64::MAX`; length and emptiness agree
+    /// with the model after every operation.
+    #[test]
+    fn pop_until_yields_exactly_the_due_events(
+        base in prop_oneof![Just(0u64), Just(u64::MAX - (1u64 << 40)), 0..u64::MAX / 2],
+        bursts in prop::collection::vec((0..3 * TO_HEAP, 0..3 * TO_HEAP, prop::collection::vec(prop_oneof![0..3u64, (FAR_NS - 2)..(FAR_NS + 3), 0..(1u64 << 30), Just(u64::MAX)], 1..8), 0..4usize), 1..30),
+    ) {
+        let mut q = EventQueue::default();
+        let mut model: Vec<(u64, u32)> = Vec::new();
+        let (mut now, mut n) = (base, 0u32);
+        for (pushes, pops, delays, horizon) in &bursts {
+            for i in 0..*pushes {
+                let t = now.saturating_add(delays[i % delays.len()]);
+                q.schedule(t, Event::Rto { flow: n });
+                model.push((t, n));
+                n += 1;
+            }
+            prop_assert_eq!(q.len(), model.len());
+            for j in 0..*pops {
+                let until = match (horizon + j) % 4 {
+                    0 => u64::MAX,
+                    1 => now,
+                    2 => now.saturating_add(FAR_NS),
+                    _ => now.saturating_add(delays[j % delays.len()]),
+                };
+                let got = q.pop_until(until);
+                match model.iter().map(|m| m.0).min() {
+                    Some(due) if due <= until => {
+                        let (t, f) = pop_model(&mut model);
+                        prop_assert_eq!(got, Some((t, Event::Rto { flow: f })));
+                        now = t;
+                    }
+                    _ => prop_assert_eq!(got, None),
+                }
+                prop_assert_eq!(q.len(), model.len());
+                prop_assert_eq!(q.is_empty(), model.is_empty());
+            }
+        }
+        while let Some((t, e)) = q.pop_until(u64::MAX) {
+            let (mt, mf) = pop_model(&mut model);
+            prop_assert_eq!((t, e), (mt, Event::Rto { flow: mf }));
+        }
+        prop_assert!(model.is_empty());
+    }
+}
+
+/// Two events at one time in the two heaps (the first scheduled far ahead, the second
+/// once that time came near): the first scheduled pops first.
+#[test]
+fn a_tie_between_the_two_heaps_goes_to_the_first_scheduled() {
+    let mut q = EventQueue::default();
+    for i in 0..=TO_HEAP as u32 {
+        q.schedule(10 + u64::from(i), Event::Rto { flow: 1000 + i }); // into heap form
+    }
+    let t = 10 + FAR_NS + 100;
+    q.schedule(t, Event::Rto { flow: 0 }); // far from the last popped time (none yet: 10)
+    for i in 0..40 {
+        q.schedule(t - 1000, Event::Rto { flow: 2000 + i });
+    }
+    for _ in 0..TO_HEAP + 2 {
+        q.pop_until(u64::MAX).unwrap(); // now t - 1000, 40 pending: still heaps
+    }
+    for i in 0..20 {
+        q.schedule(t, Event::Rto { flow: 200 + i }); // near, at the far event's time
+    }
+    let mut at_t = Vec::new();
+    while let Some((when, e)) = q.pop_until(u64::MAX) {
+        if when == t {
+            at_t.push(e);
+        }
+    }
+    let want: Vec<Event> = std::iter::once(0).chain(200..220).map(|flow| Event::Rto { flow }).collect();
+    assert_eq!(at_t, want);
 }
