@@ -83,3 +83,16 @@ def wait_for_committed_runs(store: Path, proc: subprocess.Popen, timeout_s: floa
     deadline = time.monotonic() + timeout_s
     while committed() == 0 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+def stored_results(store_path: Path) -> tuple[list, list]:
+    """A store's runs and flows without what differs between executions (times, host),
+    in key order, with missing values (null metrics, e.g. fct_s of an unlimited flow)
+    comparing equal."""
+    from wtcp.sweep import open_store
+
+    with open_store(store_path) as st:
+        runs = st.runs().drop(columns=["wall_seconds", "created", "platform", "host"]).sort_values("key")
+        flows = st.flows().sort_values(["key", "flow_id"])
+    plain = lambda df: df.astype(object).where(df.notna(), None).to_dict("records")  # noqa: E731
+    return plain(runs), plain(flows)

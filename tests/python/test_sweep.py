@@ -18,7 +18,7 @@ import wtcp
 from wtcp.sweep import InlineExecutor, ProcessPoolExecutor, Store, Sweep, SweepError, load_sweep, open_store, run_sweep, t975
 from wtcp.sweep.spec import stream_of
 
-from conftest import wait_for_committed_runs
+from conftest import stored_results, wait_for_committed_runs
 
 # Short runs: 20 s of simulated time, measured from 2 s.
 SHORT = '[set]\n"run.duration_s" = 20.0\n"run.measure_from_s" = 2.0\n'
@@ -123,22 +123,13 @@ def test_bad_sweep_files_exit_2_with_the_path(tmp_path: Path, body: str, path: s
     assert proc.stderr.startswith("error: ") and path in proc.stderr
 
 
-def comparable(store_path: Path) -> tuple[list, list]:
-    with open_store(store_path) as st:
-        runs = st.runs().drop(columns=["wall_seconds", "created", "platform", "host"]).sort_values("key")
-        flows = st.flows().sort_values(["key", "flow_id"])
-        # Missing values (null in the metrics, e.g. fct_s of an unlimited flow) compare equal.
-        plain = lambda df: df.astype(object).where(df.notna(), None).to_dict("records")  # noqa: E731
-        return plain(runs), plain(flows)
-
-
 def test_inline_and_process_pool_store_identical_metrics(tmp_path: Path) -> None:
     sweep = Sweep.from_file(write_sweep(tmp_path, SMALL))
     one = run_sweep(sweep, tmp_path / "one.duckdb", InlineExecutor())
     pool = run_sweep(sweep, tmp_path / "pool.duckdb", ProcessPoolExecutor(2))
     assert one.line() == pool.line() == "12 runs: 12 done, 0 skipped, 0 failed"
-    runs1, flows1 = comparable(tmp_path / "one.duckdb")
-    runs2, flows2 = comparable(tmp_path / "pool.duckdb")
+    runs1, flows1 = stored_results(tmp_path / "one.duckdb")
+    runs2, flows2 = stored_results(tmp_path / "pool.duckdb")
     assert runs1 == runs2 and flows1 == flows2
     assert len(flows1) == 12 and {f["cc"] for f in flows1} == {"newreno", "westwoodplus"}
     # The stored metrics are those of a plain run of the same scenario.
@@ -247,7 +238,7 @@ def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
     finally:
         executor.close()
     assert outcome.line() == "12 runs: 12 done, 0 skipped, 0 failed"
-    assert comparable(tmp_path / "one.duckdb") == comparable(tmp_path / "dask.duckdb")
+    assert stored_results(tmp_path / "one.duckdb") == stored_results(tmp_path / "dask.duckdb")
 
 
 def test_a_dask_worker_killed_mid_sweep_costs_no_result(tmp_path: Path) -> None:

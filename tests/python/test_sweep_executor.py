@@ -10,9 +10,11 @@ import pytest
 
 pytest.importorskip("duckdb")
 
-from wtcp.sweep import AutoExecutor, InlineExecutor, ProcessPoolExecutor, Sweep, open_store, run_sweep
+from wtcp.sweep import AutoExecutor, InlineExecutor, ProcessPoolExecutor, Sweep, run_sweep
 from wtcp.sweep import runner
 from wtcp.sweep.cli import make_executor
+
+from conftest import stored_results
 
 SMALL = {
     "name": "small",
@@ -22,16 +24,6 @@ SMALL = {
     "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0},
     "grid": {"links.1.ab.loss.rate": [0.0, 0.01, 0.03]},
 }
-
-
-def stored(path: Path) -> tuple[list, list]:
-    """The stored results without what differs between executions (times, host)."""
-    with open_store(path) as st:
-        runs = st.runs().drop(columns=["wall_seconds", "created", "platform", "host"]).sort_values("key")
-        flows = st.flows().sort_values(["key", "flow_id"])
-    # Missing values (null in the metrics, e.g. fct_s of an unlimited flow) compare equal.
-    plain = lambda df: df.astype(object).where(df.notna(), None).to_dict("records")  # noqa: E731
-    return plain(runs), plain(flows)
 
 
 def test_a_short_sweep_runs_in_this_process(tmp_path: Path) -> None:
@@ -58,8 +50,8 @@ def test_a_long_sweep_moves_to_the_pool_and_stores_what_one_process_stores(tmp_p
         ex.close()
     assert outcome.line() == "18 runs: 18 done, 0 skipped, 0 failed"
     assert again.line() == "18 runs: 18 done, 0 skipped, 0 failed"
-    inline_runs, inline_flows = stored(tmp_path / "inline.duckdb")
-    auto_runs, auto_flows = stored(tmp_path / "auto.duckdb")
+    inline_runs, inline_flows = stored_results(tmp_path / "inline.duckdb")
+    auto_runs, auto_flows = stored_results(tmp_path / "auto.duckdb")
     first = {r["key"] for r in inline_runs}
     assert [r for r in auto_runs if r["key"] in first] == inline_runs
     assert [f for f in auto_flows if f["key"] in first] == inline_flows
