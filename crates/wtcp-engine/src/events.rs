@@ -183,29 +183,37 @@ impl EventQueue {
     /// The next event at or before `until`, if any.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
-        let e = if self.in_heap {
-            let far_first = match (self.near.peek(), self.far.peek()) {
-                (Some(n), Some(f)) => f.key < n.key,
-                (None, Some(_)) => true,
-                (Some(_), None) => false,
-                (None, None) => return None,
-            };
-            let heap = if far_first { &mut self.far } else { &mut self.near };
-            if heap.peek()?.time() > until {
-                return None;
-            }
-            let e = heap.pop()?;
-            self.now = e.time();
-            if self.near.len() + self.far.len() < TO_SORTED {
-                self.to_sorted();
-            }
-            e
-        } else {
-            if self.sorted.last()?.time() > until {
-                return None;
-            }
-            self.sorted.pop()?
+        if self.in_heap {
+            return self.pop_heaps(until);
+        }
+        if self.sorted.last()?.time() > until {
+            return None;
+        }
+        let e = self.sorted.pop()?;
+        self.popped += 1;
+        Some((e.time(), e.event))
+    }
+
+    /// [`EventQueue::pop_until`] in heap form; out of line, so that the loop that pops
+    /// carries only the sorted form's few instructions (measured: 4-7 % of the small
+    /// scenarios' loop CPU when both heaps' pops were inlined there).
+    #[inline(never)]
+    fn pop_heaps(&mut self, until: Time) -> Option<(Time, Event)> {
+        let far_first = match (self.near.peek(), self.far.peek()) {
+            (Some(n), Some(f)) => f.key < n.key,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (None, None) => return None,
         };
+        let heap = if far_first { &mut self.far } else { &mut self.near };
+        if heap.peek()?.time() > until {
+            return None;
+        }
+        let e = heap.pop()?;
+        self.now = e.time();
+        if self.near.len() + self.far.len() < TO_SORTED {
+            self.to_sorted();
+        }
         self.popped += 1;
         Some((e.time(), e.event))
     }
