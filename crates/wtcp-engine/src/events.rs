@@ -195,7 +195,7 @@ impl EventQueue {
     }
 
     /// [`EventQueue::pop_until`] in heap form; out of line, so that the loop that pops
-    /// carries only the sorted form's few instructions (measured: 4-7 % of the small
+    /// carries only the sorted form's few instructions (measured: 4-8 % of the small
     /// scenarios' loop CPU when both heaps' pops were inlined there).
     #[inline(never)]
     fn pop_heaps(&mut self, until: Time) -> Option<(Time, Event)> {
