@@ -58,7 +58,7 @@ pub enum Event {
 }
 
 /// A heap entry; `key` packs (time, insertion number) so one integer comparison orders it.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
     event: Event,
@@ -149,11 +149,14 @@ impl EventQueue {
     fn place(&mut self, entry: Entry) {
         let v = &mut self.sorted;
         let time = entry.time();
-        let mut i = v.len();
+        // Insertion sort's step: scan from the end and move each passed entry up by one.
+        v.push(entry);
+        let mut i = v.len() - 1;
         while i > 0 && v[i - 1].time() <= time {
+            v[i] = v[i - 1];
             i -= 1;
         }
-        v.insert(i, entry);
+        v[i] = entry;
         if v.len() > TO_HEAP {
             self.to_heap();
         }
