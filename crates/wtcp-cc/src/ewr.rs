@@ -1408,15 +1408,22 @@ mod tests {
         assert_eq!(h.w.cwnd, 60.0 * SEG, "the next ACK is above the marked window");
     }
 
+    /// A fast retransmit that reduced the window: x < alpha, cwnd 40 > ssthresh = oCwnd_n
+    /// 30, so cwnd = 30 (rule (c), linear-increase state).
+    fn reduced_by_a_fast_retransmit() -> Harness {
+        let mut h = primed(EwrParams::default(), 40.0);
+        dup_adv(&mut h, 30.0);
+        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
+        assert_eq!((h.w.ssthresh, h.w.cwnd), (30.0 * SEG, 30.0 * SEG));
+        h
+    }
+
     #[test]
     fn a_marked_ack_never_raises_the_window_even_when_its_mark_is_not_answered() {
         // A fast retransmit reduced the window (x < alpha, cwnd 40 > ssthresh = oCwnd_n 30:
         // cwnd = 30); an ECE of the same window is not answered again, and its ACK must not
         // apply (b) upwards (oCwnd_n 45).
-        let mut h = primed(EwrParams::default(), 40.0);
-        dup_adv(&mut h, 30.0);
-        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
-        assert_eq!((h.w.ssthresh, h.w.cwnd), (30.0 * SEG, 30.0 * SEG));
+        let mut h = reduced_by_a_fast_retransmit();
         ack_marked(&mut h, 45.0, 50 * MS);
         assert_eq!((h.w.ssthresh, h.w.cwnd), (30.0 * SEG, 30.0 * SEG));
         // A lower oCwnd_n on a marked ACK still lowers it.
@@ -1430,10 +1437,7 @@ mod tests {
         // cwnd 40 > ssthresh = oCwnd_n 30: cwnd = 30), so the echo on the third duplicate
         // ACK of the second is not answered; (c) then finds cwnd 30 <= ssthresh 30 and would
         // add 2 segments on an ECN-Echo ACK ("SHOULD NOT increase", RFC 3168 §6.1.2).
-        let mut h = primed(EwrParams::default(), 40.0);
-        dup_adv(&mut h, 30.0);
-        assert_eq!(h.loss(Loss::FastRetransmit), Verdict::Wireless);
-        assert_eq!((h.w.ssthresh, h.w.cwnd), (30.0 * SEG, 30.0 * SEG));
+        let mut h = reduced_by_a_fast_retransmit();
         h.dupacks = 0;
         dup_adv(&mut h, 30.0);
         dup_adv(&mut h, 30.0);
