@@ -989,6 +989,20 @@ mod tests {
         h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
     }
 
+    /// A partial ACK inside recovery, up to the current SND.UNA, carrying the receiver's
+    /// oCwnd of `adv` segments.
+    fn partial_ack(h: &mut Harness, adv: f64) {
+        let s = AckSample {
+            ack: h.snd_una,
+            acked_bytes: u64::from(MSS),
+            in_recovery: true,
+            delivered: h.snd_una,
+            adv_cwnd: Some((adv * SEG) as u64),
+            ..AckSample::default()
+        };
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+    }
+
     /// A duplicate ACK carrying the receiver's oCwnd of `adv` segments.
     fn dup_adv(h: &mut Harness, adv: f64) {
         dup_adv_marked(h, adv, false);
@@ -1566,15 +1580,7 @@ mod tests {
         h.in_recovery = true;
         h.snd_max = mark_max + 5 * u64::from(MSS);
         h.snd_una = mark_max + u64::from(MSS);
-        let partial = AckSample {
-            ack: h.snd_una,
-            acked_bytes: u64::from(MSS),
-            in_recovery: true,
-            delivered: h.snd_una,
-            adv_cwnd: Some((30.0 * SEG) as u64),
-            ..AckSample::default()
-        };
-        h.call(|cc, w, cx| cc.on_ack(&partial, w, cx));
+        partial_ack(&mut h, 30.0);
         assert_eq!(h.w.cwnd, SEG, "no (b) inside recovery");
         h.snd_una += u64::from(MSS);
         h.exit_recovery();
@@ -1607,15 +1613,7 @@ mod tests {
         let mut h = recovering_from_the_congestion_state();
         assert_eq!((h.w.ssthresh, h.w.cwnd), (40.0 * SEG, SEG));
         h.snd_una += u64::from(MSS);
-        let partial = AckSample {
-            ack: h.snd_una,
-            acked_bytes: u64::from(MSS),
-            in_recovery: true,
-            delivered: h.snd_una,
-            adv_cwnd: Some((30.0 * SEG) as u64),
-            ..AckSample::default()
-        };
-        h.call(|cc, w, cx| cc.on_ack(&partial, w, cx));
+        partial_ack(&mut h, 30.0);
         assert_eq!(h.w.cwnd, SEG, "no (b) inside recovery");
         h.exit_recovery();
         assert_eq!(h.w.cwnd, 30.0 * SEG);
