@@ -109,16 +109,17 @@
 //!   "When x > beta, it decreases the congestion window size adaptively" (l. 54) and gives
 //!   no rule for "adaptively".
 //! - Repeated RTOs after the congestion state (kept as the pseudo-code reads): the next RTO
-//!   computes x from the one-segment window, x = 1 - RTTmin/SRTT < 1, the default alpha
-//!   (the paper's), so with alpha >= 1 it takes the linear-increase state (cwnd <=
+//!   computes x from the one-segment window, x = 1 - RTTmin/SRTT < 1 = alpha (the
+//!   paper's default), so with alpha >= 1 it takes the linear-increase state (cwnd <=
 //!   ssthresh = oCwnd_n): cwnd = 3 segments, verdict `Wireless`; further RTOs add 2
 //!   segments each while x < alpha (3, 5, ...), keep cwnd once x reaches alpha, and set oCwnd_n once cwnd exceeds it. The same holds for an
 //!   RTO during an ECN echo's hold (below). The paper states the step per RTO, "the cwnd is
 //!   increased by two in the linear increase state because it is updated after one RTO
 //!   rather than after each RTT" (l. 83), and nothing that exempts a window the congestion
 //!   state has just set; a timeout is scored by the state it takes, not by the one before.
-//! - No fast recovery (`fast_recovery = false`): "There is no need to employ any kinds of
-//!   ... fast recovery algorithms" (l. 52). The sender runs `RecoveryStyle::
+//! - No fast recovery (`fast_recovery = false`): pseudo-code (c) has no fast-recovery
+//!   step, and the prose: "There is no need to employ any kinds of slow start, additive
+//!   increase, or fast recovery algorithms whenever the connection is recovered" (l. 52). The sender runs `RecoveryStyle::
 //!   FastRetransmitOnly`: the third duplicate ACK retransmits the head and applies (c);
 //!   the window is not inflated by duplicates nor deflated; there are no partial-ACK
 //!   retransmissions, a partial ACK is an ACK of new data (rule (b)), and a further hole
@@ -212,6 +213,17 @@
 //!   retransmits); without fast recovery every window with a second loss that three new
 //!   duplicates cannot reveal ends in an RTO (44 per 100 s at 1 %, NewReno 16). See
 //!   `crates/wtcp-engine/tests/faithful_ewr.rs`.
+//! - alpha and beta are in segments: the paper gives them no unit ("alpha=1 and beta=9",
+//!   l. 52); x = WindowSize * (1 - RTTmin/RTT) is in WindowSize's unit, and Vegas and Veno,
+//!   whose backlog this is, count packets.
+//! - Before the sender has an RTT sample (no SRTT or minimum RTT), or with SRTT 0, x is 0:
+//!   a loss then takes the linear-increase state (verdict `Wireless`). The paper does not
+//!   say; RTTmin and SRTT are the sender's own (`RttEstimator`).
+//! - Traced variables: `bwe_bytes_per_s` is the sender's own recomputation of Eq. 1-2 (the
+//!   `mirror` source's, kept up to date in every mode) and `rtt_min_s` the sender's RTTmin,
+//!   while with `ocwnd_source = "receiver"` `ocwnd_segments` is the receiver's advertised
+//!   oCwnd: the three need not satisfy Eq. 3 together. The mirror source, without
+//!   timestamps, takes the ACK's arrival at the sender for `rx_arrival`.
 
 use serde::Deserialize;
 
