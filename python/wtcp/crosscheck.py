@@ -363,8 +363,3 @@ def scenario_algorithm(scenario: Scenario) -> str:
     if not ccs:
         raise scenario_error("flows", "no TCP flow to compare")
     return "+".join(ccs)
-
-
-def register(cli_group: click.Group) -> None:
-    if crosscheck_command.name not in cli_group.commands:
-        cli_group.add_command(crosscheck_command)

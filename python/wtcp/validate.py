@@ -572,8 +572,3 @@ def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only
             click.echo(line)
     within5, within10, total = counts(points)
     err.print(f"{within5} of {total} points within {FLAG_PERCENT:g} %, {within10} within {WIDE_PERCENT:g} %", highlight=False)
-
-
-def register(cli_group: click.Group) -> None:
-    if validate_command.name not in cli_group.commands:
-        cli_group.add_command(validate_command)

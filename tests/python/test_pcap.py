@@ -13,7 +13,7 @@ import dpkt
 import pytest
 
 import wtcp
-from conftest import reference_path, run_cli
+from conftest import reference_path, run_cli, without_wall
 
 LINKTYPE_RAW = 101
 NANO_MAGIC_LE = bytes.fromhex("4d3cb2a1")
@@ -31,13 +31,6 @@ OVERRIDES = {
 
 def scenario() -> wtcp.Scenario:
     return wtcp.load(reference_path()).with_overrides(OVERRIDES)
-
-
-def without_wall(result: wtcp.Result) -> dict:
-    raw = dict(result.raw)
-    raw.pop("wall_seconds")
-    raw.pop("loop_cpu_seconds")
-    return raw
 
 
 def tcp_options(tcp: dpkt.tcp.TCP) -> dict[int, bytes]:
@@ -72,7 +65,7 @@ def captured(tmp_path_factory):
 
 def test_results_are_identical_with_and_without_the_capture(captured):
     _, result, _, _ = captured
-    assert without_wall(result) == without_wall(scenario().run())
+    assert without_wall(result.to_json()) == without_wall(scenario().run().to_json())
 
 
 def test_a_file_per_link_direction_with_a_record_per_packet_sent(captured):

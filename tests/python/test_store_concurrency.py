@@ -17,9 +17,11 @@ pytest.importorskip("duckdb")
 from wtcp.sweep import InlineExecutor, Store, StoreError, Sweep, copy_store, open_store, run_sweep
 from wtcp.sweep.store import lock_path, wal_path
 
-# In-process runs of a few ms (80 s of simulated time): a sweep of several seconds, several
-# commits (the first after a second, then one every few seconds).
+# In-process runs of a few ms (80 s of simulated time): a sweep of several seconds. The
+# sweeps these tests start commit every 0.1 s (`sweep_command`), so a reader sees many
+# partial states however fast the machine runs them.
 RUNS = 2000
+COMMIT_EVERY_S = 0.1
 SWEEP = f"""
 name = "c"
 scenario = "reference-simple2"
@@ -37,10 +39,18 @@ def env() -> dict[str, str]:
     return {**os.environ, "COLUMNS": "200"}
 
 
+def sweep_command(*args: str) -> list[str]:
+    """`wtcp sweep ARGS...` with the store's commit interval fixed at `COMMIT_EVERY_S`."""
+    launch = ("import sys; import wtcp.sweep.store as s; "
+              f"s.FLUSH_EVERY_S = s.FLUSH_MAX_S = {COMMIT_EVERY_S}; "
+              "from wtcp.cli import main; sys.exit(main(sys.argv[1:]))")
+    return [sys.executable, "-c", launch, "sweep", *args]
+
+
 def start_sweep(tmp_path: Path, store: Path, body: str = SWEEP) -> subprocess.Popen:
     file = tmp_path / "c.toml"
     file.write_text(body, encoding="utf-8")
-    return subprocess.Popen(cli("sweep", str(file), "--workers", "1", "--quiet", "--store", str(store)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+    return subprocess.Popen(sweep_command(str(file), "--workers", "1", "--quiet", "--store", str(store)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
 
 
 def wait_for(condition, proc: subprocess.Popen, timeout: float = 60) -> None:

@@ -1,4 +1,4 @@
-"""`wtcp reproduce PAPER` and `wtcp report STORE_OR_DIR`; `register(cli)` adds them."""
+"""`wtcp reproduce PAPER` and `wtcp report STORE_OR_DIR` (the `wtcp` group loads them when named)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,6 @@ from rich.console import Console
 
 from wtcp.errors import CliError
 from wtcp.sweep.cli import check_executor_options, executor_options, make_executor
-
-
-def register(cli_group: click.Group) -> None:
-    for command in (reproduce_command, report_command):
-        if command.name not in cli_group.commands:
-            cli_group.add_command(command)
 
 
 def _targets(paper: str) -> list[str]:

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h")
 CAUSE_COLUMNS = ("fr_congestion", "fr_wireless", "fr_spurious", "to_congestion", "to_wireless", "to_spurious")
-# Congestion, wireless, spurious: Tol's colour-blind-safe rose / indigo / grey, lighter for RTOs.
-CAUSE_COLORS = (style.ROSE, style.INDIGO, "#999999", "#E6B3BB", "#9990C8", "#D5D5D5")
+# Congestion, wireless, spurious (`wtcp.plot.CAUSE_COLORS`: Tol's colour-blind-safe rose /
+# indigo / grey), lighter for RTOs.
+CAUSE_COLORS = (*style.CAUSE_COLORS.values(), "#E6B3BB", "#9990C8", "#D5D5D5")
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""`wtcp sweep` and `wtcp results`; `register(cli)` adds them to the `wtcp` group."""
+"""`wtcp sweep` and `wtcp results` (the `wtcp` group loads them when named)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,6 @@ from wtcp.errors import CliError, Interrupted
 def _cli_error(message: str) -> Exception:
     # Defined outside wtcp.cli so that `python -m wtcp.cli` (module __main__) catches it.
     return CliError(message)
-
-
-def register(cli_group: click.Group) -> None:
-    """Add the `sweep` and `results` commands to `cli_group`."""
-    for command in (sweep_command, results_command):
-        if command.name not in cli_group.commands:
-            cli_group.add_command(command)
 
 
 def executor_options(command):
@@ -185,10 +178,9 @@ def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: 
 
 
 if __name__ == "__main__":
-    # `python -m wtcp.sweep.cli ...`: the `wtcp` command with these two registered.
+    # `python -m wtcp.sweep.cli ...`: the `wtcp` command.
     import sys
 
     from wtcp import cli as wtcp_cli
 
-    register(wtcp_cli.cli)
     sys.exit(wtcp_cli.main())
