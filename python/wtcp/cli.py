@@ -174,7 +174,8 @@ def cli() -> None:
 @click.option("--pcap", "pcap_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Write a pcap file (headers only) per link direction and 802.11 station into DIR, for Wireshark or tcpdump (docs/pcap.md).")
 @click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
-def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, pcap_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...]) -> None:
+@click.option("--profile", "profile_name", metavar="NAME", help="Whose defaults fill what the scenario leaves out: rfc (default), ns2, ns3, qualnet, linux (`wtcp profile show NAME`).")
+def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, pcap_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...], profile_name: str | None) -> None:
     """Run the scenario FILE (a TOML file, or a built-in scenario by name: see `wtcp
     scenarios`) and print its metrics."""
     if ns3_attributes and engine != "ns3":
@@ -185,6 +186,8 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
 
     from wtcp import report
 
+    if profile_name is not None:
+        sets = [profile_override(profile_name), *sets]
     file = scenario_file(file)
     scenario = read_scenario(file)
     control = _core.RunControl() if engine == "wtcp" else None
@@ -238,6 +241,55 @@ def algorithms_command(as_json: bool) -> None:
         click.echo(json.dumps(algorithms, indent=2))
     else:
         report.print_algorithms(report.stdout_console(), algorithms)
+
+
+def profile_override(name: str) -> tuple[str, str]:
+    """`--profile NAME` as the override it stands for; an unknown name is a usage error."""
+    from wtcp.profiles import UnknownProfile, override
+
+    try:
+        return override(name)
+    except UnknownProfile as e:
+        raise CliError(f"--profile: {e}") from None
+
+
+@cli.group("profile")
+def profile_group() -> None:
+    """The simulator and stack profiles (docs/profiles.md)."""
+
+
+@profile_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the profiles as JSON.")
+def profile_list_command(as_json: bool) -> None:
+    """List the profiles."""
+    from wtcp.profiles import profiles
+
+    items = profiles()
+    if as_json:
+        click.echo(json.dumps([{k: p[k] for k in ("name", "title")} for p in items], indent=2))
+        return
+    from wtcp import report
+
+    report.print_profiles(report.stdout_console(), items)
+
+
+@profile_group.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
+def profile_show_command(name: str, as_json: bool) -> None:
+    """Print the defaults profile NAME sets, each with its source."""
+    from wtcp.profiles import UnknownProfile, profile
+
+    try:
+        p = profile(name)
+    except UnknownProfile as e:
+        raise CliError(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(p, indent=2))
+        return
+    from wtcp import report
+
+    report.print_profile(report.stdout_console(), p)
 
 
 @cli.command("demo")

@@ -318,15 +318,19 @@ def parse_algorithms(ctx: click.Context, param: click.Parameter, value: str | No
 @click.option("--algorithms", callback=parse_algorithms, metavar="A,B,...", help="Run every TCP flow with each of these algorithms (default: as the scenario says).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="An extra ns-3 TcpSocketBase attribute for the ns-3 runs, e.g. Sack=true (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows (per-seed values included) as JSON.")
-def crosscheck_command(file: Path, sets: tuple[str, ...], grid: dict[str, list[Any]], seeds: int, algorithms: list[str] | None, ns3_attributes: tuple[str, ...], as_json: bool) -> None:
+@click.option("--profile", "profile_name", metavar="NAME", help="Whose defaults both engines run with (docs/profiles.md); ns3 gives every default ns-3 has.")
+def crosscheck_command(file: Path, sets: tuple[str, ...], grid: dict[str, list[Any]], seeds: int, algorithms: list[str] | None, ns3_attributes: tuple[str, ...], as_json: bool,
+                       profile_name: str | None) -> None:
     """Run the scenario FILE in wtcp and in ns-3 over seeds and compare them."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from wtcp.cli import parse_sets, read_scenario, scenario_errors
+    from wtcp.cli import parse_sets, profile_override, read_scenario, scenario_errors
 
     scenario = read_scenario(file)
     pairs = parse_sets(click.get_current_context(), None, sets)  # type: ignore[arg-type]
+    if profile_name is not None:
+        pairs = [profile_override(profile_name), *pairs]
     paths = list(grid)
     points = [dict(zip(paths, combo)) for combo in itertools.product(*grid.values())]
     with scenario_errors(file):

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -106,7 +107,8 @@ def flow_rows(metrics: Mapping[str, Any]) -> list[list[str]]:
 
 def flows_title(metrics: Mapping[str, Any]) -> str:
     engine = "" if metrics.get("engine", "wtcp") == "wtcp" else f", engine {metrics['engine']}"
-    return f"{metrics['scenario']}: flows (seed {metrics['seed']}, replication {metrics['replication']}{engine})"
+    profile = f", profile {metrics['profile']}" if metrics.get("profile", "rfc") != "rfc" else ""
+    return f"{metrics['scenario']}: flows (seed {metrics['seed']}, replication {metrics['replication']}{engine}{profile})"
 
 
 def flows_tables(metrics: Mapping[str, Any], width: int) -> list[Table]:
@@ -206,6 +208,30 @@ def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) 
         else:
             console.print("  (no parameters)")
         console.print()
+
+
+def print_profiles(console: Console, profiles: Sequence[Mapping[str, Any]]) -> None:
+    table = Table(box=None, padding=(0, 2), pad_edge=False, show_edge=False)
+    table.add_column("profile")
+    table.add_column("defaults of")
+    for p in profiles:
+        table.add_row(escape(p["name"]), escape(p["title"]))
+    console.print(table)
+
+
+def print_profile(console: Console, p: Mapping[str, Any]) -> None:
+    from wtcp.profiles import where
+
+    console.print(f"[bold]{escape(p['name'])}[/bold]  {escape(p['title'])}")
+    console.print(f"  {escape(p['note'])}", highlight=False)
+    if not p["fills"]:
+        console.print("  (the default: wtcp's built-in values, listed with their sources; nothing is filled in)", highlight=False)
+    table = Table(box=None, padding=(0, 2), pad_edge=False, show_edge=False)
+    for header in ("setting", "value", "source"):
+        table.add_column(header, style="dim" if header == "source" else None)
+    for e in p["entries"]:
+        table.add_row(escape(where(e["key"])), escape(e["value"]), escape(e["source"]))
+    console.print(table)
 
 
 def goodput_rows(loss_percent: Sequence[float], columns: Mapping[str, Sequence[float]]) -> list[list[str]]:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 # Short column prefixes for the per-flow cause counters.
 CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict", "verdicts_by_cause": "cm"}
-SUMMARY_KEYS = ("engine", "scenario", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "loop_cpu_seconds", "peak_packets", "warnings")
+SUMMARY_KEYS = ("engine", "scenario", "profile", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "loop_cpu_seconds", "peak_packets", "warnings")
 TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
 ENGINES = ("wtcp", "ns3")
 
@@ -72,6 +72,11 @@ class Result:
     def engine(self) -> str:
         """The simulator that produced the run: "wtcp" (native) or "ns3"."""
         return self.raw.get("engine", "wtcp")
+
+    @property
+    def profile(self) -> str:
+        """Whose defaults filled what the scenario left out (docs/profiles.md)."""
+        return self.raw.get("profile", "rfc")
 
     @property
     def summary(self) -> dict[str, Any]:

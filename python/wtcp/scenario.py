@@ -252,15 +252,41 @@ class Scenario:
         if engine == "ns3":
             from wtcp.ns3 import run_document
 
-            return Result(run_document(self.with_text_overrides(extra).document, ns3_attributes))
+            scenario, notice = self.with_text_overrides(extra).with_engine_profile("ns3")
+            metrics = run_document(scenario.document, ns3_attributes)
+            if notice:
+                raw = json.loads(metrics)
+                raw["warnings"] = [notice, *raw.get("warnings", [])]
+                metrics = json.dumps(raw, allow_nan=False, separators=(",", ":"))
+            return Result(metrics)
         sink = TraceWriter(trace_dir) if trace_dir is not None else None
         pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
         metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control, sink, pcap)
         return Result(with_engine(metrics_json, "wtcp"), traces)
 
+    def with_engine_profile(self, profile: str) -> tuple[Scenario, str | None]:
+        """The scenario with `profile` where it names none (an engine's own defaults: the
+        ns-3 engine runs with `ns3`), and a notice of what that filled in (None when the
+        scenario names its profile)."""
+        if "profile" in self.document:
+            return self, None
+        filled = self.with_text_overrides([("profile", f"\"{profile}\"")])
+        added = sorted(p for p in set(flat_paths(filled.document)) - set(flat_paths(self.document)) if not p.startswith("profile="))
+        what = ", ".join(added) if added else "nothing"
+        return filled, f"the {profile} engine ran with profile {profile} (docs/profiles.md), which set: {what}"
+
     def __repr__(self) -> str:
         where = f" from {self._source}" if self._source else ""
         return f"<Scenario {self.name!r}{where}, {len(self._overrides)} override(s)>"
+
+
+def flat_paths(doc: Any, prefix: str = "") -> list[str]:
+    """Every leaf of a document as `path=value` (arrays of tables by index)."""
+    if isinstance(doc, dict):
+        return [p for k, v in doc.items() for p in flat_paths(v, f"{prefix}.{k}" if prefix else str(k))]
+    if isinstance(doc, list) and doc and all(isinstance(v, dict) for v in doc):
+        return [p for i, v in enumerate(doc) for p in flat_paths(v, f"{prefix}.{i}")]
+    return [f"{prefix}={to_toml_value(doc, prefix)}"]
 
 
 def load(path: PathLike) -> Scenario:

@@ -203,7 +203,7 @@ impl<'de> Deserialize<'de> for Nvar0Seed {
 
 impl AccParams {
     fn reno(&self) -> RenoParams {
-        RenoParams { byte_counting: self.byte_counting, abc_limit: self.abc_limit, halve: self.halve }
+        RenoParams { byte_counting: self.byte_counting, abc_limit: self.abc_limit, halve: self.halve, ..RenoParams::default() }
     }
 }
 

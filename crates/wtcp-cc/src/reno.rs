@@ -11,6 +11,9 @@
 //! - Slow start adds min(N, SMSS) per ACK (RFC 5681 eq. 2); with byte counting, min(N, L*SMSS).
 //! - ssthresh on loss is max(FlightSize/2, 2*SMSS) (RFC 5681 eq. 4); `halve = "cwnd"`
 //!   halves cwnd instead, as ns-2 and Linux do.
+//! - A congestion mark (ECN echo, or TCP-Jersey's congestion warning) halves the window
+//!   once per window (RFC 3168 §6.1.2); `ecn = false` ignores marks, as ns-2's Agent/TCP
+//!   does with its default `ecn_ 0` (the `ns2` profile sets it).
 
 use serde::Deserialize;
 
@@ -43,6 +46,13 @@ const PARAMS: &[ParamInfo] = &[
         unit: "flight_size|cwnd|pipe",
         default: "flight_size",
         doc: "quantity halved on loss: FlightSize (RFC 5681 eq. 4), cwnd (ns-2, Linux) or the RFC 6675 pipe (ns-3)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "ecn",
+        unit: "bool",
+        default: "true",
+        doc: "answer congestion marks (ECN echoes) by halving once per window (RFC 3168 §6.1.2); false ignores them, as ns-2's Agent/TCP with its default ecn_ 0",
         range: Range::Any,
     },
 ];
@@ -90,11 +100,13 @@ pub struct RenoParams {
     /// What the loss response halves: `flight_size` (RFC 5681), `cwnd` (ns-2, Linux) or
     /// `pipe` (ns-3's BytesInFlight).
     pub halve: HalveOf,
+    /// Answer congestion marks (RFC 3168 §6.1.2); off: ignore them (ns-2's `ecn_ 0`).
+    pub ecn: bool,
 }
 
 impl Default for RenoParams {
     fn default() -> Self {
-        RenoParams { byte_counting: false, abc_limit: 2, halve: HalveOf::FlightSize }
+        RenoParams { byte_counting: false, abc_limit: 2, halve: HalveOf::FlightSize, ecn: true }
     }
 }
 
@@ -247,7 +259,7 @@ impl CongestionControl for Reno {
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
         // RFC 3168 §6.1.2: an ECN echo halves the window as a loss would, at most once
         // per window of data, without a retransmission.
-        if signal == Signal::CongestionMark && self.ecn.allows(cx) {
+        if signal == Signal::CongestionMark && self.params.ecn && self.ecn.allows(cx) {
             w.ssthresh = halved_ssthresh(cx.flight_size as f64, cx.mss_f());
             w.cwnd = w.ssthresh;
             self.ecn.reduced(cx);
@@ -362,6 +374,19 @@ mod tests {
         assert_eq!(h.w.cwnd, flight / 2.0);
         h.signal(Signal::CongestionMark);
         assert_eq!(h.w.cwnd, flight / 2.0);
+    }
+
+    #[test]
+    fn with_ecn_off_a_mark_leaves_the_window_alone_as_ns2s_default_sender() {
+        let p = RenoParams { ecn: false, ..RenoParams::default() };
+        let mut h = crate::testing::Harness::new(Reno::boxed(p, RecoveryStyle::NewReno));
+        for _ in 0..20 {
+            h.ack(1, 50_000_000);
+        }
+        h.fill_window();
+        let (cwnd, ssthresh) = (h.w.cwnd, h.w.ssthresh);
+        h.signal(Signal::CongestionMark);
+        assert_eq!((h.w.cwnd, h.w.ssthresh), (cwnd, ssthresh));
     }
 
     #[test]

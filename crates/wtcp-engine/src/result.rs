@@ -154,6 +154,8 @@ pub struct WifiStationResult {
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     pub scenario: String,
+    /// The profile whose defaults the run used (`rfc` unless the scenario names one).
+    pub profile: String,
     pub seed: u64,
     pub replication: u64,
     pub flows: Vec<FlowResult>,

@@ -816,6 +816,7 @@ impl<'s> World<'s> {
             .collect();
         RunResult {
             scenario: sc.name.clone(),
+            profile: sc.profile.to_string(),
             wifi,
             seed: sc.seed,
             replication: sc.replication,

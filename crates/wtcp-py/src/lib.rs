@@ -442,6 +442,31 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
+/// Every profile (`rfc` first): name, title, note, whether it fills a document, and its
+/// entries (key, value as text, source).
+#[pyfunction]
+fn profiles(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for p in wtcp_engine::scenario::profile::PROFILES {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name)?;
+        d.set_item("title", p.title)?;
+        d.set_item("note", p.note)?;
+        d.set_item("fills", p.fills)?;
+        let entries = PyList::empty(py);
+        for e in p.entries {
+            let ed = PyDict::new(py);
+            ed.set_item("key", e.key)?;
+            ed.set_item("value", e.value.text())?;
+            ed.set_item("source", e.source)?;
+            entries.append(ed)?;
+        }
+        d.set_item("entries", entries)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
 /// Parameters as dicts: name, unit, default, doc, range (text; "" for a switch or a
 /// choice) and, for a nested table, its own `params`.
 fn param_list<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo]) -> PyResult<Bound<'py, PyList>> {
@@ -471,6 +496,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_document, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_class::<RunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

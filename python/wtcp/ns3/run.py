@@ -96,6 +96,7 @@ def run_document(doc: dict[str, Any], socket_attributes: Sequence[str] = (), con
     if recovery_type is not None:
         check_type(recovery_type, ns.TcpRecoveryOps, "ns3_recovery", "ns3::TcpPrrRecovery")
     metrics = run_plan(p, ns, gbl)
+    metrics["profile"] = doc.get("profile", "rfc")
     if socket_attributes:
         metrics["ns3_attributes"] = list(socket_attributes)
     if congestion_type is not None:

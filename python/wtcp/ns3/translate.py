@@ -321,7 +321,7 @@ def same_value(a: Any, b: Any) -> bool:
 
 # --- the translation ------------------------------------------------------------------
 
-TOP_KEYS = ("name", "description", "run", "tcp", "nodes", "links", "wifi", "flows", "trace", "metrics")
+TOP_KEYS = ("name", "description", "profile", "run", "tcp", "nodes", "links", "wifi", "flows", "trace", "metrics")
 RUN_KEYS = ("duration_s", "seed", "replication", "measure_from_s", "measure_to_s")
 LINK_KEYS = ("name", "a", "b", "rate_mbps", "delay_ms", "link_header_bytes", "queue", "ab", "ba")
 QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "min_th", "max_th", "max_p", "weight", "gentle", "ecn", "threshold", "mean_packet_bytes")

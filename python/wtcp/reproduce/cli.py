@@ -33,7 +33,8 @@ def _targets(paper: str) -> list[str]:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("wtcp-reproduce"), show_default=True, metavar="DIR", help="Output directory (one folder per paper, report.html).")
 @executor_options
 @click.option("--quiet", is_flag=True, help="No progress display.")
-def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | None, dask_address: str | None, dask_local: int | None, quiet: bool) -> None:
+@click.option("--profile", "profile_name", metavar="NAME", help="Run every paper with this profile instead of its own simulator's (docs/profiles.md).")
+def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | None, dask_address: str | None, dask_local: int | None, quiet: bool, profile_name: str | None) -> None:
     """Re-run a paper's experiments and ablations, compare with its published numbers,
     write figures, claims.csv, ablations.csv and report.html. PAPER: dynamic, ewr, taichung, clap, njplus, scorecard or
     all (the papers shipped with wtcp), or the path of a paper definition of your own: a
@@ -43,6 +44,10 @@ def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | Non
     from wtcp.reproduce.spec import PaperError
 
     targets = _targets(paper)
+    if profile_name is not None:
+        from wtcp.cli import profile_override
+
+        profile_override(profile_name)  # an unknown name is a usage error before anything runs
     check_executor_options(workers, dask_address, dask_local)
     executor = make_executor(workers, dask_address, dask_local)
     console = report.stdout_console()
@@ -52,9 +57,9 @@ def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | Non
         for name in targets:
             try:
                 if quiet:
-                    outcome = reproduce_paper(name, out_dir, executor, quick=quick)
+                    outcome = reproduce_paper(name, out_dir, executor, quick=quick, profile=profile_name)
                 else:
-                    outcome = _with_progress(name, out_dir, executor, quick, err)
+                    outcome = _with_progress(name, out_dir, executor, quick, err, profile_name)
             except PaperError as e:
                 raise CliError(f"paper `{name}`: {e}") from None
             outcomes.append(outcome)
@@ -72,7 +77,7 @@ def reproduce_command(paper: str, quick: bool, out_dir: Path, workers: int | Non
         raise click.exceptions.Exit(1)
 
 
-def _with_progress(name, out_dir, executor, quick, console):
+def _with_progress(name, out_dir, executor, quick, console, profile=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from wtcp.reproduce.run import reproduce_paper
@@ -85,7 +90,7 @@ def _with_progress(name, out_dir, executor, quick, console):
                 tasks[experiment] = bar.add_task(f"{name}/{experiment}", total=p.total)
             bar.update(tasks[experiment], total=p.total, completed=p.finished)
 
-        return reproduce_paper(name, out_dir, executor, quick=quick, on_update=on_update)
+        return reproduce_paper(name, out_dir, executor, quick=quick, on_update=on_update, profile=profile)
 
 
 @click.command("report")

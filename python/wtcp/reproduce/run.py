@@ -71,11 +71,13 @@ def reproduce_paper(
     executor: Executor,
     quick: bool = False,
     on_update: Callable[[str, Progress], None] | None = None,
+    profile: str | None = None,
 ) -> PaperOutcome:
     """Run one paper's experiments into `out_dir/<paper>/` and write its outputs. `name`
-    is a shipped paper's name or the path of a paper definition (see `load_paper`)."""
+    is a shipped paper's name or the path of a paper definition (see `load_paper`);
+    `profile` replaces the paper's own simulator profile."""
     t0 = time.perf_counter()
-    paper = load_paper(name)
+    paper = load_paper(name, profile)
     out_dir = Path(out_dir)
     folder = out_dir / paper.name
     if name_problem(paper.name) is not None or Path(os.path.normpath(folder)).parent != Path(os.path.normpath(out_dir)):

@@ -25,7 +25,7 @@ from wtcp.toml_text import TomlError, check_plain, parse_toml
 
 PAPER_DIR = Path(__file__).resolve().parent.parent / "papers"
 
-PAPER_KEYS = ("paper", "title", "citation", "source", "tolerance", "summary", "experiments", "claims", "ablations")
+PAPER_KEYS = ("paper", "title", "citation", "source", "tolerance", "summary", "profile", "experiments", "claims", "ablations")
 EXPERIMENT_KEYS = ("id", "title", "sweep", "quick", "figures")
 QUICK_KEYS = ("replications", "set", "grid", "algorithms", "zip")
 FIGURE_KINDS = ("lines", "bars", "table", "trace", "causes")
@@ -72,15 +72,19 @@ class Experiment:
     sweep_file: Path
     quick: dict[str, Any]
     figures: list[Figure]
+    profile: str | None = None  # the paper's simulator profile, unless the sweep sets one
 
     def document(self, quick: bool, sweep_file: Path | None = None) -> dict[str, Any]:
         """The sweep document of this experiment (or of `sweep_file`, an alternative read
-        the same way), with the experiment's `quick` table applied if `quick`."""
+        the same way), with the experiment's `quick` table applied if `quick`, and the
+        paper's profile where the sweep file names none."""
         path = sweep_file or self.sweep_file
         try:
             doc = parse_toml(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, TomlError) as e:
             raise PaperError(f"experiments.{self.id}.sweep", f"cannot read {path}: {e}") from None
+        if self.profile is not None and isinstance(doc.get("set", {}), dict):
+            doc.setdefault("set", {}).setdefault("profile", self.profile)
         return quick_variant(doc, self.quick) if quick else doc
 
     def sweep(self, quick: bool, paper: str) -> Sweep:
@@ -187,6 +191,7 @@ class Paper:
     claims: list[Claim] = field(default_factory=list)
     ablations: list[Ablation] = field(default_factory=list)
     folder: Path = PAPER_DIR
+    profile: str | None = None  # whose defaults its runs use (docs/profiles.md)
 
     def claim(self, claim_id: str) -> Claim:
         for c in self.claims:
@@ -216,10 +221,11 @@ def is_path_form(name_or_path: str | os.PathLike[str]) -> bool:
     return any(sep in name_or_path for sep in separators) or name_or_path.endswith(".toml") or name_or_path in (".", "..")
 
 
-def load_paper(name_or_path: str | os.PathLike[str]) -> Paper:
+def load_paper(name_or_path: str | os.PathLike[str], profile: str | None = None) -> Paper:
     """A shipped paper by name (`"njplus"`: only the papers in `PAPER_DIR`, whatever the
     current directory holds), or a paper definition of your own by path: a `paper.toml`
-    file or its folder, as a `Path` or a string with a separator (`"./mypaper"`)."""
+    file or its folder, as a `Path` or a string with a separator (`"./mypaper"`).
+    `profile` replaces the paper's own `profile` (`--profile`)."""
     if is_path_form(name_or_path):
         path = Path(name_or_path)
         if path.is_dir():
@@ -239,6 +245,8 @@ def load_paper(name_or_path: str | os.PathLike[str]) -> Paper:
         raise PaperError(str(path), "not a UTF-8 text file") from None
     except OSError as e:
         raise PaperError(str(path), f"cannot read: {e.strerror or e}") from None
+    if profile is not None:
+        doc = {**doc, "profile": profile}
     return paper_from_dict(doc, path.parent)
 
 
@@ -262,12 +270,14 @@ def paper_from_dict(doc: Mapping[str, Any], folder: Path) -> Paper:
         summary=_str(doc, "summary", ""),
         tolerance=float(tolerance),
         folder=folder,
+        profile=_profile(doc),
     )
     experiments = doc.get("experiments", [])
     if not isinstance(experiments, list) or not experiments:
         raise PaperError("experiments", "must be a non-empty array of tables ([[experiments]])")
     for i, e in enumerate(experiments):
         paper.experiments.append(_experiment(e, f"experiments.{i}", folder))
+        paper.experiments[-1].profile = paper.profile
     ids = [e.id for e in paper.experiments]
     for i, e_id in enumerate(ids):
         if ids.index(e_id) != i:
@@ -295,6 +305,21 @@ def paper_from_dict(doc: Mapping[str, Any], folder: Path) -> Paper:
         if ablation_ids.index(a_id) != i:
             raise PaperError(f"ablations.{i}.id", f"`{a_id}` is used twice")
     return paper
+
+
+def _profile(doc: Mapping[str, Any]) -> str | None:
+    from wtcp.profiles import UnknownProfile, profile
+
+    name = doc.get("profile")
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise PaperError("profile", f"must be a profile name, not {name!r}")
+    try:
+        profile(name)
+    except UnknownProfile as e:
+        raise PaperError("profile", str(e)) from None
+    return name
 
 
 def quick_variant(doc: dict[str, Any], quick: Mapping[str, Any]) -> dict[str, Any]:

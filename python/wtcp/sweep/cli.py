@@ -52,7 +52,8 @@ def make_executor(workers: int | None, dask_address: str | None, dask_local: int
 @click.option("--run-memory", "run_memory", type=click.FloatRange(min=0, min_open=True), metavar="MB", help="Stop a run once the simulator holds more than MB megabytes (2^20 bytes) of heap, and store it as failed.")
 @click.option("--quiet", is_flag=True, help="No progress display.")
 @click.option("--dry-run", "dry", is_flag=True, help="Print the run count, the axes and how many runs are already stored; run nothing.")
-def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, run_timeout: float | None, run_memory: float | None, quiet: bool, dry: bool) -> None:
+@click.option("--profile", "profile_name", metavar="NAME", help="Whose defaults fill what the runs leave out (docs/profiles.md); the sweep's own `profile` value or axis wins.")
+def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask_address: str | None, dask_local: int | None, run_timeout: float | None, run_memory: float | None, quiet: bool, dry: bool, profile_name: str | None) -> None:
     """Run the sweep FILE, storing every result; runs already stored are skipped.
     Ctrl-C stops it, keeping every finished run; the same command resumes it."""
     from wtcp.sweep.runner import SweepInterrupted, default_store_path, run_sweep
@@ -60,8 +61,12 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
     from wtcp.sweep.store import Store, StoreError
 
     check_executor_options(workers, dask_address, dask_local)
+    if profile_name is not None:
+        from wtcp.cli import profile_override
+
+        profile_override(profile_name)
     try:
-        sweep = Sweep.from_file(file)
+        sweep = Sweep.from_file(file, profile=profile_name)
     except SweepError as e:
         raise _cli_error(f"{file}: {e}") from None
     except UnicodeDecodeError:

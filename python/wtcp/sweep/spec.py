@@ -74,13 +74,17 @@ class Sweep:
     # --- construction ---
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> Sweep:
+    def from_file(cls, path: str | os.PathLike[str], profile: str | None = None) -> Sweep:
+        """The sweep in the file; `profile` (`--profile`) fills the defaults of every run
+        unless the sweep sets `profile` itself or sweeps it."""
         path = Path(path)
         text = path.read_text(encoding="utf-8")
         try:
             doc = parse_toml(text)
         except TomlError as e:
             raise SweepError("", f"not valid TOML: {e}") from None
+        if profile is not None and isinstance(doc.get("set", {}), dict) and not _names_path(doc, "profile"):
+            doc.setdefault("set", {})["profile"] = profile
         sweep = cls.from_dict(doc, base_dir=path.parent, default_name=path.stem)
         sweep.source = path
         return sweep
@@ -312,6 +316,12 @@ def _engine_values(sweep: Sweep) -> list[tuple[str, Any]]:
         out += [(f"zip.{z}.{ENGINE_KEY}.{i}", v) for i, v in enumerate(group.get(ENGINE_KEY, []))]
     out += [(f"points.{i}.{ENGINE_KEY}", p[ENGINE_KEY]) for i, p in enumerate(sweep.points) if ENGINE_KEY in p]
     return out
+
+
+def _names_path(doc: Mapping[str, Any], path: str) -> bool:
+    """Whether the sweep document sets or sweeps `path` anywhere."""
+    tables = [doc.get("set"), doc.get("grid"), *(doc.get("zip") or []), *(doc.get("points") or [])]
+    return any(isinstance(t, Mapping) and path in t for t in tables)
 
 
 def load_sweep(source: str | os.PathLike[str] | Mapping[str, Any]) -> Sweep:

@@ -3,6 +3,7 @@
 
 pub mod budget;
 mod overrides;
+pub mod profile;
 mod resolve;
 pub mod schema;
 

@@ -197,6 +197,8 @@ pub struct WifiCfg {
 #[derive(Clone, Debug)]
 pub struct Scenario {
     pub name: String,
+    /// Whose defaults filled what the document left out (`profile.rs`).
+    pub profile: &'static str,
     /// The document after overrides: what was actually run.
     pub document: Value,
     pub duration: Time,
@@ -255,6 +257,7 @@ impl Scenario {
         for (path, text) in overrides {
             apply_override(&mut doc, path, parse_value(text))?;
         }
+        let profile = super::profile::apply(&mut doc)?;
         let file: ScenarioFile = serde_path_to_error::deserialize(doc.clone()).map_err(|e| {
             let mut path = dotted(e.path());
             let mut msg = first_line(&e.into_inner().to_string());
@@ -269,7 +272,7 @@ impl Scenario {
             }
             ScenarioError::new(path, msg)
         })?;
-        resolve(file, doc, traces)
+        resolve(file, doc, traces, profile.name)
     }
 }
 
@@ -351,7 +354,7 @@ fn positive(path: &str, v: f64, what: &str) -> R<f64> {
 /// Most copies one `[[flows]]` entry may ask for (`count`).
 const MAX_FLOW_COPIES: u32 = 10_000;
 
-fn resolve(f: ScenarioFile, document: Value, traces: TraceStore) -> R<Scenario> {
+fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'static str) -> R<Scenario> {
     let limits = budget::Limits::from_env()?;
     let duration = time_s("run.duration_s", f.run.duration_s, true)?;
     let measure_from = time_s("run.measure_from_s", f.run.measure_from_s, false)?;
@@ -603,6 +606,7 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore) -> R<Scenario> 
 
     let sc = Scenario {
         name: f.name.clone().unwrap_or_else(|| "scenario".to_string()),
+        profile,
         document,
         duration,
         seed: f.run.seed,
@@ -640,6 +644,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     config.data_kbps = rate("data_rate_mbps", w.data_rate_mbps, data_default)?;
     config.basic_kbps = rate("basic_rate_mbps", w.basic_rate_mbps, basic_default)?;
     config.eifs = w.eifs.unwrap_or_default();
+    config.backoff_rule = w.backoff_rule.unwrap_or(config.backoff_rule);
     config.rts_threshold = w.rts_threshold_bytes;
     config.short_retry_limit = w.short_retry_limit.unwrap_or(config.short_retry_limit);
     config.long_retry_limit = w.long_retry_limit.unwrap_or(config.long_retry_limit);

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::wifi::EifsRule;
+pub use crate::wifi::{BackoffRule, EifsRule};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -16,6 +16,10 @@ pub struct ScenarioFile {
     /// Free text: where the scenario comes from.
     #[serde(default)]
     pub description: Option<String>,
+    /// Whose defaults fill what the scenario leaves out (`rfc`, `ns2`, `ns3`, `qualnet`,
+    /// `linux`; see `profile.rs` and docs/profiles.md). Applied before this is read.
+    #[serde(default)]
+    pub profile: Option<String>,
     pub run: RunSection,
     /// Defaults for every TCP flow (a flow's own `tcp` table overrides them).
     #[serde(default)]
@@ -205,6 +209,9 @@ pub struct WifiSpec {
     /// Interface queue per station, packets (default 50).
     #[serde(default)]
     pub queue_packets: Option<u32>,
+    /// What a busy period does to a counting backoff (default `"busy_slot_counts"`).
+    #[serde(default)]
+    pub backoff_rule: Option<BackoffRule>,
     /// Bit error rate of every frame at its receiver (default 0).
     #[serde(default)]
     pub ber: Option<f64>,

@@ -25,6 +25,11 @@
 //!   transmission range and not overlapped; no bit-error draw is made for them.
 //! - EIFS is not cancelled by a correct reception during it; no capture effect; no
 //!   fragmentation, broadcast, beacons, rate adaptation or power save.
+//! - The backoff counter also counts the slot in which the medium turns busy
+//!   ([`BackoffRule::BusySlotCounts`], Bianchi's chain and the EDCA slot-boundary rule),
+//!   where DCF (802.11-2012 9.3.4.3), ns-2, ns-3 and QualNet count whole idle slots only;
+//!   `backoff_rule = "idle_slots_only"` (the ns2, ns3 and qualnet profiles) selects theirs.
+//!   Measured on one 802.11g hop with 3 bulk flows: 1.5-2.5 % more goodput than idle-only.
 //! - Duplicate detection uses the sender's ground truth (has a copy arrived?) instead of
 //!   sequence numbers; an MSDU given up after a copy arrived (lost ACKs) is counted in
 //!   `gave_up_after_delivery` and not reported as a drop.
@@ -98,9 +103,12 @@ pub enum CollisionTiming {
 }
 
 /// What a busy period does to a counting backoff.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BackoffRule {
-    /// Only fully idle slots decrement the counter.
+    /// Only fully idle slots decrement the counter: the DCF rule (IEEE 802.11-2012
+    /// 9.3.4.3, a slot in which the medium turns busy is not counted) and ns-2's
+    /// (`BackoffTimer::pause`).
     IdleSlotsOnly,
     /// The busy period that interrupts the countdown also decrements it once, as in
     /// Bianchi's Markov chain (the counter moves once per generic slot, idle or busy);

@@ -1,0 +1,461 @@
+//! Simulator and stack profiles: whose defaults a scenario runs with.
+//!
+//! `profile = "ns2"` (or `--profile ns2`) fills every default that ns-2.35 fixes and wtcp
+//! can express into the scenario document before it is checked, wherever the scenario
+//! leaves the field out. A value the scenario states always wins. The filled document is
+//! the one that is run and stored, so a result carries every value it ran with.
+//!
+//! `rfc` is the default and fills nothing: its table lists wtcp's built-in defaults (a
+//! test resolves a scenario with and without them stated and requires the same result).
+//!
+//! Where a setting applies:
+//! - `tcp.KEY`: the scenario's `[tcp]` table (every flow's default; a flow's own `tcp`
+//!   table still overrides it). `send_buffer_bytes` given as segments is the segment count
+//!   times the MSS of the table it lands in (ns-2's `window_` counts packets), also for a
+//!   flow that states its own `mss_bytes`.
+//! - `links.queue.KEY`: each link's queue that states neither `limit_packets` nor
+//!   `limit_bytes`.
+//! - `wifi.KEY`: each `[[wifi]]` channel.
+//! - `cc.ALGO.KEY`: `cc_params.KEY` of each TCP flow whose algorithm is ALGO.
+//!
+//! Every value's source is in the table and in `docs/profiles.md` (generated from it).
+
+use toml::Value;
+
+use super::ScenarioError;
+
+/// A profile value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Name(&'static str),
+    /// A byte count given in segments of the table's MSS (ns-2's `window_`).
+    Segments(f64),
+    /// The table's send window (`send_buffer_bytes`) in segments (ns-2's initial
+    /// `ssthresh_ = window_`).
+    WindowSegments,
+}
+
+/// One default of a profile: where it applies, its value, where the value comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub key: &'static str,
+    pub value: Setting,
+    pub source: &'static str,
+}
+
+/// A simulator's or a stack's defaults.
+#[derive(Debug)]
+pub struct Profile {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// What the profile leaves to wtcp's built-in defaults, and why.
+    pub note: &'static str,
+    pub entries: &'static [Entry],
+    /// `false` for `rfc`: its entries document the built-in defaults and are not filled in.
+    pub fills: bool,
+}
+
+const fn e(key: &'static str, value: Setting, source: &'static str) -> Entry {
+    Entry { key, value, source }
+}
+
+use Setting::{Bool as B, Float as F, Int as I, Name as N, Segments as Seg};
+
+/// Every profile, `rfc` first (the default).
+pub const PROFILES: &[Profile] = &[RFC, NS2, NS3, QUALNET, LINUX];
+
+/// The default profile's name.
+pub const DEFAULT_PROFILE: &str = "rfc";
+
+const RFC: Profile = Profile {
+    name: "rfc",
+    title: "The IETF specifications (wtcp's built-in defaults)",
+    note: "The default. Where an RFC leaves a value open (MSS, buffers, queue limits) wtcp's own choice is listed as such.",
+    fills: false,
+    entries: &[
+        e("tcp.mss_bytes", I(1000), "wtcp's choice (RFC 879 leaves it to the path; ns-2's packetSize_)"),
+        e("tcp.header_bytes", I(40), "RFC 791 + RFC 793: 20-byte IPv4 and TCP headers without options"),
+        e("tcp.timestamps", B(false), "RFC 7323 is optional"),
+        e("tcp.initial_cwnd_segments", F(10.0), "RFC 6928 §2"),
+        e("tcp.initial_ssthresh_segments", F(f64::INFINITY), "RFC 5681 §3.1: \"arbitrarily high\""),
+        e("tcp.rto_initial_s", F(1.0), "RFC 6298 §2.1"),
+        e("tcp.rto_min_s", F(1.0), "RFC 6298 §2.4"),
+        e("tcp.rto_max_s", F(60.0), "RFC 6298 §2.5 (at least 60 s)"),
+        e("tcp.clock_granularity_s", F(0.001), "RFC 6298 §4 (finer is better)"),
+        e("tcp.max_backoff", I(16), "wtcp's choice (RFC 6298 §5.5 sets no count; the 60 s cap binds first)"),
+        e("tcp.rtt_sampling", N("every_ack"), "RFC 6298 §3 (at least one sample per RTT; Karn's rule)"),
+        e("tcp.dupack_threshold", I(3), "RFC 5681 §3.2"),
+        e("tcp.limited_transmit", B(true), "RFC 3042 §2"),
+        e("tcp.delayed_ack", B(true), "RFC 1122 §4.2.3.2, RFC 5681 §4.2"),
+        e("tcp.delayed_ack_count", I(2), "RFC 5681 §4.2 (an ACK for at least every second full-sized segment)"),
+        e("tcp.delayed_ack_timeout_s", F(0.2), "RFC 1122 §4.2.3.2 (< 0.5 s; 200 ms as BSD)"),
+        e("tcp.send_buffer_bytes", I(1 << 20), "wtcp's choice (never limiting on the scenarios shipped)"),
+        e("tcp.recv_buffer_bytes", I(1 << 20), "wtcp's choice (never limiting on the scenarios shipped)"),
+        e("tcp.ecn", B(false), "RFC 3168 is optional"),
+        e("tcp.ecn_echo", N("per_packet"), "wtcp's choice (what TCP-Jersey's congestion warning needs; RFC 3168 §6.1.3 is `latched`)"),
+        e("tcp.frto", B(false), "RFC 5682 is experimental"),
+        e("tcp.partial_ack_timer", N("impatient"), "RFC 6582 §4 (Impatient variant)"),
+        e("tcp.sack", B(false), "RFC 2018 is optional"),
+        e("tcp.recovery", N("classic"), "RFC 6582 (RFC 6675 with SACK)"),
+        e("tcp.backoff_reset", N("rtt_sample"), "RFC 6298 §5.7 with Karn's rule (§3)"),
+        e("tcp.handshake", B(false), "wtcp's choice (data from the first instant)"),
+        e("links.queue.limit_packets", I(100), "wtcp's choice (no RFC sets a queue limit)"),
+        e("wifi.short_retry_limit", I(7), "IEEE 802.11-2012 dot11ShortRetryLimit"),
+        e("wifi.long_retry_limit", I(4), "IEEE 802.11-2012 dot11LongRetryLimit"),
+        e("wifi.queue_packets", I(50), "wtcp's choice (ns-2's interface queue in its wireless examples)"),
+        e("wifi.eifs", N("lowest_mandatory"), "IEEE 802.11-2007 9.2.3.4: the ACK at the PHY's lowest mandatory rate"),
+        e("wifi.backoff_rule", N("busy_slot_counts"), "wtcp's choice (Bianchi's chain and the EDCA slot-boundary rule, 802.11-2012 9.19.2.5); DCF 9.3.4.3 is `idle_slots_only`"),
+        e("cc.reno.ecn", B(true), "RFC 3168 §6.1.2"),
+        e("cc.newreno.ecn", B(true), "RFC 3168 §6.1.2"),
+    ],
+};
+
+const NS2: Profile = Profile {
+    name: "ns2",
+    title: "ns-2.35 (tcl/lib/ns-default.tcl; Agent/TCP/Newreno with the default Agent/TCPSink)",
+    note: "Line numbers are ns-2.35's. Not set: send buffer (an FTP source is unlimited), handshake (ns-2 sends a 40-byte SYN-sized segment 0 with cwnd 1, tcp.cc:699-705, which wtcp does not model), the EIFS (ns-2 sets a NAV of SIFS + DIFS + an ACK at 1 Mb/s and then waits another DIFS, mac-802_11.cc:1655-1667; neither wtcp rule is that).",
+    fills: true,
+    entries: &[
+        e("tcp.mss_bytes", I(1000), "ns-default.tcl:936 Agent/TCP set packetSize_ 1000"),
+        e("tcp.header_bytes", I(40), "ns-default.tcl:937 Agent/TCP set tcpip_base_hdr_size_ 40"),
+        e("tcp.timestamps", B(false), "ns-default.tcl:946 Agent/TCP set timestamps_ false"),
+        e("tcp.initial_cwnd_segments", F(2.0), "ns-default.tcl:920-922 windowInit_ 2, windowInitOption_ 1; tcp.cc:425-430"),
+        e("tcp.send_buffer_bytes", Seg(20.0), "ns-default.tcl:919 Agent/TCP set window_ 20 (packets): tcp.cc:888-901 sends while outstanding data fits min(cwnd_, window_), whatever the receiver holds (wtcp's send-buffer cap; the receive window stays wtcp's)"),
+        e("tcp.initial_ssthresh_segments", Setting::WindowSegments, "tcp.cc:462 TcpAgent::reset: ssthresh_ = int(wnd_), the window_ in packets"),
+        e("tcp.rto_initial_s", F(3.0), "ns-default.tcl:961 Agent/TCP set rtxcur_init_ 3.0"),
+        e("tcp.rto_min_s", F(0.2), "ns-default.tcl:956 Agent/TCP set minrto_ 0.2 (before the backoff, rfc2988_ true: tcp.cc:533-537)"),
+        e("tcp.rto_max_s", F(60.0), "ns-default.tcl:954 Agent/TCP set maxrto_ 60"),
+        e("tcp.clock_granularity_s", F(0.01), "ns-default.tcl:952 Agent/TCP set tcpTick_ 0.01"),
+        e("tcp.max_backoff", I(16), "tcp.cc:611-627: with rfc2988_ the backoff doubles while the RTO is below maxrto_ (the 60 s cap binds first)"),
+        e("tcp.rtt_sampling", N("one_per_rtt"), "tcp.cc:779-786, 1390-1402: one timed segment (rtt_active_, rtt_seq_) without timestamps_"),
+        e("tcp.dupack_threshold", I(3), "ns-default.tcl:909 Agent/TCP set numdupacks_ 3"),
+        e("tcp.limited_transmit", B(true), "ns-default.tcl:987 Agent/TCP set singledup_ 1"),
+        e("tcp.delayed_ack", B(false), "ns-default.tcl:1051-1066, tcp-sink.cc: Agent/TCPSink acknowledges every packet (Agent/TCPSink/DelAck is another agent)"),
+        e("tcp.ecn", B(false), "ns-default.tcl:933 Agent/TCP set ecn_ 0"),
+        e("tcp.frto", B(false), "ns-default.tcl:1047-1048 frto_enabled_ 0, sfrto_enabled_ 0"),
+        e("tcp.partial_ack_timer", N("impatient"), "ns-default.tcl:1076-1084 Agent/TCP/Newreno set newreno_changes1_ 1; tcp-newreno.cc:93-101 resets the timer on the first partial ACK only"),
+        e("tcp.sack", B(false), "ns-default.tcl:1056: SACK is Agent/TCP/Sack1 with Agent/TCPSink/Sack1, not the default agents"),
+        e("tcp.recovery", N("classic"), "tcp-newreno.cc: RFC 3782 recovery with window inflation"),
+        e("tcp.backoff_reset", N("rtt_sample"), "tcp.cc:1376-1397: t_backoff_ = 1 when the timed segment is acknowledged"),
+        e("links.queue.limit_packets", I(50), "ns-default.tcl:86 Queue set limit_ 50 (packets; DropTail queue_in_bytes_ false, :104)"),
+        e("wifi.rts_threshold_bytes", I(0), "ns-default.tcl:691 Mac/802_11 set RTSThreshold_ 0 (RTS/CTS before every unicast frame, mac-802_11.cc:1075)"),
+        e("wifi.short_retry_limit", I(7), "ns-default.tcl:692 Mac/802_11 set ShortRetryLimit_ 7"),
+        e("wifi.long_retry_limit", I(4), "ns-default.tcl:693 Mac/802_11 set LongRetryLimit_ 4"),
+        e("wifi.queue_packets", I(50), "ns-default.tcl:86 Queue set limit_ 50, the interface queue unless -ifqLen is given (ns-mobilenode.tcl:454-468)"),
+        e("wifi.backoff_rule", N("idle_slots_only"), "mac-timers.cc:320-340 BackoffTimer::pause subtracts whole idle slots only"),
+        e("cc.reno.ecn", B(false), "ns-default.tcl:933 Agent/TCP set ecn_ 0: ECN echoes are not acted on"),
+        e("cc.newreno.ecn", B(false), "ns-default.tcl:933 Agent/TCP set ecn_ 0: ECN echoes are not acted on"),
+        e("cc.reno.halve", N("cwnd"), "tcp.cc TcpAgent::slowdown: ssthresh_ from the window (CLOSE_SSTHRESH_HALF), not FlightSize"),
+        e("cc.newreno.halve", N("cwnd"), "tcp.cc TcpAgent::slowdown: ssthresh_ from the window (CLOSE_SSTHRESH_HALF), not FlightSize"),
+    ],
+};
+
+const NS3: Profile = Profile {
+    name: "ns3",
+    title: "ns-3.44 (TcpSocket, TcpSocketBase, point-to-point and Wi-Fi attributes)",
+    note: "Line numbers are tag ns-3.44's (attribute values also read from the 3.44 wheel). ns-3 has one FrameRetryLimit for every frame and no F-RTO. The ns-3 engine translates device queues only: the FqCoDel queue disc Ipv4AddressHelper would add is not installed.",
+    fills: true,
+    entries: &[
+        e("tcp.mss_bytes", I(536), "tcp-socket.cc:61 ns3::TcpSocket::SegmentSize"),
+        e("tcp.timestamps", B(true), "tcp-socket-base.cc:137 ns3::TcpSocketBase::Timestamp"),
+        e("tcp.initial_cwnd_segments", F(10.0), "tcp-socket.cc:73 ns3::TcpSocket::InitialCwnd"),
+        e("tcp.rto_initial_s", F(1.0), "rtt-estimator.cc:40 ns3::RttEstimator::InitialEstimation (the SYN uses ConnTimeout 3 s, tcp-socket.cc:79)"),
+        e("tcp.rto_min_s", F(1.0), "tcp-socket-base.cc:142 ns3::TcpSocketBase::MinRto"),
+        e("tcp.rto_max_s", F(60.0), "tcp-socket-base.cc:3950-3951 ReTxTimeout: Min(2 * m_rto, 60 s)"),
+        e("tcp.clock_granularity_s", F(0.001), "tcp-socket-base.cc:149 ns3::TcpSocketBase::ClockGranularity"),
+        e("tcp.rtt_sampling", N("every_ack"), "tcp-socket-base.cc:3756-3809 EstimateRtt on every ACK"),
+        e("tcp.dupack_threshold", I(3), "tcp-socket-base.cc:176 ns3::TcpSocketBase::ReTxThreshold"),
+        e("tcp.limited_transmit", B(true), "tcp-socket-base.cc:182 ns3::TcpSocketBase::LimitedTransmit"),
+        e("tcp.delayed_ack", B(true), "tcp-socket.cc:97 ns3::TcpSocket::DelAckCount 2"),
+        e("tcp.delayed_ack_count", I(2), "tcp-socket.cc:97 ns3::TcpSocket::DelAckCount"),
+        e("tcp.delayed_ack_timeout_s", F(0.2), "tcp-socket.cc:103 ns3::TcpSocket::DelAckTimeout"),
+        e("tcp.send_buffer_bytes", I(131072), "tcp-socket.cc:49 ns3::TcpSocket::SndBufSize"),
+        e("tcp.recv_buffer_bytes", I(131072), "tcp-socket.cc:55 ns3::TcpSocket::RcvBufSize"),
+        e("tcp.ecn", B(false), "tcp-socket-base.cc:187 ns3::TcpSocketBase::UseEcn Off"),
+        e("tcp.frto", B(false), "ns-3.44 has no F-RTO"),
+        e("tcp.partial_ack_timer", N("impatient"), "tcp-socket-base.cc TcpSocketBase::ProcessAck: the RTO restarts on the first partial ACK (the translator's reading)"),
+        e("tcp.sack", B(true), "tcp-socket-base.cc:132 ns3::TcpSocketBase::Sack"),
+        e("tcp.recovery", N("prr"), "tcp-l4-protocol.cc:67-79 ns3::TcpL4Protocol::RecoveryType ns3::TcpPrrRecovery"),
+        e("tcp.backoff_reset", N("new_ack"), "tcp-socket-base.cc:3813-3834 NewAck recomputes the RTO from SRTT and RTTVAR"),
+        e("tcp.handshake", B(true), "tcp-socket-base.cc:2860-2878 Connect: SYN / SYN-ACK"),
+        e("links.queue.limit_packets", I(100), "drop-tail-queue.h:66-68 DropTailQueue<Packet>::MaxSize 100p (point-to-point-helper.cc:36)"),
+        e("wifi.rts_threshold_bytes", I(4_692_480), "wifi-remote-station-manager.cc:77-83 RtsCtsThreshold 4692480 (RTS/CTS never used)"),
+        e("wifi.short_retry_limit", I(7), "wifi-mac.cc:150-156 ns3::WifiMac::FrameRetryLimit 7"),
+        e("wifi.long_retry_limit", I(7), "wifi-mac.cc:150-156 ns3::WifiMac::FrameRetryLimit 7 (MaxSlrc is obsolete)"),
+        e("wifi.queue_packets", I(500), "wifi-mac-queue.cc:37-46 ns3::WifiMacQueue::MaxSize 500p"),
+        e("wifi.backoff_rule", N("idle_slots_only"), "channel-access-manager.cc:744-758: whole idle slots only for DCF (QosSupported false)"),
+        e("cc.newreno.halve", N("pipe"), "tcp-congestion-ops.cc TcpNewReno::GetSsThresh halves BytesInFlight"),
+        e("cc.cubic.hystart", B(false), "ns-3.44's TcpCubic HyStart is the 2011 one, not RFC 9406's; off in both engines"),
+        e("cc.cubic.reduce", N("cwnd"), "tcp-cubic.cc TcpCubic::GetSsThresh multiplies cwnd by beta"),
+    ],
+};
+
+const QUALNET: Profile = Profile {
+    name: "qualnet",
+    title: "QualNet (TCP variant RENO; values read in the QualNet 5.0 source)",
+    note: "No QualNet 4.5 source was available; the values are QualNet 5.0's FreeBSD-derived TCP (libraries/developer/src/transport_tcp*), which 4.5 is believed to share (unverified). QualNet's default variant is LITE; RENO is what the Dynamic paper names. Its 500 ms slow-timer RTT estimator is approximated by the 0.5 s clock granularity only.",
+    fills: true,
+    entries: &[
+        e("tcp.mss_bytes", I(512), "transport_tcp.cpp:48 TCP-MSS 512"),
+        e("tcp.timestamps", B(false), "transport_tcp.cpp:3288-3320: RFC 1323 options are never used by TAHOE/RENO"),
+        e("tcp.initial_cwnd_segments", F(1.0), "transport_tcp_input.cpp:603-604 tcp_mss: snd_cwnd = mss"),
+        e("tcp.rto_initial_s", F(6.0), "transport_tcp_subr.cpp:508 t_rxtcur = TCPTV_RTOBASE * 2 (12 ticks of 500 ms)"),
+        e("tcp.rto_min_s", F(1.0), "transport_tcp_timer.h:122 TCPTV_MIN 2 ticks"),
+        e("tcp.rto_max_s", F(64.0), "transport_tcp_timer.h:123 TCPTV_REXMTMAX 128 ticks"),
+        e("tcp.clock_granularity_s", F(0.5), "transport_tcp.cpp:45-46 slow timer 500 ms (PR_SLOWHZ 2)"),
+        e("tcp.max_backoff", I(6), "transport_tcp_timer.h:141-142 backoff table up to x64"),
+        e("tcp.rtt_sampling", N("one_per_rtt"), "transport_tcp_output.cpp:886-893 one timed segment (t_rtt, t_rtseq)"),
+        e("tcp.limited_transmit", B(false), "not implemented in QualNet's TCP"),
+        e("tcp.delayed_ack", B(true), "transport_tcp.cpp:78-104 TCP-DELAY-ACKS YES"),
+        e("tcp.delayed_ack_count", I(2), "transport_tcp_output.cpp:545: an ACK once the window update reaches 2 MSS"),
+        e("tcp.delayed_ack_timeout_s", F(0.2), "transport_tcp.cpp:45 fast timer 200 ms flushes TF_DELACK"),
+        e("tcp.send_buffer_bytes", I(16384), "transport_tcp.cpp:49 TCP-SEND-BUFFER 16384"),
+        e("tcp.recv_buffer_bytes", I(16384), "transport_tcp.cpp:50 TCP-RECEIVE-BUFFER 16384"),
+        e("tcp.ecn", B(false), "transport_tcp.cpp:545-549 ECN NO"),
+        e("tcp.partial_ack_timer", N("impatient"), "transport_tcp_input.cpp:2045-2047 timer reset on the first partial ACK only"),
+        e("tcp.sack", B(false), "transport_tcp.cpp:3150-3157: SACK is its own variant"),
+        e("tcp.recovery", N("classic"), "transport_tcp_input.cpp:1926-2100 BSD fast recovery"),
+        e("tcp.backoff_reset", N("rtt_sample"), "transport_tcp_input.cpp:268 tcp_xmit_timer: t_rxtshift = 0"),
+        e("tcp.handshake", B(true), "BSD three-way handshake"),
+        e("links.queue.limit_bytes", I(150_000), "include/network.h:40 DEFAULT_NETWORK_OUTPUT_QUEUE_SIZE 150000 (IP-QUEUE-PRIORITY-QUEUE-SIZE)"),
+        e("wifi.rts_threshold_bytes", I(0), "mac_dot11.h:118-121 DOT11_RTS_THRESH 0"),
+        e("wifi.short_retry_limit", I(7), "mac_dot11.h:124 MAC-DOT11-SHORT-PACKET-TRANSMIT-LIMIT 7"),
+        e("wifi.long_retry_limit", I(4), "mac_dot11.h:125 MAC-DOT11-LONG-PACKET-TRANSMIT-LIMIT 4"),
+        e("wifi.backoff_rule", N("idle_slots_only"), "mac_dot11-sta.h:2405-2412: the paused backoff keeps whole idle slots only"),
+    ],
+};
+
+const LINUX: Profile = Profile {
+    name: "linux",
+    title: "Linux 6.x TCP (sysctl defaults; line numbers of 6.1.192)",
+    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), the RTO floor on the variance term, RACK-TLP loss detection, buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
+    fills: true,
+    entries: &[
+        e("tcp.mss_bytes", I(1448), "include/net/tcp.h:73: a 1500-byte MTU less 40 bytes of headers and 12 of timestamps"),
+        e("tcp.timestamps", B(true), "tcp_ipv4.c:3336 net.ipv4.tcp_timestamps = 1"),
+        e("tcp.initial_cwnd_segments", F(10.0), "include/net/tcp.h:236 TCP_INIT_CWND 10"),
+        e("tcp.rto_initial_s", F(1.0), "include/net/tcp.h:149 TCP_TIMEOUT_INIT (1 s)"),
+        e("tcp.rto_min_s", F(0.2), "include/net/tcp.h:144 TCP_RTO_MIN (HZ/5)"),
+        e("tcp.rto_max_s", F(120.0), "include/net/tcp.h:143 TCP_RTO_MAX (120 s)"),
+        e("tcp.clock_granularity_s", F(0.001), "include/net/tcp.h:727: RTT kept in microseconds, RTO in jiffies"),
+        e("tcp.rtt_sampling", N("every_ack"), "tcp_input.c:3165-3211 tcp_ack_update_rtt"),
+        e("tcp.dupack_threshold", I(3), "tcp_ipv4.c:3322 net.ipv4.tcp_reordering = 3"),
+        e("tcp.limited_transmit", B(true), "implicit: dup-ACKed and SACKed segments leave packets_in_flight"),
+        e("tcp.delayed_ack", B(true), "tcp_input.c:5645-5665 __tcp_ack_snd_check"),
+        e("tcp.delayed_ack_count", I(2), "tcp_input.c:5645-5665: an ACK once more than one full-sized segment is unacknowledged"),
+        e("tcp.delayed_ack_timeout_s", F(0.04), "include/net/tcp.h:135-138 TCP_DELACK_MIN (HZ/25)"),
+        e("tcp.send_buffer_bytes", I(4_194_304), "tcp.c:4904-4906 net.ipv4.tcp_wmem[2]"),
+        e("tcp.recv_buffer_bytes", I(6_291_456), "tcp.c:4908-4910 net.ipv4.tcp_rmem[2] (auto-tuning's ceiling)"),
+        e("tcp.ecn", B(false), "tcp_ipv4.c:3306 net.ipv4.tcp_ecn = 2 (accept ECN when asked, never ask)"),
+        e("tcp.frto", B(true), "tcp_ipv4.c:3345 net.ipv4.tcp_frto = 2"),
+        e("tcp.partial_ack_timer", N("slow_but_steady"), "tcp_input.c tcp_ack: the RTO is re-armed on every ACK of new data"),
+        e("tcp.sack", B(true), "tcp_ipv4.c:3334 net.ipv4.tcp_sack = 1"),
+        e("tcp.recovery", N("prr"), "tcp_input.c:2660-2683 tcp_cwnd_reduction (RFC 6937 PRR)"),
+        e("tcp.backoff_reset", N("new_ack"), "tcp_input.c:3205-3209: icsk_backoff = 0 on a valid RTT measurement, which timestamps give on every ACK of new data"),
+        e("tcp.handshake", B(true), "a connect()ed socket (include/net/tcp.h:109 tcp_syn_retries)"),
+        e("links.queue.limit_packets", I(1000), "txqueuelen 1000 (DEFAULT_TX_QUEUE_LEN, pfifo_fast)"),
+        e("cc.reno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
+        e("cc.newreno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
+    ],
+};
+
+/// The profile called `name`.
+pub fn find(name: &str) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.name == name)
+}
+
+/// The names of every profile, for messages.
+pub fn names() -> String {
+    PROFILES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+}
+
+impl Setting {
+    /// The value as TOML, with `mss` for a value in segments and `window` (bytes) for the
+    /// send window.
+    pub fn to_value(self, mss: i64, window: i64) -> Value {
+        match self {
+            Setting::WindowSegments => Value::Float((window / mss.max(1)) as f64),
+            Setting::Bool(b) => Value::Boolean(b),
+            Setting::Int(i) => Value::Integer(i),
+            Setting::Float(f) => Value::Float(f),
+            Setting::Name(s) => Value::String(s.to_string()),
+            Setting::Segments(n) => Value::Integer((n * mss as f64).round() as i64),
+        }
+    }
+
+    /// The value as a reader sees it (`20 segments`, `0.2`, `"prr"`).
+    pub fn text(self) -> String {
+        match self {
+            Setting::Bool(b) => b.to_string(),
+            Setting::Int(i) => i.to_string(),
+            Setting::Float(f) if f.is_infinite() => "inf".to_string(),
+            Setting::Float(f) => wtcp_cc::registry::fmt_num(f),
+            Setting::Name(s) => format!("\"{s}\""),
+            Setting::Segments(n) => format!("{} segments", wtcp_cc::registry::fmt_num(n)),
+            Setting::WindowSegments => "the send window in segments".to_string(),
+        }
+    }
+}
+
+/// The profile the document names (`profile = "..."`), `rfc` when it names none.
+pub fn of_document(doc: &Value) -> Result<&'static Profile, ScenarioError> {
+    match doc.get("profile") {
+        None => Ok(find(DEFAULT_PROFILE).expect("the default profile exists")),
+        Some(Value::String(name)) => find(name).ok_or_else(|| ScenarioError::new("profile", format!("unknown profile `{name}`; allowed: {}", names()))),
+        Some(other) => Err(ScenarioError::new("profile", format!("is {other}; allowed: a profile name ({})", names()))),
+    }
+}
+
+/// Fill the document's profile into it where the document leaves a field out. Fields of
+/// the wrong type are left for the schema check to report.
+pub fn apply(doc: &mut Value) -> Result<&'static Profile, ScenarioError> {
+    let profile = of_document(doc)?;
+    if !profile.fills {
+        return Ok(profile);
+    }
+    let Some(root) = doc.as_table_mut() else { return Ok(profile) };
+    let builtin = super::TcpConfig::default();
+    let builtin_mss = i64::from(builtin.mss);
+    let builtin_rwnd = builtin.send_buffer_bytes as i64;
+    let value = |s: Setting| s.to_value(builtin_mss, builtin_rwnd);
+    for entry in profile.entries {
+        let (scope, rest) = entry.key.split_once('.').expect("profile keys are dotted");
+        match scope {
+            "tcp" => fill_tcp(root, rest, entry.value, (builtin_mss, builtin_rwnd)),
+            "links" => {
+                let limit = rest.strip_prefix("queue.").expect("link settings are queue limits");
+                for link in tables_of(root, "links") {
+                    let queue = link.entry("queue").or_insert_with(|| Value::Table(Default::default()));
+                    if let Some(q) = queue.as_table_mut() {
+                        if !q.contains_key("limit_packets") && !q.contains_key("limit_bytes") {
+                            q.insert(limit.to_string(), value(entry.value));
+                        }
+                    }
+                }
+            }
+            "wifi" => {
+                for channel in tables_of(root, "wifi") {
+                    channel.entry(rest).or_insert_with(|| value(entry.value));
+                }
+            }
+            "cc" => {
+                let (algorithm, param) = rest.split_once('.').expect("cc settings are cc.ALGO.PARAM");
+                for flow in tables_of(root, "flows") {
+                    let is_tcp = flow.get("kind").is_none_or(|k| k.as_str() == Some("tcp"));
+                    let cc = flow.get("cc").map_or(Some("newreno"), Value::as_str);
+                    if is_tcp && cc == Some(algorithm) {
+                        let params = flow.entry("cc_params").or_insert_with(|| Value::Table(Default::default()));
+                        if let Some(p) = params.as_table_mut() {
+                            p.entry(param).or_insert_with(|| value(entry.value));
+                        }
+                    }
+                }
+            }
+            _ => unreachable!("profile key {} has an unknown scope", entry.key),
+        }
+    }
+    Ok(profile)
+}
+
+/// The tables of the array `key` of the document (none if it is not an array of tables).
+fn tables_of<'a>(root: &'a mut toml::Table, key: &str) -> impl Iterator<Item = &'a mut toml::Table> {
+    root.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten().filter_map(Value::as_table_mut)
+}
+
+fn int_of(table: &toml::Table, key: &str) -> Option<i64> {
+    table.get(key).and_then(Value::as_integer)
+}
+
+/// `[tcp]`'s `key`, if left out. A value derived from the MSS or the send window also
+/// goes to every flow whose own `tcp` table states either and not the key.
+fn fill_tcp(root: &mut toml::Table, key: &str, value: Setting, (builtin_mss, builtin_rwnd): (i64, i64)) {
+    let tcp = root.entry("tcp").or_insert_with(|| Value::Table(Default::default()));
+    let Some(tcp) = tcp.as_table_mut() else { return };
+    if tcp.contains_key(key) {
+        return;
+    }
+    let mss = int_of(tcp, "mss_bytes").unwrap_or(builtin_mss);
+    let rwnd = int_of(tcp, "send_buffer_bytes").unwrap_or(builtin_rwnd);
+    tcp.insert(key.to_string(), value.to_value(mss, rwnd));
+    if matches!(value, Setting::Segments(_) | Setting::WindowSegments) {
+        for flow in tables_of(root, "flows") {
+            if let Some(own) = flow.get_mut("tcp").and_then(Value::as_table_mut) {
+                let (own_mss, own_rwnd) = (int_of(own, "mss_bytes"), int_of(own, "send_buffer_bytes"));
+                if (own_mss.is_some() || own_rwnd.is_some()) && !own.contains_key(key) {
+                    let flow_mss = own_mss.unwrap_or(mss);
+                    // A window in segments follows the flow's MSS; an inherited byte count does not.
+                    let flow_rwnd = own_rwnd.unwrap_or(rwnd);
+                    own.insert(key.to_string(), value.to_value(flow_mss, flow_rwnd));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_a_known_scope_and_no_profile_repeats_a_key() {
+        for p in PROFILES {
+            let mut seen = std::collections::HashSet::new();
+            for e in p.entries {
+                assert!(seen.insert(e.key), "{}: {} twice", p.name, e.key);
+                let scope = e.key.split('.').next().unwrap();
+                assert!(["tcp", "links", "wifi", "cc"].contains(&scope), "{}: {}", p.name, e.key);
+                assert!(!e.source.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn ns2_window_counts_segments_of_each_table() {
+        let mut doc: Value = toml::from_str(
+            "profile = \"ns2\"\n[tcp]\nmss_bytes = 726\n[[flows]]\nsrc = \"a\"\ndst = \"b\"\n[[flows]]\nsrc = \"a\"\ndst = \"b\"\ntcp = { mss_bytes = 1460 }\n",
+        )
+        .unwrap();
+        apply(&mut doc).unwrap();
+        assert_eq!(doc["tcp"]["send_buffer_bytes"].as_integer(), Some(20 * 726));
+        assert_eq!(doc["flows"][1]["tcp"]["send_buffer_bytes"].as_integer(), Some(20 * 1460));
+        assert!(doc["flows"][0].get("tcp").is_none());
+        // ns-2's initial ssthresh_ is window_ (packets), per table.
+        assert_eq!(doc["tcp"]["initial_ssthresh_segments"].as_float(), Some(20.0));
+        assert_eq!(doc["flows"][1]["tcp"]["initial_ssthresh_segments"].as_float(), Some(20.0));
+    }
+
+    #[test]
+    fn ns2_initial_ssthresh_follows_a_stated_window() {
+        let mut doc: Value = toml::from_str("profile = \"ns2\"\n[tcp]\nmss_bytes = 1000\nsend_buffer_bytes = 262144\n").unwrap();
+        apply(&mut doc).unwrap();
+        assert_eq!(doc["tcp"]["initial_ssthresh_segments"].as_float(), Some(262.0));
+    }
+
+    #[test]
+    fn a_stated_value_wins_and_cc_settings_reach_only_their_algorithm() {
+        let mut doc: Value = toml::from_str(
+            "profile = \"ns2\"\n[tcp]\nrto_min_s = 1.0\n[[links]]\nqueue = { limit_bytes = 9000 }\n[[links]]\n[[flows]]\ncc = \"cubic\"\n[[flows]]\ncc_params = { halve = \"flight_size\" }\n[[flows]]\ncc = \"reno\"\n",
+        )
+        .unwrap();
+        apply(&mut doc).unwrap();
+        assert_eq!(doc["tcp"]["rto_min_s"].as_float(), Some(1.0));
+        assert_eq!(doc["tcp"]["rto_initial_s"].as_float(), Some(3.0));
+        assert!(doc["links"][0]["queue"].get("limit_packets").is_none());
+        assert_eq!(doc["links"][1]["queue"]["limit_packets"].as_integer(), Some(50));
+        assert!(doc["flows"][0].get("cc_params").is_none());
+        assert_eq!(doc["flows"][1]["cc_params"]["halve"].as_str(), Some("flight_size"));
+        assert_eq!(doc["flows"][1]["cc_params"]["ecn"].as_bool(), Some(false));
+        assert_eq!(doc["flows"][2]["cc_params"]["halve"].as_str(), Some("cwnd"));
+    }
+
+    #[test]
+    fn an_unknown_profile_names_the_known_ones() {
+        let mut doc: Value = toml::from_str("profile = \"ns4\"").unwrap();
+        let e = apply(&mut doc).unwrap_err();
+        assert_eq!(e.path, "profile");
+        assert!(e.message.contains("rfc, ns2, ns3, qualnet, linux"), "{}", e.message);
+    }
+}
