@@ -318,6 +318,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
     seeds = len(demo.QUICK_SEEDS if quick else demo.SEEDS)
     report.print_tables(console, report.goodput_tables(console.width, "goodput (Mb/s)", list(wide.index), {name: list(wide[name]) for name in wide.columns}))
     console.print(f"{'1 seed' if seeds == 1 else f'mean of {seeds} seeds'}, {runs} runs")
+    warn([f"{'; '.join(why)}" for why in wide.attrs.get("outside", {}).values()])
     for path in paths:
         console.print(f"wrote {path}")
 

@@ -86,11 +86,34 @@ def goodput_sweep(
         result = sc.run(seed=seed, trace=False)
         if on_done is not None:
             on_done()
-        return {"algorithm": algorithm, "loss_percent": loss, "seed": seed, "goodput_mbps": tcp_goodput_mbps(result.raw["flows"])}
+        return {"algorithm": algorithm, "loss_percent": loss, "seed": seed, "goodput_mbps": tcp_goodput_mbps(result.raw["flows"]),
+                "outside": "; ".join(outside_conditions(algorithm, result.warnings))}
 
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         rows = list(pool.map(one, jobs))
-    return pd.DataFrame(rows, columns=["algorithm", "loss_percent", "seed", "goodput_mbps"])
+    return pd.DataFrame(rows, columns=["algorithm", "loss_percent", "seed", "goodput_mbps", "outside"])
+
+
+def outside_conditions(algorithm: str, warnings: Sequence[str]) -> list[str]:
+    """The run's warnings that say `algorithm` ran without a condition its paper assumes
+    (crates/wtcp-engine/src/scenario/conditions.rs), without the flow names."""
+    out = []
+    for w in warnings:
+        what = w.split(": ", 1)[-1]
+        if what.startswith((f"{algorithm} ", f"{algorithm}'s ")):
+            out.append(what)
+    return out
+
+
+def outside_by_algorithm(sweep: pd.DataFrame) -> dict[str, list[str]]:
+    """Algorithm -> the distinct conditions it ran without, over the whole demo."""
+    out: dict[str, list[str]] = {}
+    for algorithm, text in zip(sweep["algorithm"], sweep["outside"]):
+        for what in filter(None, text.split("; ")):
+            out.setdefault(algorithm, [])
+            if what not in out[algorithm]:
+                out[algorithm].append(what)
+    return out
 
 
 def mean_goodput(sweep: pd.DataFrame, algorithms: Sequence[str]) -> pd.DataFrame:
@@ -166,7 +189,9 @@ def goodput_figure(wide: pd.DataFrame, title: str, sweep: pd.DataFrame | None = 
     for ax in axes[:, 0]:
         ax.set_ylabel("goodput (Mb/s)")
     axes[0, 0].set_ylim(bottom=0)
-    fig.suptitle(f"{title}\n{interval_note(summary, 'band', 'seed')}", fontsize=FONT_SIZE + 1)
+    outside = outside_by_algorithm(sweep) if sweep is not None and "outside" in sweep else {}
+    note = f"\noutside their papers' conditions (see `wtcp demo` output): {', '.join(outside)}" if outside else ""
+    fig.suptitle(f"{title}\n{interval_note(summary, 'band', 'seed')}{note}", fontsize=FONT_SIZE + 1)
     return fig
 
 
@@ -179,6 +204,7 @@ def run_demo(out_dir: Path, quick: bool = False, on_done: Callable[[], None] | N
     loss_percent = QUICK_LOSS_PERCENT if quick else LOSS_PERCENT
     sweep = goodput_sweep(scenario, algorithms, loss_percent, seeds, on_done=on_done)
     wide = mean_goodput(sweep, algorithms)
+    wide.attrs["outside"] = outside_by_algorithm(sweep)
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / CSV_FILE
     wide.to_csv(csv_path, index_label="loss_percent", float_format="%.6f")

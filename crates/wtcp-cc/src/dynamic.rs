@@ -25,8 +25,8 @@
 //!   (RTT ~ 25-60 ms) is 3-8 kB, and then cwnd = ssthresh/2 < beta would hide Eq. 5 in almost
 //!   every event; l. 157 ("Since cwnd is smaller than ssthresh, cwnd will increase
 //!   exponentially until it reaches ssthresh") also needs ssthresh far above cwnd. The
-//!   reading that ssthresh is a window, ABW * RTTmin as in Westwood, is `ssthresh_from =
-//!   "bdp"` (`window_rtt = "srtt"` uses SRTT). Either way ssthresh is floored at 2 MSS (the
+//!   reading that ssthresh is a window is `ssthresh_from = "bdp"`: ABW * `window_rtt`
+//!   (SRTT by default; `"min_rtt"` gives Westwood's ABW * RTTmin). Either way ssthresh is floored at 2 MSS (the
 //!   paper states no floor). Before any estimate exists, Reno's max(FlightSize/2, 2 MSS)
 //!   stands in (on the first expiry of a timeout only, RFC 5681 §3.1).
 //!   The Fig. 7 values do not fix the loss rate: cwnd "about 11024" at 54.75 s, 0.05 s after
@@ -39,18 +39,17 @@
 //!   §3.1's rule for repeated expiries protects a halved FlightSize, not an estimate.
 //! - BDP of the back-off box = ABW * RTT (l. 171: "calculated by the product of the
 //!   available bandwidth and the round trip time (it is well known that TCP's performance is
-//!   maximized when cwnd is equal to BDP)"). The window that maximises performance is the
-//!   pipe size, bandwidth times the round trip without queueing, so RTT = RTTmin by default
-//!   (as Westwood's ABW * RTTmin); `window_rtt = "srtt"` uses SRTT. Without an estimate the
-//!   backoff is never reset. Open contradiction (not settled): on the paper's own 2 Mb/s
-//!   simple topology ABW * RTTmin is at most about 6 kB, below cwnd_max/2 = 12.5 kB, so with
-//!   the default the reset can never fire there, while the paper's back-off experiment on
-//!   that topology (l. 271: back-off 8 against TCP's 32) shows resets happening; only an RTT
-//!   inflated by queueing (SRTT) reaches the threshold. Which RTT the paper used is not
-//!   stated. Measured (`wtcp reproduce dynamic`, ablation `backoff-reset-srtt`, Table 2 at
-//!   "5 %" faults, 3 replications): with SRTT the reset does fire (the largest back-off
-//!   falls from 2.3 to 1.0), and Dynamic's RTO count barely moves (51.7 to 53.7); the
-//!   default stays, the contradiction with l. 271 stands.
+//!   maximized when cwnd is equal to BDP)"). "The round trip time" is read as the measured
+//!   one, SRTT (`window_rtt = "srtt"`, default): on the paper's own 2 Mb/s simple topology
+//!   ABW * RTTmin is at most about 6 kB, below cwnd_max/2 = 12.5 kB, so with RTTmin the
+//!   reset could never fire there, while the paper's back-off experiment on that topology
+//!   (l. 271: back-off 8 against TCP's 32) shows resets happening; an RTT that includes
+//!   queueing reaches the threshold. `window_rtt = "min_rtt"` (the pipe size, as Westwood's
+//!   ABW * RTTmin; the earlier default) is kept as an option. Without an estimate the
+//!   backoff is never reset. Measured (`wtcp reproduce dynamic`, Table 2 at "5 %" faults,
+//!   3 replications, before this default changed): with SRTT the reset fires (the largest
+//!   back-off falls from 2.3 to 1.0) and Dynamic's RTO count barely moves (51.7 to 53.7);
+//!   the ablation `backoff-reset-min-rtt` keeps that comparison.
 //! - Eq. 2: partial_total_data_sent = the difference of `Ctx::segments_sent` (data segments
 //!   sent, retransmissions included) between this event and the previous one, at least 1.
 //!   The retransmission that the event itself triggers is sent after the hook, so it counts
@@ -144,7 +143,7 @@ impl Default for DynamicParams {
             beta_bytes: 10_000.0,
             cwnd_max_bytes: 25_000.0,
             ssthresh_from: SsthreshFrom::Abw,
-            window_rtt: WindowRtt::MinRtt,
+            window_rtt: WindowRtt::Srtt,
             sloss_before_event: false,
             abw: PrairieAbwParams::default(),
             byte_counting: false,
@@ -163,7 +162,7 @@ pub const DYNAMIC_INFO: AlgorithmInfo = AlgorithmInfo {
         ParamInfo { name: "beta_bytes", unit: "bytes", default: "10000.0", doc: "Eq. 5 beta: smallest reduced_cwnd (paper 10000)", range: Range::closed(1.0, MAX_WINDOW_BYTES) },
         ParamInfo { name: "cwnd_max_bytes", unit: "bytes", default: "25000.0", doc: "Eq. 5 cwnd_max: reduced_cwnd just above zero loss (paper 25000)", range: Range::closed(1.0, MAX_WINDOW_BYTES) },
         ParamInfo { name: "ssthresh_from", unit: "abw|bdp", default: "abw", doc: "line 1 \"ssthresh = ABW\": abw sets ssthresh (bytes) to ABW in bytes/s (the paper's Fig. 7 values), bdp to ABW * window_rtt", range: Range::Any },
-        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "min_rtt", doc: "RTT turning ABW into the back-off box's BDP (and into ssthresh with ssthresh_from = bdp)", range: Range::Any },
+        ParamInfo { name: "window_rtt", unit: "min_rtt|srtt", default: "srtt", doc: "RTT turning ABW into the back-off box's BDP (l. 171, \"the round trip time\") and into ssthresh with ssthresh_from = bdp", range: Range::Any },
         ParamInfo { name: "sloss_before_event", unit: "bool", default: "false", doc: "respond with the smoothed loss rate before this event (SLoss_{k-1}) instead of SLoss_k", range: Range::Any },
         ParamInfo { name: "abw", unit: "table", default: ABW_PARAM_DEFAULT, doc: ABW_PARAM_DOC, range: Range::Table(crate::prairie::ABW_PARAMS) },
         reno::BYTE_COUNTING,
@@ -507,7 +506,7 @@ mod tests {
         h.loss(Loss::Timeout { consecutive: 1 });
         assert!(approx(var(&h, "bdp_bytes"), 2_500.0));
         assert!(!h.requests.reset_rto_backoff);
-        // BDP = ABW * RTTmin by default, ABW * SRTT with window_rtt = "srtt": RTT samples
+        // BDP = ABW * SRTT by default, ABW * RTTmin with window_rtt = "min_rtt": RTT samples
         // alternating 50 and 150 ms make SRTT differ from RTTmin.
         for (window_rtt, use_srtt) in [(WindowRtt::MinRtt, false), (WindowRtt::Srtt, true)] {
             let mut h = Harness::new(build(&DynamicParams { window_rtt, ..params() }));

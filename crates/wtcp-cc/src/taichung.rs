@@ -41,18 +41,22 @@
 //!   loss value would be overwritten by the next ACK. We keep both: Fig. 4's value is the
 //!   sender's ssthresh, Fig. 2's estimate is recomputed per ACK, and the exponential phase
 //!   (cwnd++ per ACK) needs cwnd below ssthresh, ssthresh_net and ssthresh_ideal; otherwise
-//!   cwnd += 1/cwnd. Until both an inter-ACK estimate and an RTT exist, Fig. 2's thresholds
+//!   cwnd += 1/cwnd (`slow_start_bound = "all"`, default: l. 104, "the ssthresh in the
+//!   Congestion Avoidance phase ... is also determined based on the shrink factor", and
+//!   l. 82 tie the loss value to the phase). `"fig2"` takes Fig. 2 literally: once both
+//!   estimates are known, only ssthresh_net and ssthresh_ideal bound slow start, so after
+//!   a loss it slow-starts back to the estimated share. Until both an inter-ACK estimate and an RTT exist, Fig. 2's thresholds
 //!   are unknown and only the sender's ssthresh bounds slow start. l. 110 ("When cwnd
 //!   exceeds ssthresh_net and ssthresh_ideal, sender enters into the Congestion Avoidance
 //!   phase") would need both exceeded; Fig. 2's `&&` (and l. 104, "when cwnd >= ssthresh_net,
 //!   sender will enter into the Congestion Avoidance phase") leave slow start when either
 //!   is reached, which is what is implemented.
 //! - Fig. 4 on three duplicate ACKs: ssthresh = cwnd*RTTmin/RTT and cwnd = cwnd_opt = that
-//!   (Eq. 12); on the first timeout ssthresh = cwnd*RTTmin/RTT and cwnd = 1 segment; repeated
-//!   timeouts keep ssthresh (RFC 5681 §3.1; a departure from Fig. 4, whose timeout branch
-//!   applies on every expiry and would take ssthresh to 2 segments from cwnd = 1; effect on
-//!   results untested). ssthresh is floored at 2 segments (RFC 5681
-//!   eq. 4; the paper gives no floor). With no RTT sample yet the shrink factor is unknown
+//!   (Eq. 12); on a timeout ssthresh = cwnd*RTTmin/RTT and cwnd = 1 segment, on every
+//!   expiry as Fig. 4's timeout branch has it (`timeout_shrink = "every"`, default; a
+//!   repeated timeout, from cwnd = 1, takes ssthresh to the 2-segment floor).
+//!   `"first"` keeps ssthresh on repeated timeouts (RFC 5681 §3.1; the earlier reading).
+//!   ssthresh is floored at 2 segments (RFC 5681 eq. 4; the paper gives no floor). With no RTT sample yet the shrink factor is unknown
 //!   and the NewReno halving of FlightSize is used.
 //! - ECN (not in the paper): an echo applies the three-duplicate-ACK response, once per
 //!   window of data (RFC 3168 §6.1.2).
@@ -88,6 +92,20 @@ const PARAMS: &[ParamInfo] = &[
         range: Range::Any,
     },
     ParamInfo { name: "rtt", unit: "latest|srtt", default: "latest", doc: "RTT in the shrink factor RTTmin/RTT: the last sample (paper) or SRTT", range: Range::Any },
+    ParamInfo {
+        name: "slow_start_bound",
+        unit: "all|fig2",
+        default: "all",
+        doc: "what ends slow start: the sender's ssthresh and both of Fig. 2's estimates, or (fig2, literal) the two estimates alone once known",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "timeout_shrink",
+        unit: "every|first",
+        default: "every",
+        doc: "which timeouts set ssthresh = cwnd*RTTmin/RTT: every expiry (Fig. 4) or the first of a series (RFC 5681 §3.1)",
+        range: Range::Any,
+    },
     ParamInfo {
         name: "per_segment_interack",
         unit: "bool",
@@ -145,6 +163,28 @@ pub enum RttChoice {
     Srtt,
 }
 
+/// What bounds the exponential phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowStartBound {
+    /// The sender's ssthresh (Fig. 4's loss value) and Fig. 2's two estimates.
+    #[default]
+    All,
+    /// Fig. 2 literally: the two estimates alone once both are known.
+    Fig2,
+}
+
+/// Which timeouts shrink ssthresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutShrink {
+    /// Fig. 4: every expiry.
+    #[default]
+    Every,
+    /// RFC 5681 §3.1: the first of a series.
+    First,
+}
+
 /// Parameters of TCP-Taichung.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -161,6 +201,10 @@ pub struct TaichungParams {
     pub rtt: RttChoice,
     /// Divide each inter-ACK gap by the segments the ACK covers (paper: no).
     pub per_segment_interack: bool,
+    /// `all` (default) or `fig2`: what bounds slow start.
+    pub slow_start_bound: SlowStartBound,
+    /// `every` (Fig. 4, default) or `first`: which timeouts shrink ssthresh.
+    pub timeout_shrink: TimeoutShrink,
 }
 
 impl Default for TaichungParams {
@@ -171,6 +215,8 @@ impl Default for TaichungParams {
             ssthresh_net: Combine::Product,
             rtt: RttChoice::Latest,
             per_segment_interack: false,
+            slow_start_bound: SlowStartBound::All,
+            timeout_shrink: TimeoutShrink::Every,
         }
     }
 }
@@ -318,9 +364,17 @@ impl CongestionControl for Taichung {
         let cwnd = w.cwnd / mss;
         // Unknown thresholds (NaN) do not bound slow start.
         let below = |x: f64| x.is_nan() || cwnd < x;
-        if w.cwnd < w.ssthresh && below(self.state.ssthresh_net) && below(self.state.ssthresh_ideal) {
-            // Fig. 2: cwnd++ (exponential increasing phase).
-            slow_start(w, ack.acked_bytes, mss);
+        let (net, ideal) = (self.state.ssthresh_net, self.state.ssthresh_ideal);
+        let estimates_known = !net.is_nan() && !ideal.is_nan();
+        let sender_bound = self.params.slow_start_bound == SlowStartBound::All || !estimates_known;
+        if (!sender_bound || w.cwnd < w.ssthresh) && below(net) && below(ideal) {
+            // Fig. 2: cwnd++ (exponential increasing phase), up to the sender's ssthresh
+            // unless Fig. 2's estimates alone bound it.
+            if sender_bound {
+                slow_start(w, ack.acked_bytes, mss);
+            } else {
+                w.cwnd += (ack.acked_bytes as f64).min(mss);
+            }
         } else {
             // Fig. 2: cwnd += 1/cwnd (linear increasing phase).
             cong_avoid_per_ack(w, mss);
@@ -332,7 +386,7 @@ impl CongestionControl for Taichung {
         match loss {
             Loss::FastRetransmit => self.shrink_window(w, cx),
             Loss::Timeout { consecutive } => {
-                if consecutive <= 1 {
+                if consecutive <= 1 || self.params.timeout_shrink == TimeoutShrink::Every {
                     // Fig. 4, timeout: ssthresh_net = cwnd * RTTmin/RTT.
                     w.ssthresh = self.shrunk_ssthresh(w, cx);
                 }
@@ -486,14 +540,38 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_shrinks_ssthresh_once_and_collapses_cwnd() {
+    fn every_timeout_shrinks_ssthresh_as_fig4_and_collapses_cwnd() {
         let mut h = steady(TaichungParams::default());
         h.w = Window::new(30.0 * SEG, f64::INFINITY);
         h.loss(Loss::Timeout { consecutive: 1 });
         assert_eq!(h.w.cwnd, SEG);
         assert!((h.w.ssthresh - 20.0 * SEG).abs() < 1e-9);
+        // Fig. 4 again from cwnd = 1: 1 * 40/60, floored at 2 segments.
+        h.loss(Loss::Timeout { consecutive: 2 });
+        assert_eq!(h.w.ssthresh, 2.0 * SEG);
+    }
+
+    #[test]
+    fn with_timeout_shrink_first_a_repeated_timeout_keeps_ssthresh() {
+        let mut h = steady(TaichungParams { timeout_shrink: TimeoutShrink::First, ..TaichungParams::default() });
+        h.w = Window::new(30.0 * SEG, f64::INFINITY);
+        h.loss(Loss::Timeout { consecutive: 1 });
         h.loss(Loss::Timeout { consecutive: 2 });
         assert!((h.w.ssthresh - 20.0 * SEG).abs() < 1e-9);
+    }
+
+    #[test]
+    fn after_a_loss_only_the_literal_fig2_bound_slow_starts_back_to_the_estimates() {
+        // Estimates: ssthresh_ideal 21, ssthresh_net 14 segments; the loss sets 10.
+        for (bound, growth) in [(SlowStartBound::All, SEG / 10.0), (SlowStartBound::Fig2, SEG)] {
+            let mut h = steady(TaichungParams { slow_start_bound: bound, ..TaichungParams::default() });
+            h.w = Window::new(15.0 * SEG, f64::INFINITY);
+            h.loss(Loss::FastRetransmit);
+            assert!((h.w.cwnd - 10.0 * SEG).abs() < 1e-9);
+            let at = h.now + 2 * MS;
+            ack_at(&mut h, at, 60 * MS);
+            assert!((h.w.cwnd - (10.0 * SEG + growth)).abs() < 1e-9, "{bound:?}: {}", h.w.cwnd);
+        }
     }
 
     #[test]

@@ -44,8 +44,9 @@ fn a_timeout_collapses_the_window_unless_the_paper_says_otherwise() {
 }
 
 /// Algorithms whose paper sets ssthresh on every expiry (ns-2's slowdown() on every
-/// timeout, the CLAP paper's Fig. 1): ssthresh halves the restart window each time.
-const SSTHRESH_ON_EVERY_EXPIRY: &[&str] = &["acc", "clap"];
+/// timeout, the CLAP paper's Fig. 1; TCP-Taichung's Fig. 4 timeout branch): ssthresh
+/// shrinks from the restart window each time.
+const SSTHRESH_ON_EVERY_EXPIRY: &[&str] = &["acc", "clap", "taichung"];
 
 #[test]
 fn repeated_timeouts_hold_ssthresh() {

@@ -774,7 +774,8 @@ impl<'s> World<'s> {
             }
             flows.push(r);
         }
-        let warnings = starved_warnings(sc, &starved);
+        let mut warnings = crate::scenario::conditions::warnings(sc);
+        warnings.extend(starved_warnings(sc, &starved));
         let fair: Vec<f64> = sc.fairness_flows.iter().map(|&i| flows[i].goodput_bps).collect();
         let drops = self
             .dirs

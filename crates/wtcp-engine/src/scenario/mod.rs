@@ -2,6 +2,7 @@
 //! and resolve into the typed, index-based [`Scenario`] the engine runs.
 
 pub mod budget;
+pub mod conditions;
 mod overrides;
 pub mod profile;
 mod resolve;
