@@ -5,6 +5,8 @@ option set and "after" the current defaults, run side by side over the same seed
 
     python tools/faithful_numbers.py            # every scheme
     python tools/faithful_numbers.py dynamic    # one case (see CASES)
+    python tools/faithful_numbers.py dynamic-queue taichung-timeouts njplus-window \
+        njplus-reno-marks njplus-table2-path wifi-backoff clap-rts dynamic-backoff
 
 Prints one line per (case, point, algorithm variant): mean over the seeds of the flows'
 summed goodput (Mb/s), retransmitted segments, timeouts, and the case's extra metric.
@@ -120,6 +122,85 @@ CASES = [
          ("clap before", "clap", ACC_BEFORE), ("clap after", "clap", {})],
         flows=(0, 1, 2),
         base={"flows.3.count": 0},
+    ),
+]
+
+
+# The third reading's set-up findings (docs/faithfulness.md, "Whose defaults"): each
+# compares the earlier set-up ("before") with the settled one ("after"), one change at a
+# time, on the paper's own set-up.
+FAULTS = {f"links.1.{d}.{k}": v for d in ("ab", "ba") for k, v in (("random_outages.count_per_200s", 27.2147), ("random_outages.duration_s", 0.3), ("loss_applies_to", "all"))}
+QUALNET_QUEUES = {"profile": "qualnet", "links.0.queue": {}, "links.1.queue": {}}
+NS2_QUEUES = {"links.0.queue": {"limit_packets": 50}, "links.1.queue": {"limit_packets": 50}}
+FRIENDLINESS = {"links.1.rate_mbps": 10.0, "links.1.ab.loss.rate": 0.01, "flows.0.cc": "njplus", "flows.0.start_stagger_s": 0.1,
+                "flows.1": {"name": "reno", "src": "S", "dst": "D", "cc": "reno", "start_s": 0.05, "start_stagger_s": 0.1}}
+CLAP_BER = {"flows.3.count": 0, "tcp.send_buffer_bytes": 20000, "tcp.rtt_sampling": "one_per_rtt", "wifi.0.short_retry_limit": 7,
+            "wifi.0.long_retry_limit": 4}
+
+CASES += [
+    Case(
+        "dynamic-queue",
+        "two-hop-wireless",
+        [("3 flows, 4 % faults", {**FAULTS, "links.1.ab.loss.rate": 0.0, "flows.0.count": 3, "flows.0.start_stagger_s": 0.1})],
+        [("reno, ns-2 50 p", "reno", None, {**QUALNET_QUEUES, **NS2_QUEUES}), ("dynamic, ns-2 50 p", "dynamic", {}, {**QUALNET_QUEUES, **NS2_QUEUES}),
+         ("reno, qualnet", "reno", None, QUALNET_QUEUES), ("dynamic, qualnet", "dynamic", {}, QUALNET_QUEUES)],
+        seeds=5,
+    ),
+    Case(
+        "dynamic-backoff",
+        "two-hop-wireless",
+        [("1 flow, 5 % faults", {**FAULTS, "links.1.ab.loss.rate": 0.0, "links.1.ab.random_outages.count_per_200s": 34.1955,
+                                 "links.1.ba.random_outages.count_per_200s": 34.1955})],
+        [("before (min_rtt)", "dynamic", {"window_rtt": "min_rtt"}, QUALNET_QUEUES), ("after (srtt)", "dynamic", {}, QUALNET_QUEUES)],
+        seeds=5,
+    ),
+    Case(
+        "taichung-timeouts",
+        "taichung-dumbbell",
+        [(f"20 flows, {r:.0%} loss", {"flows.0.count": 20, "links.3.ab.loss": {"model": "uniform", "rate": r}}) for r in (0.01, 0.1)],
+        [("newreno", "newreno", None), ("before (first)", "taichung", {"timeout_shrink": "first"}), ("after (every)", "taichung", {}),
+         ("fig2 bound", "taichung", {"slow_start_bound": "fig2"})],
+        base={"flows.0.start_stagger_s": 0.5, "flows.1.count": 0, "profile": "ns2"},
+        seeds=3,
+    ),
+    Case(
+        "njplus-window",
+        "njplus-two-hop",
+        [(f"{r:.0%} loss", loss(r)) for r in (0.01, 0.05)],
+        [("njplus, 64 KiB (before)", "njplus", {}, {"tcp.recv_buffer_bytes": 65536}), ("njplus, window_ 20 (after)", "njplus", {}, {"tcp.send_buffer_bytes": 14520}),
+         ("newjersey, 64 KiB", "newjersey", {}, {"tcp.recv_buffer_bytes": 65536}), ("newjersey, window_ 20", "newjersey", {}, {"tcp.send_buffer_bytes": 14520})],
+    ),
+    Case(
+        "njplus-reno-marks",
+        "njplus-two-hop",
+        [("4 NJ+ + 6 Reno, 1 % loss", {**FRIENDLINESS, "flows.0.count": 4, "flows.1.count": 6})],
+        [("reno answers marks (before)", "reno", {"ecn": True}), ("reno ignores them (after)", "reno", {"ecn": False})],
+        flows=(1,),
+        flow_prefix="reno",
+    ),
+    Case(
+        "njplus-table2-path",
+        "njplus-two-hop",
+        [(f"10 flows, {r:.0%} loss, {m:g} Mb/s", {**loss(r), "links.1.rate_mbps": m, "flows.0.count": 10, "flows.0.start_stagger_s": 0.1})
+         for r in (0.0, 0.01) for m in (2.0, 10.0)],
+        [("njplus", "njplus", {}), ("newjersey", "newjersey", {})],
+        jain=True,
+        seeds=3,
+    ),
+    Case(
+        "wifi-backoff",
+        "wifi-one-hop",
+        [("3 flows, BER 0", {"flows.0.count": 3})],
+        [("busy slot counts (wtcp)", "newreno", None), ("idle slots only (DCF, ns-2, ns-3)", "newreno", None, {"wifi.0.backoff_rule": "idle_slots_only"})],
+    ),
+    Case(
+        "clap-rts",
+        "clap-long-delay",
+        [(f"BER {b}", {**CLAP_BER, "wifi.0.ber": b}) for b in (6.25137e-5, 8.75268e-5)],
+        [("newreno, RTS/CTS every frame (ns-2)", "newreno", {"halve": "flight_size"}, {"wifi.0.rts_threshold_bytes": 0}),
+         ("newreno, no RTS/CTS", "newreno", {"halve": "flight_size"}, {"wifi.0.rts_threshold_bytes": 100000})],
+        flows=(0, 1, 2),
+        seeds=3,
     ),
 ]
 

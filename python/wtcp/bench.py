@@ -1,7 +1,7 @@
 """Speed benchmarks: `python -m wtcp.bench`.
 
 Comparison with ns-3, measured in the same run: the same scenario, matched to ns-3
-(`wtcp.ns3.translate.matching`, applied to both engines), runs in wtcp and in ns-3 3.44
+(the `ns3` profile, `wtcp.ns3.translate.matching`, applied to both engines), runs in wtcp and in ns-3 3.44
 (through wtcp's ns-3 engine), alternately, `--repeats` times; the table gives the median
 CPU time of each engine's event loop and their ratio: for wtcp the CPU time of the thread
 that ran the loop (`loop_cpu_seconds` of the result), for ns-3 the process CPU time of

@@ -124,9 +124,9 @@ class Case:
 
 def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequence[str | Config] | None, check: bool = True) -> list[Case]:
     """Every (algorithm, point), matched to ns-3 and checked by its translator before
-    anything runs (a `ScenarioError` names the first refusal). Matched: where the
-    scenario leaves them to wtcp's defaults, the options ns-3 fixes get the value that
-    behaves as ns-3 does, in both engines (`wtcp.ns3.translate.matching`). `algorithms`
+    anything runs (a `ScenarioError` names the first refusal). Matched: a scenario that
+    names no profile runs with the `ns3` profile in both engines, so every default ns-3
+    has fills what it leaves out (`wtcp.ns3.translate.matching`). `algorithms`
     None keeps the scenario's own algorithm and parameters. `check` False skips ns-3's
     translator (for a case only wtcp runs, e.g. an RFC behaviour ns-3 lacks)."""
     from wtcp.ns3 import plan as translate

@@ -59,8 +59,8 @@ REFUSED = {
     # Under the rfc profile: the ns-3 engine runs a scenario that names none with ns3's.
     "NewReno halving FlightSize (wtcp's default)": ({"profile": "rfc", "flows.0.cc_params": {}}, "flows.0.cc_params.halve"),
     "NewReno halving cwnd": ({"flows.0.cc_params": {"halve": "cwnd"}}, "flows.0.cc_params.halve"),
-    "CUBIC with HyStart++": ({"flows.0.cc": "cubic", "flows.0.cc_params": {"reduce": "cwnd"}}, "flows.0.cc_params.hystart"),
-    "CUBIC reducing FlightSize": ({"flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
+    "CUBIC with HyStart++": ({"profile": "rfc", "flows.0.cc": "cubic", "flows.0.cc_params": {"reduce": "cwnd"}}, "flows.0.cc_params.hystart"),
+    "CUBIC reducing FlightSize": ({"profile": "rfc", "flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
     "Westwood+ Linux filter": ({"flows.0.cc": "westwoodplus", "flows.0.cc_params": {"filter": "linux"}}, "flows.0.cc_params.filter"),
     "RFC 6298 backoff": ({"tcp.backoff_reset": "rtt_sample"}, "tcp.backoff_reset"),
     "no handshake": ({"tcp.handshake": False}, "tcp.handshake"),
@@ -109,15 +109,22 @@ def test_a_default_ns3_cannot_match_is_refused_with_the_value_that_matches():
     assert "(wtcp's default)" in info.value.reason and 'allowed: "pipe"' in info.value.reason
 
 
-def test_matching_fills_only_what_the_scenario_leaves_to_defaults():
+def test_matching_is_the_ns3_profile_unless_the_scenario_names_one():
     from wtcp.ns3.translate import matching
 
     sc = wtcp.load(reference_path())
-    assert matching(sc.document) == MATCHED
-    stated = sc.with_overrides({"tcp.handshake": False, "flows.0.cc_params.halve": "cwnd"})
-    assert matching(stated.document) == {"tcp.backoff_reset": "new_ack"}
-    # An explicit pairing leaves the algorithm's parameters alone.
-    assert matching(sc.document, paired=True) == {"tcp.handshake": True, "tcp.backoff_reset": "new_ack"}
+    assert matching(sc.document) == {"profile": "ns3"}
+    matched = sc.with_overrides(matching(sc.document)).document
+    for path, value in MATCHED.items():
+        table = matched
+        for part in path.split("."):
+            table = table[int(part)] if isinstance(table, list) else table[part]
+        assert table == value, path
+    # A value the scenario states stays (and the translator refuses it), and a scenario
+    # with a profile of its own is not matched.
+    stated = sc.with_overrides({"tcp.handshake": False, **matching(sc.document)})
+    assert stated.document["tcp"]["handshake"] is False
+    assert matching(sc.with_overrides({"profile": "rfc"}).document) == {}
 
 
 def test_a_pairing_translates_vegas_thresholds_and_refuses_what_ns3_cannot_take(simple2):

@@ -49,7 +49,13 @@
 //!   backoff is never reset. Measured (`wtcp reproduce dynamic`, Table 2 at "5 %" faults,
 //!   3 replications, before this default changed): with SRTT the reset fires (the largest
 //!   back-off falls from 2.3 to 1.0) and Dynamic's RTO count barely moves (51.7 to 53.7);
-//!   the ablation `backoff-reset-min-rtt` keeps that comparison.
+//!   the ablation `backoff-reset-min-rtt` keeps that comparison. Against this reading:
+//!   l. 171's aside ("TCP's performance is maximized when cwnd is equal to BDP") is the
+//!   usual pipe-size statement, which uses RTTmin, and ABW * SRTT of a flow's own delivery
+//!   rate approaches its bytes in flight, so the test passes more easily as queues grow,
+//!   where l. 173 means the reset for a network that is not congested. The l. 271
+//!   experiment itself (10 flows, 10 % loss) is not run, so which reading reproduces its
+//!   back-off of 8 is untested.
 //! - Eq. 2: partial_total_data_sent = the difference of `Ctx::segments_sent` (data segments
 //!   sent, retransmissions included) between this event and the previous one, at least 1.
 //!   The retransmission that the event itself triggers is sent after the hook, so it counts
@@ -110,7 +116,7 @@ pub struct DynamicParams {
     /// "ssthresh = ABW", default) or `bdp` (ABW * `window_rtt`).
     pub ssthresh_from: SsthreshFrom,
     /// RTT turning ABW into the BDP of the back-off box (and into ssthresh with
-    /// `ssthresh_from = "bdp"`): `min_rtt` (default) or `srtt`.
+    /// `ssthresh_from = "bdp"`): `srtt` (default) or `min_rtt`.
     pub window_rtt: WindowRtt,
     /// Respond with SLoss_{k-1} (before this event) instead of SLoss_k (not stated in the
     /// paper; default false).
@@ -485,6 +491,22 @@ mod tests {
         }
         // The hand values: 0.5, 0.75, 0.25, 1.125, then theta = 1/8: 1.125*7/8 + 0.1/8.
         assert!(approx(sloss, 1.125 * 0.875 + 0.1 * 0.125));
+    }
+
+    #[test]
+    fn by_default_the_backoff_box_uses_srtt_so_queueing_can_reach_half_cwnd_max() {
+        assert_eq!(DynamicParams::default().window_rtt, WindowRtt::Srtt);
+        // ABW = 1000 B / 20 ms = 50 kB/s; RTTmin 100 ms (BDP 5 kB < 12.5 kB), then RTT
+        // samples of 400 ms lift SRTT towards 400 ms (BDP ~20 kB > 12.5 kB).
+        for (window_rtt, resets) in [(WindowRtt::MinRtt, false), (WindowRtt::Srtt, true)] {
+            let mut h = Harness::new(build(&DynamicParams { window_rtt, ..params() }));
+            ack_at(&mut h, 1, 20 * MS, 100 * MS);
+            for _ in 0..20 {
+                ack_at(&mut h, 1, 20 * MS, 400 * MS);
+            }
+            h.loss(Loss::Timeout { consecutive: 1 });
+            assert_eq!(h.requests.reset_rto_backoff, resets, "{window_rtt:?}: bdp {}", var(&h, "bdp_bytes"));
+        }
     }
 
     #[test]

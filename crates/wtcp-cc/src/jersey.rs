@@ -3,7 +3,8 @@
 //! K. Xu, Y. Tian, N. Ansari, "TCP-Jersey for wireless IP communications", IEEE JSAC
 //! 22(4):747-756, May 2004; K. Xu, Y. Tian, N. Ansari, "Improving TCP performance in
 //! integrated wireless communications networks", Computer Networks 47:219-237, 2005 (New
-//! Jersey). Specification: `reference/algorithms.md` §5; the loss responses are checked
+//! Jersey). Specification: the two papers' ABE, congestion-warning and TABE descriptions
+//! (the papers themselves are not shipped here); the loss responses are checked
 //! against the description of both in the NJ+ paper (Lee et al., KSII TIIS 2(6), 2008, §2.4,
 //! §3.2-3.3, Fig. 3a).
 //!

@@ -1,9 +1,10 @@
 //! JTCP: jitter-based TCP.
 //!
 //! E. H.-K. Wu and M.-Z. Chen, "JTCP: Jitter-Based TCP for Heterogeneous Wireless
-//! Networks", IEEE JSAC 22(4):757-766, May 2004. Specification: `reference/algorithms.md` §7,
-//! which is only partly confirmed ([REC]/[UNCONF]); this module implements the parameterised
-//! reading given there and exposes each uncertain choice as a parameter.
+//! Networks", IEEE JSAC 22(4):757-766, May 2004. Specification: a summary of that paper
+//! that could be only partly confirmed against its full text (which is not shipped here);
+//! this module implements the parameterised reading of that summary and exposes each
+//! uncertain choice as a parameter.
 //!
 //! JTCP compares the spacing of data segments at the receiver with their spacing at the
 //! sender (the jitter ratio); at a loss, a ratio above 1/cwnd means the queue grows faster

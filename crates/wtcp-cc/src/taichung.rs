@@ -41,9 +41,11 @@
 //!   loss value would be overwritten by the next ACK. We keep both: Fig. 4's value is the
 //!   sender's ssthresh, Fig. 2's estimate is recomputed per ACK, and the exponential phase
 //!   (cwnd++ per ACK) needs cwnd below ssthresh, ssthresh_net and ssthresh_ideal; otherwise
-//!   cwnd += 1/cwnd (`slow_start_bound = "all"`, default: l. 104, "the ssthresh in the
-//!   Congestion Avoidance phase ... is also determined based on the shrink factor", and
-//!   l. 82 tie the loss value to the phase). `"fig2"` takes Fig. 2 literally: once both
+//!   cwnd += 1/cwnd (`slow_start_bound = "all"`, default: l. 104, "the value of ssthresh
+//!   in the Congestion Avoidance phase ... is also determined based on the shrink factor
+//!   ... when three duplicate ACKs received or timeout occurs", which only has an effect if
+//!   Fig. 4's value is kept; l. 82 calls ssthresh_ideal "the first ssthresh in the Slow
+//!   Start phase", i.e. not the only bound of later ones). `"fig2"` takes Fig. 2 literally: once both
 //!   estimates are known, only ssthresh_net and ssthresh_ideal bound slow start, so after
 //!   a loss it slow-starts back to the estimated share. Until both an inter-ACK estimate and an RTT exist, Fig. 2's thresholds
 //!   are unknown and only the sender's ssthresh bounds slow start. l. 110 ("When cwnd
@@ -56,6 +58,9 @@
 //!   expiry as Fig. 4's timeout branch has it (`timeout_shrink = "every"`, default; a
 //!   repeated timeout, from cwnd = 1, takes ssthresh to the 2-segment floor).
 //!   `"first"` keeps ssthresh on repeated timeouts (RFC 5681 §3.1; the earlier reading).
+//!   With the default `slow_start_bound = "all"` a double timeout therefore leaves 2
+//!   segments of ssthresh and a linear climb (the paper does not consider the case); with
+//!   `"fig2"` Fig. 2's estimates take over at the next ACK.
 //!   ssthresh is floored at 2 segments (RFC 5681 eq. 4; the paper gives no floor). With no RTT sample yet the shrink factor is unknown
 //!   and the NewReno halving of FlightSize is used.
 //! - ECN (not in the paper): an echo applies the three-duplicate-ACK response, once per
@@ -558,6 +563,19 @@ mod tests {
         h.loss(Loss::Timeout { consecutive: 1 });
         h.loss(Loss::Timeout { consecutive: 2 });
         assert!((h.w.ssthresh - 20.0 * SEG).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_literal_fig2_bound_stops_at_ssthresh_net_whatever_the_senders_ssthresh() {
+        // Estimates: ssthresh_net 14 segments; the sender's ssthresh is unlimited.
+        let p = TaichungParams { slow_start_bound: SlowStartBound::Fig2, ..TaichungParams::default() };
+        for (cwnd, growth) in [(13.0, SEG), (14.5, SEG / 14.5)] {
+            let mut h = steady(p);
+            h.w = Window::new(cwnd * SEG, f64::INFINITY);
+            let at = h.now + 2 * MS;
+            ack_at(&mut h, at, 60 * MS);
+            assert!((h.w.cwnd - (cwnd * SEG + growth)).abs() < 1e-9, "cwnd {cwnd}: {}", h.w.cwnd);
+        }
     }
 
     #[test]

@@ -165,25 +165,13 @@ def matched_tcp() -> dict[str, Any]:
 
 
 def matching(doc: dict[str, Any], paired: bool = False) -> dict[str, Any]:
-    """Overrides (dotted path -> value) that give a scenario document the values ns-3
-    requires where the document leaves them to wtcp's defaults: `TCP_MATCHED` in `[tcp]`
-    and, unless the flows are `paired` explicitly, each TCP flow's `matched_params`.
-    A value the document states is left alone (and refused by `plan` if it differs)."""
-    out: dict[str, Any] = {}
-    tcp = doc.get("tcp", {})
-    for key, value in matched_tcp().items():
-        if key not in tcp:
-            out[f"tcp.{key}"] = value
-    if paired:
-        return out
-    for i, f in enumerate(doc.get("flows", [])):
-        if f.get("kind", "tcp") != "tcp":
-            continue
-        params = f.get("cc_params") or {}
-        for key, value in matched_params(f.get("cc", "newreno")).items():
-            if key not in params:
-                out[f"flows.{i}.cc_params.{key}"] = value
-    return out
+    """The overrides that match a scenario document to ns-3: the `ns3` profile
+    (docs/profiles.md), which fills every default ns-3 fixes, the values this module
+    requires (`TCP_MATCHED`, each algorithm's `matched`) among them, wherever the document
+    leaves a field out. A document that names its own profile is left alone (and `plan`
+    refuses what ns-3 cannot do). `paired` is accepted for callers that pair an ns-3 class
+    explicitly; the profile sets no parameter of the algorithms they pair."""
+    return {} if "profile" in doc else {"profile": "ns3"}
 
 
 def toml_text(value: Any) -> str:

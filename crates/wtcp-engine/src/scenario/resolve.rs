@@ -699,7 +699,8 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
 fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
     let (limit_packets, limit_bytes) = match (q.limit_packets, q.limit_bytes) {
         (Some(_), Some(_)) => return err(p, "give either limit_packets or limit_bytes, not both"),
-        (None, None) => return err(p, "needs limit_packets or limit_bytes"),
+        // No limit stated (and no profile gave one): wtcp's default, as without a queue table.
+        (None, None) => (QueueSpec::default().limit_packets, None),
         (Some(0), _) => return err(format!("{p}.limit_packets"), "is 0; allowed: >= 1"),
         (_, Some(0)) => return err(format!("{p}.limit_bytes"), "is 0; allowed: >= 1"),
         (lp, lb) => (lp, lb),
