@@ -39,22 +39,16 @@ fn newreno_goodput_is_within_ten_percent_of_ns3() {
 }
 
 #[test]
-fn westwoodplus_goodput_is_within_ten_percent_of_ns3_up_to_one_percent_loss() {
-    // At 2 % and 5 % wtcp's Westwood+ is 12.5 % and 10.3 % above ns-3 (docs/validation.md
-    // reports the gap, which is not explained yet); there the test holds ns-3's ordering:
-    // Westwood+ well above NewReno.
+fn westwoodplus_goodput_is_within_ten_percent_of_ns3() {
+    // Until its bandwidth samples credited bytes twice (westwood.rs), wtcp's Westwood+ was
+    // 12.5 % and 10.3 % above ns-3 at 2 % and 5 %.
     let mut report = String::new();
     let mut ok = true;
     for (loss, ns3) in NS3_WESTWOODPLUS {
         let ours = mean_goodput_mbps("westwoodplus", loss);
         let rel = ours / ns3 - 1.0;
         report.push_str(&format!("loss {loss}: wtcp {ours:.3} Mb/s, ns-3 {ns3} Mb/s, {:+.1} %\n", rel * 100.0));
-        if loss <= 0.01 {
-            ok &= rel.abs() <= 0.10;
-        } else {
-            let newreno_ns3 = NS3_NEWRENO.iter().find(|(l, _)| *l == loss).unwrap().1;
-            ok &= ours > 1.3 * mean_goodput_mbps("newreno", loss) && ns3 > 1.3 * newreno_ns3;
-        }
+        ok &= rel.abs() <= 0.10;
     }
     assert!(ok, "Westwood+ against ns-3:\n{report}");
 }
