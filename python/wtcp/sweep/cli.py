@@ -110,6 +110,10 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
         click.echo(f"failed: {label}: {error.splitlines()[0] if error else ''}", err=True)
     if outcome.failed > 10:
         click.echo(f"... and {outcome.failed - 10} more failed runs (see the runs table of {store_file})", err=True)
+    for text, runs in list(outcome.warnings.items())[:10]:
+        click.echo(f"warning ({runs} run{'s' if runs > 1 else ''}): {text}", err=True)
+    if len(outcome.warnings) > 10:
+        click.echo(f"... and {len(outcome.warnings) - 10} more distinct warnings (the runs table's `warnings` column)", err=True)
     click.echo(outcome.line())
     if outcome.failed:
         raise click.exceptions.Exit(1)

@@ -10,6 +10,7 @@ the store intact and the sweep resumable."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import multiprocessing.context as _mp_context
 import os
@@ -20,7 +21,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -90,8 +91,6 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
     failed record. KeyboardInterrupt propagates with the records of the runs finished
     before it as its `records` attribute."""
     from wtcp.errors import RunStopped, ScenarioError, SimulationError
-
-    import json
 
     from wtcp.ns3 import Ns3Unavailable
 
@@ -525,6 +524,9 @@ class Outcome:
     skipped: int = 0
     failed: int = 0
     errors: list[tuple[Run, str]] | None = None
+    # Each distinct warning of the runs done now (a scheme outside its paper's
+    # conditions, flows that delivered nothing), with the number of runs that gave it.
+    warnings: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
         return f"{self.total} runs: {self.done} done, {self.skipped} skipped, {self.failed} failed"
@@ -653,6 +655,8 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                 if rec["status"] == "done":
                     outcome.done += 1
                     progress.sim_seconds += rec.get("sim_seconds") or 0.0
+                    for w in json.loads(rec.get("warnings") or "[]"):
+                        outcome.warnings[w] = outcome.warnings.get(w, 0) + 1
                 else:
                     outcome.failed += 1
                     outcome.errors.append((by_key[rec["key"]], rec.get("error") or ""))
