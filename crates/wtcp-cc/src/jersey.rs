@@ -40,10 +40,16 @@
 //!   run), where the received count stays at or below 1.0x (`faithful_jersey.rs`). A lost
 //!   ACK's data is counted by the next one, so TABE stays immune to ACK loss.
 //! - ABE's L_n (`abe_bytes = "cumulative_ack"`, default): what the sender knows, "the size
-//!   of the data packet acknowledged by the nth ACK" (l.86), 0 for a duplicate ACK; with
-//!   `dupack_credit` each duplicate counts one SMSS, taken back from the cumulative ACK that
-//!   covers it (Linux Westwood+'s accounting). `abe_bytes = "received"` takes the receiver's
-//!   count as TABE does (an option, also for NJ+'s R_sn; see `njplus`).
+//!   of the data packet acknowledged by the nth ACK" (NJ+ l.86; l.124 "the length of the
+//!   data packet referenced by the nth ACK"): one data packet per ACK. A duplicate ACK
+//!   counts the segment whose arrival it reports, and a cumulative ACK its advance less what
+//!   duplicates already counted, at least one segment (`dupack_credit = true`, default; the
+//!   shared accounting of `westwood::net_of_duplicates`). The earlier reading,
+//!   `dupack_credit = false`, took the whole cumulative advance and 0 for a duplicate: the
+//!   ACK that fills a hole then counted every segment above it at once, and ABE read up to
+//!   55x the bottleneck over an RTT (NJ+'s R_sn 18x; `estimator_bounds.rs`), spikes that
+//!   NJ+'s max(R_sn, R_rn) adopted. `abe_bytes = "received"` takes the receiver's count as
+//!   TABE does (an option, also for NJ+'s R_sn; see `njplus`).
 //! - An ACK that cannot be timed (no RTT yet, or for TABE no receiver timestamp) carries its
 //!   cumulative bytes to the next timed sample, so no delivered byte is lost. The ACK that
 //!   ends fast recovery, which the sender gives to `on_recovery_exit` instead of `on_ack`,
@@ -203,8 +209,8 @@ pub(crate) const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "dupack_credit",
         unit: "bool",
-        default: "false",
-        doc: "count one segment per duplicate ACK in L_n, taken back from the covering cumulative ACK (Westwood+); off: L_n = 0 (algorithms.md §5.1)",
+        default: "true",
+        doc: "L_n is one segment per ACK (l.86 \"the size of the data packet acknowledged by the nth ACK\"): a duplicate counts its segment, taken back from the covering cumulative ACK; off: L_n = the cumulative advance, 0 for a duplicate",
         range: Range::Any,
     },
 ];
@@ -336,9 +342,9 @@ pub struct JerseyParams {
     /// TABE's L_n: `received` (the receiver's count of arrived data, NJ+ l.124) or
     /// `cumulative_ack` (the cumulative-ACK advance, algorithms.md §5.4).
     pub tabe_bytes: LnBytes,
-    /// Credit one SMSS per duplicate ACK in ABE's L_n and take it back from the next
-    /// cumulative ACK (Linux Westwood+'s accounting); also TABE's with `tabe_bytes =
-    /// "cumulative_ack"`. algorithms.md §5.1: off (L_n = 0 for a dupack).
+    /// Credit one SMSS per duplicate ACK in ABE's L_n and take it back from the cumulative
+    /// ACK that covers it (default; also TABE's with `tabe_bytes = "cumulative_ack"`);
+    /// off: the cumulative advance, 0 for a duplicate (the earlier reading).
     pub dupack_credit: bool,
 }
 
@@ -356,7 +362,7 @@ impl Default for JerseyParams {
             timeout_ssthresh: TimeoutSsthresh::EveryExpiry,
             abe_bytes: LnBytes::CumulativeAck,
             tabe_bytes: LnBytes::Received,
-            dupack_credit: false,
+            dupack_credit: true,
         }
     }
 }
@@ -657,9 +663,7 @@ impl Jersey {
             self.s.credited += m;
             return m;
         }
-        let l = advance.saturating_sub(self.s.credited);
-        self.s.credited = self.s.credited.saturating_sub(advance);
-        l
+        crate::westwood::net_of_duplicates(&mut self.s.credited, advance, mss as u64)
     }
 
     /// Rate control (§5.2): ssthresh = ownd; cwnd = min(cwnd, ownd) or ownd.
@@ -927,15 +931,27 @@ mod tests {
 
     #[test]
     fn dupack_credit_counts_a_segment_per_duplicate_and_takes_it_back() {
-        let p = JerseyParams { dupack_credit: true, ..JerseyParams::default() };
-        let mut j = Jersey::new(p, "jersey", abe_rate);
+        let mut j = Jersey::new(JerseyParams::default(), "jersey", abe_rate);
         assert_eq!(j.credited_bytes(true, 0, 1000.0), 1000);
         assert_eq!(j.credited_bytes(true, 0, 1000.0), 1000);
         // A cumulative ACK of 5000 bytes covers the two credited segments: L_n = 3000.
         assert_eq!(j.credited_bytes(false, 5000, 1000.0), 3000);
         assert_eq!(j.credited_bytes(false, 1000, 1000.0), 1000);
-        // Off (the default): L_n is the cumulative advance, 0 for a duplicate.
-        let mut j = Jersey::new(JerseyParams::default(), "jersey", abe_rate);
+        // A hole-filling ACK of 62 segments after 61 duplicates: its own segment only.
+        for _ in 0..61 {
+            j.credited_bytes(true, 0, 1000.0);
+        }
+        assert_eq!(j.credited_bytes(false, 62_000, 1000.0), 1000);
+        // Three duplicates, then an ACK of one segment (its own arrival) and one of four:
+        // one segment each, then the four less the three duplicates.
+        for _ in 0..3 {
+            j.credited_bytes(true, 0, 1000.0);
+        }
+        assert_eq!(j.credited_bytes(false, 1000, 1000.0), 1000);
+        assert_eq!(j.credited_bytes(false, 4000, 1000.0), 1000);
+        // Off (the earlier reading): L_n is the cumulative advance, 0 for a duplicate.
+        let p = JerseyParams { dupack_credit: false, ..JerseyParams::default() };
+        let mut j = Jersey::new(p, "jersey", abe_rate);
         assert_eq!(j.credited_bytes(true, 0, 1000.0), 0);
         assert_eq!(j.credited_bytes(false, 5000, 1000.0), 5000);
     }
@@ -1123,9 +1139,10 @@ mod tests {
         // Segments arrived every 10 ms throughout: the estimate stays at 100 kB/s.
         assert!((trace(&h, "tabe_bps") - 100_000.0).abs() < 1.0, "{}", trace(&h, "tabe_bps"));
 
-        // On the cumulative ACK the duplicates count nothing and the jump four segments:
-        // the estimate sags, then overshoots the arrival rate.
-        let p = JerseyParams { tabe_bytes: LnBytes::CumulativeAck, ..JerseyParams::default() };
+        // On the whole cumulative advance (`dupack_credit = false`) the duplicates count
+        // nothing and the jump four segments: the estimate sags, then overshoots the
+        // arrival rate.
+        let p = JerseyParams { tabe_bytes: LnBytes::CumulativeAck, dupack_credit: false, ..JerseyParams::default() };
         let mut h = Harness::new(build_new_jersey(&p));
         let rx = steady_rx(&mut h);
         let mut r = trace(&h, "tabe_bps");
@@ -1166,8 +1183,16 @@ mod tests {
 
     #[test]
     fn abe_on_the_cumulative_ack_ignores_what_the_receiver_reports() {
-        // New Jersey's ABE (default `abe_bytes`): a duplicate ACK counts nothing.
+        // New Jersey's ABE (default `abe_bytes`): a duplicate ACK counts the one segment
+        // whose arrival it reports, whatever the receiver's count says.
         let mut h = new_jersey();
+        let rx = steady_rx(&mut h);
+        let r0 = trace(&h, "abe_bps");
+        h.dup_ack_rx(10 * MS, rx + 10 * MS);
+        assert!(approx(trace(&h, "abe_bps"), tsw(r0, M, 0.010, 0.100)));
+        // The earlier reading (`dupack_credit = false`): it counts nothing.
+        let p = JerseyParams { dupack_credit: false, ..JerseyParams::default() };
+        let mut h = Harness::new(build_new_jersey(&p));
         let rx = steady_rx(&mut h);
         let r0 = trace(&h, "abe_bps");
         h.dup_ack_rx(10 * MS, rx + 10 * MS);
@@ -1255,7 +1280,8 @@ mod tests {
         let r = trace(h, "abe_bps");
         let first = ownd_bytes(r, h.rtt.srtt(), M, 2.0);
         h.loss(Loss::Timeout { consecutive: 1 });
-        // ABE: a duplicate ACK acknowledges nothing (L_n = 0); Tw = SRTT = 100 ms.
+        // ABE on the whole cumulative advance (the harness's `dupack_credit = false`): a
+        // duplicate ACK counts nothing (L_n = 0); Tw = SRTT = 100 ms.
         let mut r = r;
         for k in 1..=2 {
             h.dup_ack_rx(50 * MS, 5_000 * MS + k * 50 * MS);
@@ -1270,12 +1296,13 @@ mod tests {
 
     #[test]
     fn every_expiry_sets_ssthresh_to_ownd_n_as_fig_3_does() {
-        let mut h = jersey();
+        let cumulative = JerseyParams { dupack_credit: false, ..JerseyParams::default() };
+        let mut h = Harness::new(build(&cumulative));
         let (_, second) = two_expiries_with_acks_between(&mut h);
         assert!(approx(h.w.ssthresh, second), "{} vs {second}", h.w.ssthresh);
         assert!(approx(h.w.cwnd, second));
         // `first_expiry` (RFC 5681 §3.1): the second expiry keeps the first one's ssthresh.
-        let p = JerseyParams { timeout_ssthresh: TimeoutSsthresh::FirstExpiry, ..JerseyParams::default() };
+        let p = JerseyParams { timeout_ssthresh: TimeoutSsthresh::FirstExpiry, ..cumulative };
         let mut h = Harness::new(build(&p));
         let (first, second) = two_expiries_with_acks_between(&mut h);
         assert!(approx(h.w.ssthresh, first), "{} vs {first}", h.w.ssthresh);

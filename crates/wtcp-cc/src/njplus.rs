@@ -25,18 +25,21 @@
 //!   ACK receiving rate" (l.124), and Jersey's L_n is "the size of the data packet
 //!   acknowledged by the nth ACK" (l.86). l.124 words the two L_n differently: "the length
 //!   of the data packet referenced by the nth ACK" for R_sn, "the length of the n-th data
-//!   packet" for R_rn. So R_sn takes what the n-th ACK acknowledges, the cumulative-ACK
-//!   advance, 0 for a duplicate ACK (`new_jersey.abe_bytes = "cumulative_ack"`, New Jersey's
-//!   own default), and R_rn every data segment that reached the receiver (`tabe_bytes =
-//!   "received"`, see `jersey`). That Fig. 2 writes one symbol L_n in both lines does not
+//!   packet" for R_rn. So R_sn takes what the n-th ACK acknowledges as the sender sees it
+//!   (`new_jersey.abe_bytes = "cumulative_ack"`, New Jersey's own default): one data packet
+//!   per ACK, a duplicate counting its segment and a cumulative ACK its advance less what
+//!   duplicates counted (`new_jersey.dupack_credit = true`, see `jersey`; the earlier
+//!   `false` took the whole advance, 0 for a duplicate); and R_rn every data segment that
+//!   reached the receiver (`tabe_bytes = "received"`, see `jersey`). That Fig. 2 writes one symbol L_n in both lines does not
 //!   make them one quantity: Formula (1) (l.83) also serves Jersey and New Jersey with one
 //!   L_n, and l.124 defines each. `new_jersey.abe_bytes = "received"` gives R_sn the
 //!   receiver's count instead (reading "referenced by" as the segment whose arrival sent the
 //!   ACK); that count is carried with the receiver's timestamp here, is not part of the
 //!   RFC 7323 option, and is not information an ACK-timed ABE has. What the choice does on
-//!   the NJ+ two-hop path (`faithful_jersey.rs`, 1 % loss): on the cumulative advance R_sn
-//!   jumps on the ACK that fills a hole and the maximum takes the jump, above the
-//!   bottleneck's payload rate; on the received count it stays at or below that rate.
+//!   the NJ+ two-hop path (`faithful_jersey.rs`, 1 % loss): with the whole cumulative
+//!   advance (`dupack_credit = false`) R_sn jumps on the ACK that fills a hole and the
+//!   maximum takes the jump, far above the bottleneck's payload rate; one packet per ACK and
+//!   the received count stay near or below that rate (`estimator_bounds.rs`).
 //! - ownd_{n-1} in EASR (`previous_ownd = "before_event"`): ownd after the last ACK before
 //!   the loss episode that ends in the RTO, i.e. the last new ACK outside fast recovery and
 //!   outside an earlier RTO's recovery; the first duplicate ACK (or the RTO itself, when no
@@ -82,7 +85,7 @@ const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "new_jersey",
         unit: "table",
-        default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","timeout_ssthresh":"every_expiry","abe_bytes":"cumulative_ack","tabe_bytes":"received","dupack_credit":false}"#,
+        default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","timeout_ssthresh":"every_expiry","abe_bytes":"cumulative_ack","tabe_bytes":"received","dupack_credit":true}"#,
         doc: "parameters of the underlying New Jersey (see `newjersey`), its defaults: R_sn's L_n (abe_bytes) is the cumulative-ACK advance (l.86, l.124), R_rn's (tabe_bytes) the data the receiver got; abe_bytes = received feeds R_sn the receiver's count; timeout_without_warning is replaced by EASR",
         range: Range::Table(crate::jersey::PARAMS),
     },
@@ -380,8 +383,9 @@ mod tests {
 
     #[test]
     fn mabe_runs_jerseys_abe_and_new_jerseys_tabe_each_with_its_own_l_n() {
-        // R_sn: L_n = the data the n-th ACK acknowledges (l.86, l.124), nothing for a
-        // duplicate ACK; R_rn: every data segment that reached the receiver (l.124).
+        // R_sn: one data packet per ACK (l.86, l.124): a duplicate counts its segment, the
+        // hole-filling ACK its advance less the duplicates' segments; R_rn: every data
+        // segment that reached the receiver (l.124). Here they agree.
         let mut h = njplus();
         steady(&mut h, 10 * MS);
         let (mut rs, mut rr) = (trace(&h, "abe_bps"), trace(&h, "tabe_bps"));
@@ -389,14 +393,29 @@ mod tests {
             // Duplicate ACKs 10 ms apart at the sender, their segments 10 ms apart at the
             // receiver.
             h.dup_ack_rx(10 * MS, STEADY_RX_END + k * 10 * MS);
-            rs = tsw(rs, 0.0, 0.010, 0.100);
+            rs = tsw(rs, M, 0.010, 0.100);
             rr = tsw(rr, M, 0.010, 0.100);
             assert!(approx(trace(&h, "abe_bps"), rs), "{} vs {rs}", trace(&h, "abe_bps"));
             assert!(approx(trace(&h, "tabe_bps"), rr), "{} vs {rr}", trace(&h, "tabe_bps"));
             assert_eq!(trace(&h, "rate_bps"), rs.max(rr));
         }
-        // The retransmission fills the hole: the ACK acknowledges nine segments, the
-        // receiver got one. R_sn jumps above R_rn and the maximum takes it.
+        hole_filling_ack(&mut h, 9, 10 * MS, STEADY_RX_END + 90 * MS);
+        rs = tsw(rs, M, 0.010, 0.100);
+        rr = tsw(rr, M, 0.010, 0.100);
+        assert!(approx(trace(&h, "abe_bps"), rs) && approx(trace(&h, "tabe_bps"), rr));
+
+        // The earlier reading (`dupack_credit = false`): nothing for a duplicate, and the
+        // ACK that fills the hole acknowledges nine segments, the receiver got one. R_sn
+        // jumps above R_rn and the maximum takes it.
+        let p = NjPlusParams { new_jersey: JerseyParams { dupack_credit: false, ..JerseyParams::default() }, ..NjPlusParams::default() };
+        let mut h = Harness::new(build(&p));
+        steady(&mut h, 10 * MS);
+        let (mut rs, mut rr) = (trace(&h, "abe_bps"), trace(&h, "tabe_bps"));
+        for k in 1..=8 {
+            h.dup_ack_rx(10 * MS, STEADY_RX_END + k * 10 * MS);
+            rs = tsw(rs, 0.0, 0.010, 0.100);
+            rr = tsw(rr, M, 0.010, 0.100);
+        }
         hole_filling_ack(&mut h, 9, 10 * MS, STEADY_RX_END + 90 * MS);
         rs = tsw(rs, 9.0 * M, 0.010, 0.100);
         rr = tsw(rr, M, 0.010, 0.100);
@@ -422,7 +441,7 @@ mod tests {
     #[test]
     fn without_timestamps_the_rate_is_r_sn_on_the_cumulative_ack() {
         // Fig. 2 line 2 applies MABE "if (timestamp)": without timestamps R_rn is never
-        // sampled and R_n = R_sn, whose L_n is the cumulative advance even with
+        // sampled and R_n = R_sn, whose L_n is one segment per ACK even with
         // `abe_bytes = "received"` (there is no receiver count to read).
         let received = NjPlusParams { new_jersey: JerseyParams { abe_bytes: LnBytes::Received, ..JerseyParams::default() }, ..NjPlusParams::default() };
         for p in [NjPlusParams::default(), received] {
@@ -436,7 +455,7 @@ mod tests {
             }
             h.now += 20 * MS;
             h.dup_ack();
-            r = tsw(r, 0.0, 0.021, 0.100);
+            r = tsw(r, M, 0.021, 0.100);
             assert_eq!(trace(&h, "tabe_bps"), 0.0);
             assert!(approx(trace(&h, "abe_bps"), r), "{} vs {r}", trace(&h, "abe_bps"));
             assert_eq!(trace(&h, "rate_bps"), trace(&h, "abe_bps"));

@@ -432,6 +432,17 @@ pub struct DeliveryCounter {
     last_una: Option<u64>,
 }
 
+/// The bytes of a cumulative ACK advancing SND.UNA by `acked` that duplicate ACKs have not
+/// already credited: the ACK reports at least one arrival (up to one segment); the rest of
+/// the advance comes out of `accounted` (bytes credited by duplicates and not yet covered)
+/// as far as that reaches. Shared by every estimator that credits duplicates (Westwood,
+/// Prairie, Dynamic, the Jersey family), so each acknowledged byte is credited once.
+pub fn net_of_duplicates(accounted: &mut u64, acked: u64, mss: u64) -> u64 {
+    let already = (*accounted).min(acked - acked.min(mss));
+    *accounted -= already;
+    acked - already
+}
+
 impl DeliveryCounter {
     pub fn new(accounting: Accounting) -> Self {
         DeliveryCounter { accounting, accounted: 0, loss_recover: None, last_una: None }
@@ -482,9 +493,7 @@ impl DeliveryCounter {
     /// advance was already credited by duplicates as far as `accounted` reaches, and is
     /// credited now only beyond that.
     fn net_of_duplicates(&mut self, claimed: u64, acked: u64, mss: u64) -> u64 {
-        let already = self.accounted.min(acked - acked.min(mss));
-        self.accounted -= already;
-        claimed.min(acked - already)
+        claimed.min(net_of_duplicates(&mut self.accounted, acked, mss))
     }
 
     /// What ns-3 passes to `PktsAcked` for a cumulative ACK (before the correction of

@@ -38,11 +38,12 @@ fn the_receiver_timed_estimate_does_not_read_above_the_bottleneck_rate() {
         let tabe = max(&cc_series(&r, 0, "tabe_bps"));
         assert!(tabe <= 1.01 * PAYLOAD_RATE, "loss {loss}: TABE peaked at {:.3}x the payload rate", tabe / PAYLOAD_RATE);
     }
-    // With L_n = the cumulative-ACK advance the ACK that fills a hole counts every segment
-    // the receiver held, and the estimate overshoots.
+    // With L_n = the whole cumulative-ACK advance the ACK that fills a hole counts every
+    // segment the receiver held, and the estimate overshoots.
     let ov = [
         ("flows.0.cc", "newjersey"),
         ("flows.0.cc_params.tabe_bytes", "\"cumulative_ack\""),
+        ("flows.0.cc_params.dupack_credit", "false"),
         ("links.1.ab.loss.rate", "0.01"),
         ("run.duration_s", "60"),
         ("trace.enabled", "true"),
@@ -54,29 +55,30 @@ fn the_receiver_timed_estimate_does_not_read_above_the_bottleneck_rate() {
 
 #[test]
 fn njplus_takes_the_max_of_jerseys_abe_and_new_jerseys_tabe() {
-    // MABE (Fig. 2): R_sn is Jersey's ABE, whose L_n is what the n-th ACK acknowledges
-    // (l.86, l.124). The ACK that fills a hole acknowledges every segment the receiver
-    // held, R_sn jumps above the bottleneck rate, and the maximum takes the jump.
-    let ov = [("flows.0.cc", "njplus"), ("links.1.ab.loss.rate", "0.01"), ("run.duration_s", "60"), ("trace.enabled", "true"), ("trace.interval_ms", "2")];
-    let r = run(&ov);
-    let rate = max(&cc_series(&r, 0, "rate_bps"));
-    let abe = max(&cc_series(&r, 0, "abe_bps"));
-    let tabe = max(&cc_series(&r, 0, "tabe_bps"));
+    // MABE (Fig. 2): R_sn is Jersey's ABE, one data packet per ACK (l.86, l.124: a
+    // duplicate counts its segment, the ACK that fills a hole its own), R_rn New Jersey's
+    // TABE: on this path neither reads above the bottleneck rate, nor their max.
+    let base = [("flows.0.cc", "njplus"), ("links.1.ab.loss.rate", "0.01"), ("run.duration_s", "60"), ("trace.enabled", "true"), ("trace.interval_ms", "2")];
+    let r = run(&base);
+    let (rate, abe, tabe) = (max(&cc_series(&r, 0, "rate_bps")), max(&cc_series(&r, 0, "abe_bps")), max(&cc_series(&r, 0, "tabe_bps")));
+    assert!(rate <= 1.01 * PAYLOAD_RATE, "{:.3}", rate / PAYLOAD_RATE);
+    assert_eq!(rate, abe.max(tabe));
+    // The earlier reading, L_n = the whole cumulative advance (`dupack_credit = false`):
+    // the ACK that fills a hole acknowledges every segment the receiver held, R_sn jumps
+    // above the bottleneck rate, and the maximum takes the jump.
+    let mut whole = base.to_vec();
+    whole.push(("flows.0.cc_params.new_jersey.dupack_credit", "false"));
+    let r = run(&whole);
+    let (rate, abe, tabe) = (max(&cc_series(&r, 0, "rate_bps")), max(&cc_series(&r, 0, "abe_bps")), max(&cc_series(&r, 0, "tabe_bps")));
     assert!(rate > 1.3 * PAYLOAD_RATE, "{:.3}", rate / PAYLOAD_RATE);
     assert_eq!(rate, abe);
     assert!(tabe <= 1.01 * PAYLOAD_RATE, "{:.3}", tabe / PAYLOAD_RATE);
     // With `abe_bytes = "received"` both recursions count the data that reached the
     // receiver: on this path (no reverse traffic, ACK spacing = arrival spacing) neither
     // reads above the bottleneck rate, nor their max.
-    let ov = [
-        ("flows.0.cc", "njplus"),
-        ("flows.0.cc_params.new_jersey.abe_bytes", "\"received\""),
-        ("links.1.ab.loss.rate", "0.01"),
-        ("run.duration_s", "60"),
-        ("trace.enabled", "true"),
-        ("trace.interval_ms", "2"),
-    ];
-    let rate = max(&cc_series(&run(&ov), 0, "rate_bps"));
+    let mut received = base.to_vec();
+    received.push(("flows.0.cc_params.new_jersey.abe_bytes", "\"received\""));
+    let rate = max(&cc_series(&run(&received), 0, "rate_bps"));
     assert!(rate <= 1.01 * PAYLOAD_RATE, "{:.3}", rate / PAYLOAD_RATE);
 }
 
