@@ -48,7 +48,12 @@
 //!   `dupack_credit = false`, took the whole cumulative advance and 0 for a duplicate: the
 //!   ACK that fills a hole then counted every segment above it at once, and ABE read up to
 //!   55x the bottleneck over an RTT (NJ+'s R_sn 18x; `estimator_bounds.rs`), spikes that
-//!   NJ+'s max(R_sn, R_rn) adopted. `abe_bytes = "received"` takes the receiver's count as
+//!   NJ+'s max(R_sn, R_rn) adopted. "One packet per ACK" is not strict: with no duplicate
+//!   credit pending a cumulative ACK counts its whole advance (a delayed ACK, the ACK after
+//!   a lost one). After a timeout, the go-back-N resend of segments the receiver already
+//!   holds draws duplicates that are credited although nothing new arrived (a short
+//!   over-read; the leftover credit later cuts a hole-filling ACK to one segment); its
+//!   effect is untested. `abe_bytes = "received"` takes the receiver's count as
 //!   TABE does (an option, also for NJ+'s R_sn; see `njplus`).
 //! - An ACK that cannot be timed (no RTT yet, or for TABE no receiver timestamp) carries its
 //!   cumulative bytes to the next timed sample, so no delivered byte is lost. The ACK that
@@ -196,7 +201,7 @@ pub(crate) const PARAMS: &[ParamInfo] = &[
         name: "abe_bytes",
         unit: "cumulative_ack|received",
         default: "cumulative_ack",
-        doc: "ABE's L_n: the cumulative-ACK advance (0 for a duplicate ACK) or the data that reached the receiver since the previous ACK (needs timestamps)",
+        doc: "ABE's L_n: what the ACK acknowledges as the sender sees it (one packet per ACK with dupack_credit, else the cumulative advance) or the data that reached the receiver since the previous ACK (needs timestamps)",
         range: Range::Any,
     },
     ParamInfo {
@@ -303,7 +308,8 @@ pub enum LnBytes {
     /// Needs timestamps; without them the cumulative-ACK advance is used.
     #[default]
     Received,
-    /// The cumulative-ACK advance (0 for a duplicate ACK; algorithms.md §5.1, §5.4).
+    /// What the ACK acknowledges as the sender sees it: one data packet per ACK with
+    /// `dupack_credit` (default), else the cumulative-ACK advance, 0 for a duplicate.
     CumulativeAck,
 }
 
@@ -734,7 +740,7 @@ impl CongestionControl for Jersey {
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         let mss = cx.mss_f();
         self.s.mss = mss;
-        // ABE / TABE (Eq. 1) on every ACK, duplicates included (L_n = 0).
+        // ABE / TABE (Eq. 1) on every ACK, duplicates included (L_n: `credited_bytes`).
         let window = self.window(cx, self.params.window_rtts);
         let bytes = self.credited_bytes(ack.dup, ack.acked_bytes, mss);
         self.s.est.on_ack(cx.now, bytes, ack.rx_arrival, ack.rx_bytes, window);
@@ -1179,6 +1185,26 @@ mod tests {
         ack_at(&mut h, 1, 10 * MS, 100 * MS, Some(rx + 50 * MS), false);
         r = tsw(r, 2.0 * M, 0.020, 0.100);
         assert!(approx(trace(&h, "tabe_bps"), r), "{} vs {r}", trace(&h, "tabe_bps"));
+    }
+
+    #[test]
+    fn the_ack_that_ends_recovery_counts_only_what_the_duplicates_did_not() {
+        // Three duplicates count a segment each; the retransmission's ACK ends recovery
+        // advancing SND.UNA by four segments, three of which the duplicates counted.
+        let mut h = jersey();
+        steady(&mut h);
+        let mut r = trace(&h, "abe_bps");
+        for k in 1..=3 {
+            h.dup_ack_rx(10 * MS, 5_000 * MS + k * 10 * MS);
+            r = tsw(r, M, 0.010, 0.100);
+        }
+        h.loss(Loss::FastRetransmit);
+        h.in_recovery = true;
+        h.now += 10 * MS;
+        h.snd_una += 4 * u64::from(MSS);
+        h.exit_recovery();
+        r = tsw(r, M, 0.010, 0.100);
+        assert!(approx(trace(&h, "abe_bps"), r), "{} vs {r}", trace(&h, "abe_bps"));
     }
 
     #[test]

@@ -86,7 +86,7 @@ const PARAMS: &[ParamInfo] = &[
         name: "new_jersey",
         unit: "table",
         default: r#"{"window_rtts":1.0,"rtt":"srtt","ownd_floor_segments":2.0,"warning_window_rtts":1.0,"mark_response":"once_per_window","cwnd_cut":"min","grow_on_marked_acks":false,"timeout_without_warning":"ownd","timeout_ssthresh":"every_expiry","abe_bytes":"cumulative_ack","tabe_bytes":"received","dupack_credit":true}"#,
-        doc: "parameters of the underlying New Jersey (see `newjersey`), its defaults: R_sn's L_n (abe_bytes) is the cumulative-ACK advance (l.86, l.124), R_rn's (tabe_bytes) the data the receiver got; abe_bytes = received feeds R_sn the receiver's count; timeout_without_warning is replaced by EASR",
+        doc: "parameters of the underlying New Jersey (see `newjersey`), its defaults: R_sn's L_n (abe_bytes, dupack_credit) is one data packet per ACK (l.86, l.124), R_rn's (tabe_bytes) the data the receiver got; abe_bytes = received feeds R_sn the receiver's count; timeout_without_warning is replaced by EASR",
         range: Range::Table(crate::jersey::PARAMS),
     },
     ParamInfo {
@@ -504,8 +504,9 @@ mod tests {
         let (rs, rr) = (trace(&h, "abe_bps"), trace(&h, "tabe_bps"));
         h.dup_ack_rx(60 * MS, STEADY_RX_END + 7 * 30 * MS);
         h.dup_ack_rx(60 * MS, STEADY_RX_END + 8 * 30 * MS);
-        let rs = tsw(tsw(rs, 0.0, 0.460, 0.100), 0.0, 0.060, 0.100);
+        let rs = tsw(tsw(rs, M, 0.460, 0.100), M, 0.060, 0.100);
         let rr = tsw(tsw(rr, M, 0.030, 0.100), M, 0.030, 0.100);
+        assert!(approx(trace(&h, "abe_bps"), rs), "{} vs {rs}", trace(&h, "abe_bps"));
         let ownd_n2 = (rs.max(rr) * 0.100).max(2.0 * M);
         assert!(ownd_n2 < 0.95 * ownd_n && ownd_n2 > 2.0 * M, "precondition: {ownd_n2} vs {ownd_n}");
         // The second expiry of the episode: the same ownd_{n-1}; ssthresh = the new ownd_n
@@ -578,8 +579,9 @@ mod tests {
         let (rs, rr) = (trace(&h, "abe_bps"), trace(&h, "tabe_bps"));
         h.dup_ack_rx(60 * MS, STEADY_RX_END + 60 * MS);
         h.dup_ack_rx(60 * MS, STEADY_RX_END + 90 * MS);
-        let rs = tsw(tsw(rs, 0.0, 0.060, 0.100), 0.0, 0.060, 0.100);
+        let rs = tsw(tsw(rs, M, 0.060, 0.100), M, 0.060, 0.100);
         let rr = tsw(tsw(rr, M, 0.030, 0.100), M, 0.030, 0.100);
+        assert!(approx(trace(&h, "abe_bps"), rs), "{} vs {rs}", trace(&h, "abe_bps"));
         let ownd_n2 = (rs.max(rr) * 0.100).max(2.0 * M);
         assert!(ownd_n2 < 0.95 * ownd_n, "precondition: {ownd_n2} vs {ownd_n}");
         h.now += 600 * MS;
