@@ -42,7 +42,7 @@ def test_sweep_has_every_combination_and_goodput_falls_with_loss(demo_scenario):
     names = [a["name"] for a in wtcp.algorithms()]
     sweep = demo.goodput_sweep(demo_scenario, names, [0.0, 5.0], [1, 2], workers=2)
     assert len(sweep) == len(names) * 2 * 2
-    assert list(sweep.columns) == ["algorithm", "loss_percent", "seed", "goodput_mbps"]
+    assert list(sweep.columns) == ["algorithm", "loss_percent", "seed", "goodput_mbps", "outside"]
     wide = demo.mean_goodput(sweep, names)
     assert list(wide.columns) == names
     assert list(wide.index) == [0.0, 5.0]

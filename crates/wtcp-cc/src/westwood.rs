@@ -56,7 +56,9 @@
 //!   2.01 / 2.02 / 1.22 (goodput without SACK 1.885 / 1.800 / 1.037 -> 1.861 / 1.750 /
 //!   0.940 Mb/s; ns-3: 1.72 / 1.60 / 0.94). Bytes are counted rather than whole segments
 //!   (identical for full-sized segments). `"linux"` is the MobiCom/Linux rule (see
-//!   `westwood`).
+//!   `westwood`). `"ns3_literal"` keeps ns-3.44's calls with their double count; no paper
+//!   reads so, and only the `ns3` profile sets it, so that wtcp and ns-3 can be compared
+//!   on equal terms.
 //! - Each byte once (both accountings, [`DeliveryCounter`], also Prairie's and Dynamic's):
 //!   `accounted` holds the bytes duplicates credited that no cumulative ACK has covered; a
 //!   cumulative ACK of `acked` bytes reports at least min(acked, MSS) of fresh arrivals, the
@@ -174,6 +176,11 @@ pub enum Accounting {
     /// ns-3 `TcpSocketBase` calls of `PktsAcked`, without its double count (see the module
     /// header).
     Ns3,
+    /// ns-3.44's calls of `PktsAcked` as they are, double count included: the ACK that
+    /// leaves recovery passes (ACK - old head) although duplicates counted part of it, and
+    /// the ACK that leaves CA_LOSS counts a jump over segments the receiver held. Not a
+    /// reading of any paper: only for matching ns-3 (the `ns3` profile sets it).
+    Ns3Literal,
 }
 
 /// Where an RTT value comes from.
@@ -333,7 +340,7 @@ pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
         ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed", range: Range::above(0.0, MAX_SECONDS * 1e3) },
         ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)", range: Range::Any },
         ParamInfo { name: "virtual_sample_divisor", unit: "m", default: "2.0", doc: "m of tau/m, paper: m >= 2", range: Range::closed(1.0, 1e6) },
-        ParamInfo { name: "accounting", unit: "linux|ns3", default: "linux", doc: "byte accounting of duplicate and cumulative ACKs (paper/Linux rule, or ns-3's PktsAcked calls)", range: Range::Any },
+        ParamInfo { name: "accounting", unit: "linux|ns3|ns3_literal", default: "linux", doc: "byte accounting of duplicate and cumulative ACKs (paper/Linux rule, ns-3's PktsAcked calls, or those with ns-3.44's double count)", range: Range::Any },
         ParamInfo { name: "response", unit: "paper|ns3|linux", default: "paper", doc: "loss response: paper caps cwnd at ssthresh, ns3 sets cwnd = ssthresh, linux halves then sets BWE*RTTmin at recovery exit", range: Range::Any },
         BYTE_COUNTING,
         ABC_LIMIT,
@@ -353,7 +360,7 @@ pub const WESTWOODPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
         ParamInfo { name: "window_rtt", unit: "srtt|sample", default: "srtt", doc: "RTT that sizes a window: smoothed (ns-3) or latest raw sample (Linux)", range: Range::Any },
         ParamInfo { name: "min_rtt_of", unit: "srtt|sample", default: "srtt", doc: "RTTmin is the minimum smoothed RTT (ns-3) or the minimum raw sample (Linux, paper)", range: Range::Any },
         ParamInfo { name: "linux_min_window_ms", unit: "ms", default: "50.0", doc: "minimum window for linux sampling (Linux: 50 ms)", range: Range::closed(0.0, MAX_SECONDS * 1e3) },
-        ParamInfo { name: "accounting", unit: "ns3|linux", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs", range: Range::Any },
+        ParamInfo { name: "accounting", unit: "ns3|linux|ns3_literal", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs: ns-3's PktsAcked calls (each byte once), Linux's rule, or ns-3.44's calls with their double count (the ns3 profile, to match ns-3)", range: Range::Any },
         ParamInfo { name: "response", unit: "ns3|paper|linux", default: "ns3", doc: "loss response: ns3 sets cwnd = ssthresh, paper caps cwnd at ssthresh, linux halves then sets BWE*RTTmin at recovery exit", range: Range::Any },
         ParamInfo { name: "reset_min_rtt_on_timeout", unit: "bool", default: "false", doc: "forget RTTmin on an RTO (Linux) or keep it (ns-3)", range: Range::Any },
         BYTE_COUNTING,
@@ -428,6 +435,8 @@ pub struct DeliveryCounter {
     accounted: u64,
     /// ns-3: recovery point after an RTO while in CA_LOSS (`m_recover`).
     loss_recover: Option<u64>,
+    /// `Ns3Literal`: duplicates since the last new ACK outside recovery (`m_dupAckCount`).
+    dupacks: u64,
     /// SND.UNA after the last ACK seen.
     last_una: Option<u64>,
 }
@@ -445,7 +454,7 @@ pub fn net_of_duplicates(accounted: &mut u64, acked: u64, mss: u64) -> u64 {
 
 impl DeliveryCounter {
     pub fn new(accounting: Accounting) -> Self {
-        DeliveryCounter { accounting, accounted: 0, loss_recover: None, last_una: None }
+        DeliveryCounter { accounting, accounted: 0, loss_recover: None, dupacks: 0, last_una: None }
     }
 
     /// Remember SND.UNA at the start of the connection.
@@ -455,6 +464,11 @@ impl DeliveryCounter {
 
     /// Bytes to credit for one ACK (duplicates included).
     pub fn on_ack(&mut self, ack: &AckSample, mss: u64) -> u64 {
+        if self.accounting == Accounting::Ns3Literal {
+            let credit = self.ns3_literal(ack, mss);
+            self.last_una = Some(ack.ack);
+            return credit;
+        }
         let credit = if ack.dup {
             // One segment reached the receiver above SND.UNA (ns-3: PktsAcked(1)).
             self.accounted += mss;
@@ -462,7 +476,7 @@ impl DeliveryCounter {
         } else if ack.acked_bytes > 0 {
             let claimed = match self.accounting {
                 Accounting::Linux => ack.acked_bytes,
-                Accounting::Ns3 => self.ns3_cumulative(ack, mss),
+                Accounting::Ns3 | Accounting::Ns3Literal => self.ns3_cumulative(ack, mss),
             };
             self.net_of_duplicates(claimed, ack.acked_bytes, mss)
         } else {
@@ -476,6 +490,11 @@ impl DeliveryCounter {
     pub fn on_recovery_exit(&mut self, snd_una: u64, mss: u64) -> u64 {
         let bytes = self.last_una.map_or(0, |u| snd_una.saturating_sub(u));
         self.last_una = Some(snd_una);
+        if self.accounting == Accounting::Ns3Literal {
+            // ns-3.44 passes (ack - old head) in full on the ACK that leaves CA_RECOVERY.
+            self.dupacks = 0;
+            return bytes;
+        }
         // ns-3 passes (ack - old head) in full on the ACK that leaves CA_RECOVERY, Linux the
         // whole jump: both net of what the duplicates of the recovery already credited.
         self.net_of_duplicates(bytes, bytes, mss)
@@ -485,6 +504,7 @@ impl DeliveryCounter {
     /// The bytes duplicates credited stay owed: the receiver still holds those segments, and
     /// the cumulative ACK that follows the retransmission covers them.
     pub fn on_timeout(&mut self, snd_max: u64) {
+        self.dupacks = 0;
         self.loss_recover = Some(snd_max);
     }
 
@@ -494,6 +514,26 @@ impl DeliveryCounter {
     /// credited now only beyond that.
     fn net_of_duplicates(&mut self, claimed: u64, acked: u64, mss: u64) -> u64 {
         claimed.min(net_of_duplicates(&mut self.accounted, acked, mss))
+    }
+
+    /// ns-3.44's `PktsAcked` calls as they are (`Accounting::Ns3Literal`): a duplicate
+    /// outside recovery and CA_LOSS counts one segment and is remembered; a new ACK in
+    /// CA_OPEN counts its segments less the remembered duplicates, nothing kept beyond.
+    fn ns3_literal(&mut self, ack: &AckSample, mss: u64) -> u64 {
+        if ack.dup {
+            if !ack.in_recovery && self.loss_recover.is_none() {
+                self.dupacks += 1;
+            }
+            return mss;
+        }
+        if ack.acked_bytes == 0 {
+            return 0;
+        }
+        let dups = std::mem::take(&mut self.dupacks);
+        if ack.in_recovery || self.loss_recover.is_some() {
+            return self.ns3_cumulative(ack, mss);
+        }
+        ack.acked_bytes.saturating_sub(dups * mss)
     }
 
     /// What ns-3 passes to `PktsAcked` for a cumulative ACK (before the correction of
@@ -1199,6 +1239,20 @@ mod tests {
         assert_eq!(c.on_ack(&below, mss), 5000);
         let across = AckSample { ack: 32_000, acked_bytes: 7000, ..AckSample::default() };
         assert_eq!(c.on_ack(&across, mss), 2000);
+    }
+
+    #[test]
+    fn ns3_literal_accounting_keeps_ns3s_double_count_at_recovery_exit() {
+        // Three duplicates, then the ACK that ends recovery at 5000: ns-3.44 passes the
+        // whole 5000 (the duplicates' 3000 twice); the corrected ns3 accounting 2000.
+        for (accounting, exit) in [(Accounting::Ns3Literal, 5000), (Accounting::Ns3, 2000)] {
+            let mut c = DeliveryCounter::new(accounting);
+            c.start(0);
+            for _ in 0..3 {
+                assert_eq!(c.on_ack(&AckSample { ack: 0, dup: true, ..AckSample::default() }, 1000), 1000);
+            }
+            assert_eq!(c.on_recovery_exit(5000, 1000), exit, "{accounting:?}");
+        }
     }
 
     #[test]

@@ -96,7 +96,11 @@ ALGORITHMS: dict[str, Algorithm] = {
         "ns3::TcpNewReno",
         matched={"halve": ("pipe", "ns-3's TcpNewReno::GetSsThresh halves BytesInFlight, the RFC 6675 pipe, not FlightSize")},
     ),
-    "westwoodplus": Algorithm("ns3::TcpWestwoodPlus", {"filter": ("FilterType", "westwood_filter")}),
+    "westwoodplus": Algorithm(
+        "ns3::TcpWestwoodPlus",
+        {"filter": ("FilterType", "westwood_filter")},
+        matched={"accounting": ("ns3_literal", "ns-3 3.44's TcpSocketBase passes PktsAcked the ACK that leaves recovery or CA_LOSS in full, bytes duplicate ACKs already counted included")},
+    ),
     # ns-3's HyStart is the 2011 one (ACK train and delay), wtcp's RFC 9406 HyStart++: only
     # `hystart = false` translates (ns-3's turned off too).
     "cubic": Algorithm(

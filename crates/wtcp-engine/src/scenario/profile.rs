@@ -188,6 +188,7 @@ const NS3: Profile = Profile {
         e("wifi.queue_packets", I(500), "wifi-mac-queue.cc:37-46 ns3::WifiMacQueue::MaxSize 500p"),
         e("wifi.backoff_rule", N("idle_slots_only"), "channel-access-manager.cc:744-758: whole idle slots only for DCF (QosSupported false)"),
         e("cc.newreno.halve", N("pipe"), "tcp-congestion-ops.cc TcpNewReno::GetSsThresh halves BytesInFlight"),
+        e("cc.westwoodplus.accounting", N("ns3_literal"), "tcp-socket-base.cc ProcessAck: PktsAcked gets (ACK - old head) when leaving recovery and the jump when leaving CA_LOSS, bytes duplicates already counted included"),
         e("cc.cubic.hystart", B(false), "ns-3.44's TcpCubic HyStart is the 2011 one, not RFC 9406's; off in both engines"),
         e("cc.cubic.reduce", N("cwnd"), "tcp-cubic.cc TcpCubic::GetSsThresh multiplies cwnd by beta"),
     ],
