@@ -29,9 +29,12 @@
 //!   sets the advertised oCwnd by default, times each arriving segment and cannot exceed
 //!   the bottleneck; it is not traced as a rate.
 
+mod common;
+
+use common::load;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
-use wtcp_engine::{RunResult, Scenario};
+use wtcp_engine::RunResult;
 
 const MSS: f64 = 1000.0;
 const HEADER: f64 = 40.0;
@@ -49,53 +52,9 @@ const BOUND: f64 = 1.10;
 /// samples. Measured: up to 1.14x over 500 random setups, the high ones with delayed ACKs.
 const NS3_WINDOW_BOUND: f64 = 1.20;
 
-/// The path of `scenarios/reference-simple2.toml`, one bulk flow from 0 s, traced every
-/// 5 ms.
-const PATH: &str = r#"
-name = "estimator-bounds"
-[run]
-duration_s = 25.0
-[tcp]
-mss_bytes = 1000
-header_bytes = 40
-initial_cwnd_segments = 10
-rto_min_s = 1.0
-delayed_ack_count = 2
-delayed_ack_timeout_s = 0.2
-send_buffer_bytes = 1048576
-recv_buffer_bytes = 1048576
-[trace]
-enabled = true
-interval_ms = 5.0
-[[nodes]]
-name = "S"
-[[nodes]]
-name = "BS"
-[[nodes]]
-name = "D"
-[[links]]
-name = "wired"
-a = "S"
-b = "BS"
-rate_mbps = 10.0
-delay_ms = 10.0
-link_header_bytes = 2
-queue = { limit_packets = 100 }
-[[links]]
-name = "wireless"
-a = "BS"
-b = "D"
-rate_mbps = 2.0
-delay_ms = 1.0
-link_header_bytes = 2
-queue = { limit_packets = 100 }
-ab = { loss = { model = "uniform", rate = 0.0 }, loss_applies_to = "data" }
-[[flows]]
-name = "bulk"
-src = "S"
-dst = "D"
-cc = "newreno"
-"#;
+/// `scenarios/reference-simple2.toml` (its flow starts at 1 s), 25 s, traced every 5 ms.
+const PATH: &str = "scenarios/reference-simple2.toml";
+const RUN: [(&str, &str); 4] = [("run.duration_s", "25"), ("run.measure_from_s", "0"), ("trace.enabled", "true"), ("trace.interval_ms", "5")];
 
 /// How an algorithm's traced variable reads as a rate.
 #[derive(Clone, Copy, Debug)]
@@ -166,7 +125,9 @@ fn run(e: &Estimator, s: &Setup) -> RunResult {
         ("run.seed".into(), s.seed.to_string()),
     ];
     ov.extend(e.params.iter().map(|(k, v)| (format!("flows.0.cc_params.{k}"), v.to_string())));
-    wtcp_engine::run(&Scenario::from_toml_str(PATH, &ov).unwrap_or_else(|err| panic!("{err}")))
+    ov.extend(RUN.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let ov: Vec<(&str, &str)> = ov.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    wtcp_engine::run(&load(PATH, &ov))
 }
 
 /// Payload bits per second the bottleneck carries.
