@@ -148,7 +148,7 @@ def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequ
                 continue
             config = as_config(algorithm)
             sc = scenario.with_overrides({**algorithm_overrides(scenario, config.cc, config.cc_params), **point})
-            matched = matching(sc.document, paired=config.ns3_type is not None)
+            matched = matching(sc.document)
             sc = sc.with_overrides(matched)
             plan(sc.document, config.ns3_type)
             out.append(Case(config.label, dict(point), sc, sc, config.ns3_type, config.ns3_recovery, matched))

@@ -157,24 +157,13 @@ TCP_MATCHED: dict[str, tuple[Any, str]] = {
 }
 
 
-def matched_params(cc: str) -> dict[str, Any]:
-    """The wtcp parameters of `cc` that ns-3 requires (see `Algorithm.matched`)."""
-    alg = ALGORITHMS.get(cc)
-    return {name: value for name, (value, _) in alg.matched.items()} if alg else {}
-
-
-def matched_tcp() -> dict[str, Any]:
-    """The `[tcp]` options ns-3 requires (see `TCP_MATCHED`)."""
-    return {name: value for name, (value, _) in TCP_MATCHED.items()}
-
-
-def matching(doc: dict[str, Any], paired: bool = False) -> dict[str, Any]:
+def matching(doc: dict[str, Any]) -> dict[str, Any]:
     """The overrides that match a scenario document to ns-3: the `ns3` profile
     (docs/profiles.md), which fills every default ns-3 fixes, the values this module
     requires (`TCP_MATCHED`, each algorithm's `matched`) among them, wherever the document
     leaves a field out. A document that names its own profile is left alone (and `plan`
-    refuses what ns-3 cannot do). `paired` is accepted for callers that pair an ns-3 class
-    explicitly; the profile sets no parameter of the algorithms they pair."""
+    refuses what ns-3 cannot do). The profile sets no parameter of the algorithms that
+    are only paired with an ns-3 class (Vegas, Veno)."""
     return {} if "profile" in doc else {"profile": "ns3"}
 
 
