@@ -320,12 +320,12 @@ pub fn apply(doc: &mut Value) -> Result<&'static Profile, ScenarioError> {
     let Some(root) = doc.as_table_mut() else { return Ok(profile) };
     let builtin = super::TcpConfig::default();
     let builtin_mss = i64::from(builtin.mss);
-    let builtin_rwnd = builtin.send_buffer_bytes as i64;
-    let value = |s: Setting| s.to_value(builtin_mss, builtin_rwnd);
+    let builtin_window = builtin.send_buffer_bytes as i64;
+    let value = |s: Setting| s.to_value(builtin_mss, builtin_window);
     for entry in profile.entries {
         let (scope, rest) = entry.key.split_once('.').expect("profile keys are dotted");
         match scope {
-            "tcp" => fill_tcp(root, rest, entry.value, (builtin_mss, builtin_rwnd)),
+            "tcp" => fill_tcp(root, rest, entry.value, (builtin_mss, builtin_window)),
             "links" => {
                 let limit = rest.strip_prefix("queue.").expect("link settings are queue limits");
                 for link in tables_of(root, "links") {
@@ -346,7 +346,7 @@ pub fn apply(doc: &mut Value) -> Result<&'static Profile, ScenarioError> {
                 let (algorithm, param) = rest.split_once('.').expect("cc settings are cc.ALGO.PARAM");
                 for flow in tables_of(root, "flows") {
                     let is_tcp = flow.get("kind").is_none_or(|k| k.as_str() == Some("tcp"));
-                    let cc = flow.get("cc").map_or(Some("newreno"), Value::as_str);
+                    let cc = flow.get("cc").map_or(Some(super::DEFAULT_CC), Value::as_str);
                     if is_tcp && cc == Some(algorithm) {
                         let params = flow.entry("cc_params").or_insert_with(|| Value::Table(Default::default()));
                         if let Some(p) = params.as_table_mut() {
@@ -372,24 +372,22 @@ fn int_of(table: &toml::Table, key: &str) -> Option<i64> {
 
 /// `[tcp]`'s `key`, if left out. A value derived from the MSS or the send window also
 /// goes to every flow whose own `tcp` table states either and not the key.
-fn fill_tcp(root: &mut toml::Table, key: &str, value: Setting, (builtin_mss, builtin_rwnd): (i64, i64)) {
+fn fill_tcp(root: &mut toml::Table, key: &str, value: Setting, (builtin_mss, builtin_window): (i64, i64)) {
     let tcp = root.entry("tcp").or_insert_with(|| Value::Table(Default::default()));
     let Some(tcp) = tcp.as_table_mut() else { return };
     if tcp.contains_key(key) {
         return;
     }
     let mss = int_of(tcp, "mss_bytes").unwrap_or(builtin_mss);
-    let rwnd = int_of(tcp, "send_buffer_bytes").unwrap_or(builtin_rwnd);
-    tcp.insert(key.to_string(), value.to_value(mss, rwnd));
+    let window = int_of(tcp, "send_buffer_bytes").unwrap_or(builtin_window);
+    tcp.insert(key.to_string(), value.to_value(mss, window));
     if matches!(value, Setting::Segments(_) | Setting::WindowSegments) {
         for flow in tables_of(root, "flows") {
             if let Some(own) = flow.get_mut("tcp").and_then(Value::as_table_mut) {
-                let (own_mss, own_rwnd) = (int_of(own, "mss_bytes"), int_of(own, "send_buffer_bytes"));
-                if (own_mss.is_some() || own_rwnd.is_some()) && !own.contains_key(key) {
-                    let flow_mss = own_mss.unwrap_or(mss);
+                let (own_mss, own_window) = (int_of(own, "mss_bytes"), int_of(own, "send_buffer_bytes"));
+                if (own_mss.is_some() || own_window.is_some()) && !own.contains_key(key) {
                     // A window in segments follows the flow's MSS; an inherited byte count does not.
-                    let flow_rwnd = own_rwnd.unwrap_or(rwnd);
-                    own.insert(key.to_string(), value.to_value(flow_mss, flow_rwnd));
+                    own.insert(key.to_string(), value.to_value(own_mss.unwrap_or(mss), own_window.unwrap_or(window)));
                 }
             }
         }

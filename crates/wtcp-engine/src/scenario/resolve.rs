@@ -351,6 +351,9 @@ fn positive(path: &str, v: f64, what: &str) -> R<f64> {
     Ok(v)
 }
 
+/// The algorithm of a TCP flow that names none.
+pub const DEFAULT_CC: &str = "newreno";
+
 /// Most copies one `[[flows]]` entry may ask for (`count`).
 const MAX_FLOW_COPIES: u32 = 10_000;
 
@@ -842,7 +845,7 @@ impl wtcp_cc::ParamTable for TomlParams<'_> {
 }
 
 fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg> {
-    let name = fl.cc.clone().unwrap_or_else(|| "newreno".to_string());
+    let name = fl.cc.clone().unwrap_or_else(|| DEFAULT_CC.to_string());
     let params = Value::Table(fl.cc_params.clone().unwrap_or_default());
     let mut track = serde_path_to_error::Track::new();
     let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params.clone(), &mut track));
