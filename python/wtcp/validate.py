@@ -51,11 +51,13 @@ class Variant:
 
 @dataclass(frozen=True)
 class Ablation:
-    """One change applied to a flagged point: on wtcp's side, options whose ns-3
-    counterpart is fixed (`set`, keys of `NS3_FIXED`) or the algorithm's parameters
-    (`cc_params`, replacing the point's; ns-3's side is then the point's own); on ns-3's
-    side, extra socket attributes, or a congestion control or recovery in place of the
-    point's (`ns3`, `ns3_recovery`: a TypeId, e.g. one of validation/ablations.cc). `when`
+    """One mechanism changed on a flagged point: on wtcp's side, options whose ns-3
+    counterpart is fixed (`set`, keys of `NS3_FIXED`), any option of wtcp's scenario alone
+    (`wtcp_set`) or the algorithm's parameters (`cc_params`, replacing the point's); on
+    ns-3's side, extra socket attributes, or a congestion control or recovery in place of
+    the point's (`ns3`, `ns3_recovery`: a TypeId, e.g. one of validation/ablations.cc).
+    Given on both sides, the same mechanism is turned off in both engines (an ns-3
+    behaviour the `ns3` profile reproduces in wtcp, replaced by the RFC's in each). `when`
     restricts it to points whose scenario / algorithm / variant / loss is in the lists."""
 
     name: str
@@ -66,6 +68,7 @@ class Ablation:
     ns3: str | None = None
     ns3_recovery: str | None = None
     cc_params: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    wtcp_set: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def wtcp_only(self) -> bool:
         """Whether the ablation changes wtcp alone: wtcp's algorithm parameters, or options
@@ -206,15 +209,14 @@ def load_suite(directory: Path, quick: bool = False, only: Sequence[str] = (), s
     ablations = []
     for i, a in enumerate(doc.get("ablations", [])):
         w = f"{where}: ablations.{i}"
-        _check_keys(a, ("name", "doc", "when", "set", "ns3_attributes", "ns3", "ns3_recovery", "cc_params"), w)
+        _check_keys(a, ("name", "doc", "when", "set", "wtcp_set", "ns3_attributes", "ns3", "ns3_recovery", "cc_params"), w)
         when = {k: list(v) if isinstance(v, list) else [v] for k, v in a.get("when", {}).items()}
         _check_keys(when, ("scenario", "algorithm", "variant", "loss"), f"{w}.when")
         bad = [k for k in a.get("set", {}) if k not in NS3_FIXED]
         if bad:
             raise SuiteError(f"{w}.set: `{bad[0]}` is not an option ns-3 fixes; allowed: {', '.join(NS3_FIXED)}")
-        if a.get("cc_params") is not None and (a.get("ns3") or a.get("ns3_recovery") or a.get("ns3_attributes")):
-            raise SuiteError(f"{w}: changes both engines; an ablation changes one thing")
-        ablations.append(Ablation(a["name"], a.get("doc", ""), when, dict(a.get("set", {})), tuple(a.get("ns3_attributes", ())), a.get("ns3"), a.get("ns3_recovery"), a.get("cc_params")))
+        ablations.append(Ablation(a["name"], a.get("doc", ""), when, dict(a.get("set", {})), tuple(a.get("ns3_attributes", ())), a.get("ns3"), a.get("ns3_recovery"),
+                                  a.get("cc_params"), dict(a.get("wtcp_set", {}))))
     return Suite(directory, n_seeds, specs, ablations, quick)
 
 
@@ -256,6 +258,8 @@ def run_ablation(spec: ScenarioSpec, point: Point, ablation: Ablation, seeds: Se
     variant = next(v for v in spec.variants if v.name == point.variant)
     overrides = {**variant.set, spec.loss_path: point.loss, **ablation.set}
     [case] = cases(spec.scenario(), [overrides], [config], check=not ablation.wtcp_only())
+    if ablation.wtcp_set:
+        case = replace(case, wtcp=case.wtcp.with_overrides(ablation.wtcp_set))
     if ablation.wtcp_only():
         # ns-3's side is the point's own: only wtcp runs again.
         case = replace(case, ns3=None)

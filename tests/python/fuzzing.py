@@ -12,7 +12,10 @@ Outcomes: `ok` (the run completed with finite metrics), `error` (a `ScenarioErro
 `ValueError` subclass with a field path; on the CLI exit status 2 with `error: ` and the
 path on stderr, no traceback). Everything else is a failure: `no-path` (an error without
 a field path), `nonsense` (NaN, an infinity or a negative number accepted where the schema's
-meaning forbids it), `bad-result` (NaN or negative metrics), `internal` (SimulationError),
+meaning forbids it), `bad-result` (NaN or negative metrics, or numbers that break an oracle of
+`semantic`: goodput above what the flow's ends can carry, throughput above the source's
+links, delivered above sent, cause counts that do not sum, Jain's index outside [1/n, 1], a
+negative traced window), `internal` (SimulationError),
 `traceback` (any other exception, or a traceback on the CLI), `exit-N` (another CLI exit
 status), `crash` (the worker died: a panic that aborts, a memory limit hit), `hang` (past the
 per-case time limit).
@@ -381,6 +384,59 @@ def bad_numbers(value: Any, where: str = "") -> str | None:
     return None
 
 
+MAX_WIFI_MBPS = 54.0  # the fastest 802.11a/g data rate, for a station without data_rate_mbps
+
+
+def access_capacity_bps(doc: dict[str, Any], node: str) -> float:
+    """Bits per second a node can send or receive at most: its wired links' rates plus
+    the data rate of every 802.11 channel it is a station of (the fastest PHY rate when
+    the channel sets none). A flow's goodput cannot exceed either end's."""
+    total = sum(float(l.get("rate_mbps", 0.0)) for l in doc.get("links", []) if node in (l.get("a"), l.get("b")))
+    for w in doc.get("wifi", []):
+        names = [s if isinstance(s, str) else s.get("node") for s in w.get("stations", [])]
+        if node in names:
+            total += float(w.get("data_rate_mbps") or MAX_WIFI_MBPS)
+    return total * 1e6
+
+
+def semantic(result: Any, doc: dict[str, Any]) -> str | None:
+    """Numbers a successful run must satisfy whatever the scenario: goodput within both
+    ends' access capacity and no more than was put on the wire, delivered data no more than
+    was sent, cause counts summing to their totals, Jain's index within [1/n, 1], and no
+    negative traced window."""
+    flows = result.raw.get("flows", [])
+    for f in flows:
+        name = f"flows.{f['id']} ({f['name']})"
+        bound = min(access_capacity_bps(doc, f["src"]), access_capacity_bps(doc, f["dst"]))
+        if f["goodput_bps"] > bound * 1.0001:
+            return f"{name}: goodput {f['goodput_bps']:.6g} b/s above the {bound:.6g} b/s its ends can carry"
+        if f["throughput_bps"] > access_capacity_bps(doc, f["src"]) * 1.0001:
+            return f"{name}: throughput {f['throughput_bps']:.6g} b/s above the source's {access_capacity_bps(doc, f['src']):.6g} b/s"
+        if f["kind"] == "tcp":
+            causes = f["fast_retransmit_causes"], f["timeout_causes"]
+            if sum(causes[0].values()) != f["fast_retransmits"] or sum(causes[1].values()) != f["timeouts"]:
+                return f"{name}: loss causes {causes} do not sum to {f['fast_retransmits']} fast retransmits and {f['timeouts']} timeouts"
+            if sum(f["loss_verdicts"].values()) != f["fast_retransmits"] + f["timeouts"]:
+                return f"{name}: verdicts {f['loss_verdicts']} do not sum to the losses"
+            if f["retransmitted_segments"] > f["segments_sent"] or f["unnecessary_retransmissions"] > f["retransmitted_segments"]:
+                return f"{name}: retransmissions {f['retransmitted_segments']} ({f['unnecessary_retransmissions']} unnecessary) of {f['segments_sent']} sent"
+            mss = (doc.get("tcp") or {}).get("mss_bytes", 1000)
+            mss = max(mss, *(int((fl.get("tcp") or {}).get("mss_bytes", mss)) for fl in doc.get("flows", [])))
+            if f["delivered_bytes"] > f["segments_sent"] * mss:
+                return f"{name}: {f['delivered_bytes']} bytes delivered from {f['segments_sent']} segments of at most {mss} bytes"
+        elif f["delivered_bytes"] > f["segments_sent"] * max(int(fl.get("packet_bytes", 0)) for fl in doc.get("flows", [])):
+            return f"{name}: {f['delivered_bytes']} bytes delivered from {f['segments_sent']} datagrams"
+    jain = result.raw.get("jain_fairness")
+    active = [f for f in flows if f["goodput_bps"] > 0]
+    if jain is not None and active and not (1.0 / len(flows) - 1e-9 <= jain <= 1.0 + 1e-9):
+        return f"jain_fairness {jain} outside [1/{len(flows)}, 1]"
+    if result.traces is not None:
+        cwnd = result.traces.flows["cwnd"]
+        if len(cwnd) and float(cwnd.min()) < 0:
+            return f"traced cwnd down to {float(cwnd.min())}"
+    return None
+
+
 def run_api(case: dict[str, Any]) -> tuple[str, str]:
     import wtcp
     from wtcp.errors import ScenarioError, SimulationError
@@ -408,7 +464,7 @@ def run_api(case: dict[str, Any]) -> tuple[str, str]:
     found = nonsense(case["mutations"], sc.document)
     if found:
         return "nonsense", found
-    found = bad_numbers(result.raw.get("flows", []), "flows")
+    found = bad_numbers(result.raw.get("flows", []), "flows") or semantic(result, sc.document)
     if found:
         return "bad-result", found
     return "ok", ""

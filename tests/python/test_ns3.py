@@ -25,10 +25,11 @@ from wtcp.ns3.translate import TCP_DEFAULTS
 
 LOSS = "links.1.ab.loss.rate"
 # What ns-3 fixes, matched in the reference scenario (the translator refuses wtcp's
-# defaults here: ns-3 always opens the connection, clears the backoff on new ACKs and
-# halves the pipe).
-MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "flows.0.cc_params.halve": "pipe"}
-MATCHED_SETS = ["--set", "tcp.handshake=true", "--set", 'tcp.backoff_reset="new_ack"', "--set", 'flows.0.cc_params.halve="pipe"']
+# defaults here: ns-3 always opens the connection, clears the backoff on new ACKs, grows on
+# the ACK that ends recovery and halves the pipe).
+MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True, "flows.0.cc_params.halve": "pipe"}
+MATCHED_SETS = ["--set", "tcp.handshake=true", "--set", 'tcp.backoff_reset="new_ack"', "--set", "tcp.recovery_exit_growth=true", "--set",
+                'flows.0.cc_params.halve="pipe"']
 
 
 
@@ -63,6 +64,8 @@ REFUSED = {
     "CUBIC reducing FlightSize": ({"profile": "rfc", "flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
     "Westwood+ Linux filter": ({"flows.0.cc": "westwoodplus", "flows.0.cc_params": {"filter": "linux"}}, "flows.0.cc_params.filter"),
     "RFC 6298 backoff": ({"tcp.backoff_reset": "rtt_sample"}, "tcp.backoff_reset"),
+    "no growth on the recovery-ending ACK": ({"tcp.recovery_exit_growth": False}, "tcp.recovery_exit_growth"),
+    "PRR on FlightSize": ({"tcp.sack": True, "tcp.recovery": "prr", "tcp.prr_recover_fs": "flight_size"}, "tcp.prr_recover_fs"),
     "no handshake": ({"tcp.handshake": False}, "tcp.handshake"),
     "no handshake, per flow": ({"flows.0.tcp": {"handshake": False}}, "flows.0.tcp.handshake"),
     "on/off": ({"flows.0.on_off": {"on_s": 1.0, "off_s": 1.0}}, "flows.0.on_off"),
@@ -104,7 +107,7 @@ def test_wtcp_defaults_are_explicit_parameters_and_pass(simple2):
 
 def test_a_default_ns3_cannot_match_is_refused_with_the_value_that_matches():
     with pytest.raises(Ns3TranslationError) as info:
-        plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack"}).document)
+        plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True}).document)
     assert info.value.path == "flows.0.cc_params.halve"
     assert "(wtcp's default)" in info.value.reason and 'allowed: "pipe"' in info.value.reason
 

@@ -8,7 +8,8 @@
 //! 3. `on_loss(FastRetransmit)` when the duplicate-ACK threshold is reached and the
 //!    recovery rules allow a new recovery episode; `on_loss(Timeout)` on every RTO expiry.
 //! 4. `on_recovery_exit` on the ACK that ends fast recovery (that ACK is not also given
-//!    to `on_ack` as growth).
+//!    to `on_ack` as growth; with `tcp.recovery_exit_growth` it goes to
+//!    `on_recovery_exit_growth` next).
 //! 5. `on_signal` for cross-layer hints whenever they arrive.
 //!
 //! Units: `cwnd` and `ssthresh` are **bytes** as `f64` (fractional growth per ACK is kept
@@ -216,6 +217,16 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
         w.cwnd = w.ssthresh;
     }
+
+    /// The ACK that ended fast recovery, offered for window growth after
+    /// `on_recovery_exit` when the sender runs with `tcp.recovery_exit_growth` (ns-3.44's
+    /// TcpSocketBase::ProcessAck sets cwnd = ssthresh and then calls IncreaseWindow with the
+    /// ACK's whole span, `(ack - old head) / MSS` segments). `ack.acked_bytes` is that span;
+    /// estimators must not count it again (`on_recovery_exit` already saw it). Default: no
+    /// growth (RFC 5681 §3.2 step 6, RFC 6582 §3.2 step 3); the algorithms that grow as ns-3's
+    /// IncreaseWindow would implement it.
+    #[allow(unused_variables)]
+    fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {}
 
     /// The sender found its last timeout spurious (F-RTO, RFC 5682). `prior` is the window
     /// before that timeout's `on_loss`. Default: undo the reduction.

@@ -313,6 +313,12 @@ impl CongestionControl for Cubic {
         "cubic"
     }
 
+    // No `on_recovery_exit_growth`: ns-3.44's TcpCubic credits the span of the ACK that
+    // ends recovery to its integer counters (m_cWndCnt, and m_ackCnt as a new epoch starts,
+    // tcp-cubic.cc IncreaseWindow and Update), which RFC 9438's real-valued growth here has
+    // no counterpart of. Handing the span to `on_ack` instead was measured (validation
+    // simple2, SACK, 5 % loss, seeds 1-3): +33.7 % against ns-3 where no growth gives +8.3 %.
+
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;

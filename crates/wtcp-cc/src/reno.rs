@@ -49,6 +49,13 @@ const PARAMS: &[ParamInfo] = &[
         range: Range::Any,
     },
     ParamInfo {
+        name: "growth",
+        unit: "rfc|linux_segments",
+        default: "rfc",
+        doc: "window growth: RFC 5681 (or RFC 3465 with byte_counting), or whole segments as ns-3's TcpLinuxReno (Linux tcp_slow_start / tcp_cong_avoid_ai with ns-3's counter kept across losses)",
+        range: Range::Any,
+    },
+    ParamInfo {
         name: "ecn",
         unit: "bool",
         default: "true",
@@ -89,6 +96,22 @@ pub enum HalveOf {
     Pipe,
 }
 
+/// How Reno's window grows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Growth {
+    /// RFC 5681 eq. 2 and 3, or RFC 3465 with `byte_counting`.
+    #[default]
+    Rfc,
+    /// ns-3.44 tcp-linux-reno.cc (Linux's tcp_slow_start and tcp_cong_avoid_ai in whole
+    /// segments): slow start adds one MSS per acknowledged segment up to ssthresh (the
+    /// rest of that ACK is not carried into avoidance, IncreaseWindow:110-124); avoidance
+    /// counts acknowledged segments in an integer counter and adds one MSS per w =
+    /// floor(cwnd / MSS) of them (CongestionAvoidance:67-107). The counter is kept across
+    /// losses, as ns-3 keeps m_cWndCnt (Linux zeroes snd_cwnd_cnt when a reduction starts).
+    LinuxSegments,
+}
+
 /// Parameters of Reno and NewReno.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -102,11 +125,54 @@ pub struct RenoParams {
     pub halve: HalveOf,
     /// Answer congestion marks (RFC 3168 §6.1.2); off: ignore them (ns-2's `ecn_ 0`).
     pub ecn: bool,
+    /// Window growth: `rfc` or `linux_segments` (ns-3's TcpLinuxReno).
+    pub growth: Growth,
 }
 
 impl Default for RenoParams {
     fn default() -> Self {
-        RenoParams { byte_counting: false, abc_limit: 2, halve: HalveOf::FlightSize, ecn: true }
+        RenoParams { byte_counting: false, abc_limit: 2, halve: HalveOf::FlightSize, ecn: true, growth: Growth::Rfc }
+    }
+}
+
+/// Growth in whole segments (`Growth::LinuxSegments`): the avoidance counter and the bytes
+/// of ACKs not yet a whole segment (ns-3's m_cWndCnt and m_bytesAckedNotProcessed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct SegmentCounter {
+    cwnd_cnt: u64,
+    bytes_pending: u64,
+}
+
+impl SegmentCounter {
+    fn grow(&mut self, ack: &AckSample, w: &mut Window, mss: f64) {
+        if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        // tcp-socket-base.cc ProcessAck: segsAcked = bytes / MSS, the remainder kept.
+        let mss_b = mss as u64;
+        let bytes = ack.acked_bytes + self.bytes_pending;
+        let segs = bytes / mss_b;
+        self.bytes_pending = bytes % mss_b;
+        if segs == 0 {
+            return;
+        }
+        if w.cwnd < w.ssthresh {
+            // SlowStart: cwnd = min(cwnd + segs * MSS, ssthresh).
+            w.cwnd = (w.cwnd + segs as f64 * mss).min(w.ssthresh);
+            return;
+        }
+        // CongestionAvoidance: one MSS per w acknowledged segments.
+        let win = ((w.cwnd / mss).floor() as u64).max(1);
+        if self.cwnd_cnt >= win {
+            self.cwnd_cnt = 0;
+            w.cwnd += mss;
+        }
+        self.cwnd_cnt += segs;
+        if self.cwnd_cnt >= win {
+            let delta = self.cwnd_cnt / win;
+            self.cwnd_cnt -= delta * win;
+            w.cwnd += delta as f64 * mss;
+        }
     }
 }
 
@@ -174,11 +240,12 @@ pub struct Reno {
     params: RenoParams,
     style: RecoveryStyle,
     ecn: OncePerWindow,
+    segments: SegmentCounter,
 }
 
 impl Reno {
     pub fn new(params: RenoParams, style: RecoveryStyle) -> Self {
-        Reno { params, style, ecn: OncePerWindow::default() }
+        Reno { params, style, ecn: OncePerWindow::default(), segments: SegmentCounter::default() }
     }
 
     pub fn boxed(params: RenoParams, style: RecoveryStyle) -> Box<dyn CongestionControl> {
@@ -202,6 +269,14 @@ impl Reno {
             cong_avoid_bytes(w, acked, mss);
         } else {
             cong_avoid_per_ack(w, mss);
+        }
+    }
+
+    /// Reno's own growth, in whole segments when `growth = "linux_segments"`.
+    fn grow_own(&mut self, ack: &AckSample, w: &mut Window, mss: f64) {
+        match self.params.growth {
+            Growth::Rfc => Self::grow(&self.params, ack, w, mss),
+            Growth::LinuxSegments => self.segments.grow(ack, w, mss),
         }
     }
 
@@ -248,7 +323,10 @@ impl CongestionControl for Reno {
         self.style
     }
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
-        Self::grow(&self.params, ack, w, cx.mss_f());
+        self.grow_own(ack, w, cx.mss_f());
+    }
+    fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        self.grow_own(ack, w, cx.mss_f());
     }
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         Self::respond(&self.params, loss, w, cx);

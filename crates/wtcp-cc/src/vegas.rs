@@ -43,6 +43,11 @@
 //!   The paper's fine-grained retransmit on the first or second duplicate ACK is a sender
 //!   mechanism this interface does not offer. Vegas makes no loss classification: the
 //!   verdict is always `None`.
+//! - ns-3.44's TcpVegas, for comparison with ns-3 only (the `ns3` profile): `rtt =
+//!   "smoothed"` feeds it SRTT where ns-3's TcpSocketBase passes `m_srtt` to PktsAcked, and
+//!   `loss_response = "one_segment"` is its GetSsThresh (cut one segment, at most a quarter).
+//!   Its other departures (integer Diff, Linux-style rounds without ns-2's frozen slow-start
+//!   rounds) are not reproduced.
 //! - Fast recovery: NewReno (RFC 6582), as Linux recovers; ns-2 Vegas runs its own
 //!   Reno-like recovery. Vegas is suspended during recovery (Linux); after a loss or the
 //!   end of recovery the round restarts on the next new ACK.
@@ -90,6 +95,20 @@ const PARAMS: &[ParamInfo] = &[
         doc: "quantity halved by Reno's loss response: cwnd (ns-2, Linux), FlightSize (RFC 5681) or the RFC 6675 pipe",
         range: Range::Any,
     },
+    ParamInfo {
+        name: "rtt",
+        unit: "sample|smoothed",
+        default: "sample",
+        doc: "RTT fed to BaseRTT and the round: each ACK's sample (paper, ns-2, Linux) or SRTT (ns-3's TcpSocketBase passes m_srtt to PktsAcked)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "loss_response",
+        unit: "halve|one_segment",
+        default: "halve",
+        doc: "loss: Reno's halving (paper, ns-2, Linux) or ns-3's TcpVegas: ssthresh = max(min(ssthresh, cwnd - 1 segment), 2 segments) with ssthresh >= 3/4 cwnd after each round",
+        range: Range::Any,
+    },
 ];
 
 pub const VEGAS_INFO: AlgorithmInfo = AlgorithmInfo {
@@ -112,6 +131,32 @@ pub enum RoundRtt {
     Min,
 }
 
+/// Which RTT Vegas takes from an ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VegasRtt {
+    /// The ACK's RTT sample (paper, ns-2, Linux).
+    #[default]
+    Sample,
+    /// The sender's SRTT after this ACK (ns-3.44 tcp-socket-base.cc ProcessAck passes
+    /// `m_tcb->m_srtt` to PktsAcked, tcp-vegas.cc:120-131 takes it as the RTT).
+    Smoothed,
+}
+
+/// How Vegas answers a loss.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VegasLoss {
+    /// Reno's response, halving `halve` (paper's Reno, ns-2, Linux).
+    #[default]
+    Halve,
+    /// ns-3.44's TcpVegas: ssthresh = max(min(ssthresh, cwnd - 1 segment), 2 segments)
+    /// (tcp-vegas.cc GetSsThresh), cwnd = ssthresh on fast retransmit and 1 segment on a
+    /// timeout, and ssthresh >= 3/4 cwnd after every round's decision (IncreaseWindow), so
+    /// that in congestion avoidance a loss cuts one segment or at most a quarter.
+    OneSegment,
+}
+
 /// Parameters of Vegas.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -130,11 +175,23 @@ pub struct VegasParams {
     /// What Reno's loss response halves: `cwnd` (ns-2, Linux), `flight_size` (RFC 5681
     /// eq. 4) or `pipe` (the RFC 6675 pipe).
     pub halve: HalveOf,
+    /// RTT taken from an ACK: `sample` or `smoothed` (ns-3).
+    pub rtt: VegasRtt,
+    /// Loss response: `halve` (Reno) or `one_segment` (ns-3).
+    pub loss_response: VegasLoss,
 }
 
 impl Default for VegasParams {
     fn default() -> Self {
-        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, round_rtt: RoundRtt::Mean, halve: HalveOf::Cwnd }
+        VegasParams {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+            round_rtt: RoundRtt::Mean,
+            halve: HalveOf::Cwnd,
+            rtt: VegasRtt::Sample,
+            loss_response: VegasLoss::Halve,
+        }
     }
 }
 
@@ -238,6 +295,10 @@ impl Vegas {
             // Diff < alpha: cwnd += 1 segment.
             w.cwnd += mss;
         }
+        if p.loss_response == VegasLoss::OneSegment {
+            // ns-3 tcp-vegas.cc IncreaseWindow: ssthresh = max(ssthresh, 3/4 cwnd).
+            w.ssthresh = w.ssthresh.max(0.75 * w.cwnd);
+        }
     }
 }
 
@@ -256,7 +317,12 @@ impl CongestionControl for Vegas {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         let s = &mut self.state;
-        if let Some(r) = ack.rtt {
+        let rtt = match self.params.rtt {
+            VegasRtt::Sample => ack.rtt,
+            // ns-3 calls PktsAcked(srtt) on every ACK, duplicates included.
+            VegasRtt::Smoothed => cx.rtt.srtt(),
+        };
+        if let Some(r) = rtt {
             let r = r.max(1);
             // BaseRTT = min over all RTT samples.
             s.base_rtt.update(r);
@@ -287,9 +353,25 @@ impl CongestionControl for Vegas {
     }
 
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
-        Reno::respond(&self.reno, loss, w, cx);
+        match self.params.loss_response {
+            VegasLoss::Halve => Reno::respond(&self.reno, loss, w, cx),
+            VegasLoss::OneSegment => {
+                let mss = cx.mss_f();
+                let first = !matches!(loss, Loss::Timeout { consecutive } if consecutive > 1);
+                if first {
+                    // tcp-vegas.cc GetSsThresh (ns-3.44); ssthresh starts unlimited.
+                    w.ssthresh = w.ssthresh.min(w.cwnd - mss).max(2.0 * mss);
+                }
+                w.cwnd = if loss == Loss::FastRetransmit { w.ssthresh } else { mss };
+            }
+        }
         self.state.restart();
         Verdict::None
+    }
+
+    fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        // ns-3's TcpVegas has just re-enabled itself (cntRtt = 0): TcpNewReno growth.
+        Reno::grow(&self.reno, ack, w, cx.mss_f());
     }
 
     fn on_recovery_exit(&mut self, w: &mut Window, _cx: &mut Ctx) {

@@ -28,6 +28,11 @@
 //!   episode), halving `timeout_halve` (default cwnd, as the paper's Reno, ns-2 and Linux
 //!   Reno); the verdict is given by the same backlog test. Linux applies Veno's 4/5 or 1/2
 //!   ssthresh on a timeout too.
+//! - ns-3.44's TcpVeno, for comparison with ns-3 only (the `ns3` profile sets them):
+//!   `rtt = "smoothed"` (ns-3 passes SRTT to PktsAcked), `backlog = "whole_segments"`
+//!   (tcp-veno.cc truncates the target window), `cut_of = "pipe"` (GetSsThresh gets
+//!   BytesInFlight), `growth = "reno"` (m_cntRtt zeroed on every ACK, so the half-rate branch
+//!   never runs), `timeout_cut = "veno"` and `recovery = "newreno"` (TcpSocketBase).
 //! - Fast recovery: `recovery = "reno"` by default (the paper modifies Reno, whose recovery
 //!   ends on the first new ACK); `"newreno"` selects RFC 6582 partial-ACK handling.
 
@@ -67,6 +72,34 @@ const PARAMS: &[ParamInfo] = &[
         doc: "fast recovery: Reno (paper) or NewReno partial-ACK handling (RFC 6582)",
         range: Range::Any,
     },
+    ParamInfo {
+        name: "backlog",
+        unit: "real|whole_segments",
+        default: "real",
+        doc: "N as a real number (paper, Linux keeps a fraction) or ns-3's whole segments (cwnd in segments minus the truncated target window)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "cut_of",
+        unit: "cwnd|pipe|flight_size",
+        default: "cwnd",
+        doc: "what Veno's 4/5 or 1/2 multiplies: cwnd (paper, Linux) or the pipe (ns-3's BytesInFlight)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "growth",
+        unit: "veno|reno",
+        default: "veno",
+        doc: "congestion avoidance: half Reno's rate with N >= beta (paper, Linux) or always Reno's (ns-3 zeroes its sample counter on every ACK)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "timeout_cut",
+        unit: "reno|veno",
+        default: "reno",
+        doc: "ssthresh on a timeout: Reno's halving of timeout_halve (paper's Reno) or Veno's 4/5 or 1/2 of cut_of (Linux, ns-3)",
+        range: Range::Any,
+    },
 ];
 
 pub const VENO_INFO: AlgorithmInfo = AlgorithmInfo {
@@ -101,6 +134,42 @@ pub enum VenoRecovery {
     NewReno,
 }
 
+/// How the backlog N is computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VenoBacklog {
+    /// N = cwnd * (RTT - BaseRTT) / RTT as a real number of segments.
+    #[default]
+    Real,
+    /// ns-3.44 tcp-veno.cc IncreaseWindow: segCwnd = cwnd in whole segments, targetCwnd =
+    /// (uint32) (segCwnd * BaseRTT / RTT), N = segCwnd - targetCwnd.
+    WholeSegments,
+}
+
+/// Congestion-avoidance growth.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VenoGrowth {
+    /// Reno's rate with N < beta, half of it with N >= beta (paper, Linux).
+    #[default]
+    Veno,
+    /// Always Reno's: ns-3.44's TcpVeno zeroes m_cntRtt on every IncreaseWindow call and
+    /// grows as TcpNewReno while m_cntRtt <= 2 (tcp-veno.cc), that is always.
+    Reno,
+}
+
+/// ssthresh on a retransmission timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VenoTimeout {
+    /// Reno's halving of `timeout_halve` (the paper's Reno).
+    #[default]
+    Reno,
+    /// Veno's 4/5 or 1/2 of `cut_of` (ns-3.44 ReTxTimeout calls GetSsThresh with the
+    /// bytes in flight before the timeout; Linux calls tcp_veno_ssthresh).
+    Veno,
+}
+
 /// Parameters of Veno.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -115,11 +184,28 @@ pub struct VenoParams {
     pub timeout_halve: HalveOf,
     /// Fast recovery: `reno` (paper) or `newreno` (RFC 6582).
     pub recovery: VenoRecovery,
+    /// N as a real number or ns-3's whole segments.
+    pub backlog: VenoBacklog,
+    /// What the 4/5 or 1/2 cut multiplies: `cwnd` (paper, Linux) or `pipe` (ns-3).
+    pub cut_of: HalveOf,
+    /// Congestion-avoidance growth: `veno` or always `reno` (ns-3).
+    pub growth: VenoGrowth,
+    /// ssthresh on a timeout: `reno` or `veno`.
+    pub timeout_cut: VenoTimeout,
 }
 
 impl Default for VenoParams {
     fn default() -> Self {
-        VenoParams { beta: 3.0, rtt: VenoRtt::Sample, timeout_halve: HalveOf::Cwnd, recovery: VenoRecovery::Reno }
+        VenoParams {
+            beta: 3.0,
+            rtt: VenoRtt::Sample,
+            timeout_halve: HalveOf::Cwnd,
+            recovery: VenoRecovery::Reno,
+            backlog: VenoBacklog::Real,
+            cut_of: HalveOf::Cwnd,
+            growth: VenoGrowth::Veno,
+            timeout_cut: VenoTimeout::Reno,
+        }
     }
 }
 
@@ -157,6 +243,32 @@ impl Veno {
     fn congestive(&self) -> bool {
         self.state.backlog >= self.params.beta
     }
+
+    /// Backlog N in segments for a window `cwnd` (bytes) and RTTs in ns.
+    fn backlog(&self, cwnd: f64, mss: f64, rtt: Time, base: Time) -> f64 {
+        match self.params.backlog {
+            VenoBacklog::Real => (cwnd / mss) * (rtt.saturating_sub(base) as f64 / rtt as f64),
+            VenoBacklog::WholeSegments => {
+                let seg = (cwnd / mss).floor();
+                seg - (seg * (base as f64 / rtt as f64)).floor()
+            }
+        }
+    }
+
+    /// Veno's decrease: 4/5 (random loss) or 1/2 (congestive) of `cut_of`, at least 2 SMSS.
+    fn veno_ssthresh(&self, w: &Window, cx: &Ctx) -> f64 {
+        let base = match self.params.cut_of {
+            HalveOf::Cwnd => w.cwnd,
+            HalveOf::Pipe => cx.pipe as f64,
+            HalveOf::FlightSize => cx.flight_size as f64,
+        };
+        let mss = cx.mss_f();
+        if self.congestive() {
+            halved_ssthresh(base, mss)
+        } else {
+            (base * 4.0 / 5.0).max(2.0 * mss)
+        }
+    }
 }
 
 pub fn build(p: &VenoParams) -> Box<dyn CongestionControl> {
@@ -188,14 +300,14 @@ impl CongestionControl for Veno {
                 };
                 // Expected = cwnd/BaseRTT, Actual = cwnd/RTT;
                 // N = Actual * (RTT - BaseRTT) = cwnd * (RTT - BaseRTT) / RTT segments.
-                self.state.backlog = (w.cwnd / mss) * (rtt.saturating_sub(base) as f64 / rtt as f64);
+                self.state.backlog = self.backlog(w.cwnd, mss, rtt, base);
                 self.state.rtt = Some(rtt);
             }
         }
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
-        if w.cwnd < w.ssthresh || !self.congestive() {
+        if w.cwnd < w.ssthresh || !self.congestive() || self.params.growth == VenoGrowth::Reno {
             // Slow start, and avoidance in the non-congestive state: Reno.
             Reno::grow(&self.reno, ack, w, mss);
         } else {
@@ -211,23 +323,33 @@ impl CongestionControl for Veno {
         let congestive = self.congestive();
         match loss {
             Loss::FastRetransmit => {
-                let mss = cx.mss_f();
-                w.ssthresh = if congestive {
-                    // Congestive loss: ssthresh = cwnd/2 (floor 2 SMSS).
-                    halved_ssthresh(w.cwnd, mss)
-                } else {
-                    // Random loss (N < beta): ssthresh = cwnd * 4/5 (floor 2 SMSS, Linux).
-                    (w.cwnd * 4.0 / 5.0).max(2.0 * mss)
-                };
+                // Congestive loss: ssthresh = cwnd/2, random loss (N < beta): cwnd * 4/5
+                // (floor 2 SMSS, Linux).
+                w.ssthresh = self.veno_ssthresh(w, cx);
                 w.cwnd = w.ssthresh;
             }
-            Loss::Timeout { .. } => Reno::respond(&self.reno, loss, w, cx),
+            Loss::Timeout { consecutive } => match self.params.timeout_cut {
+                VenoTimeout::Reno => Reno::respond(&self.reno, loss, w, cx),
+                VenoTimeout::Veno => {
+                    // Cut once per episode (RFC 5681 §3.1; ns-3 skips it while the head was
+                    // already retransmitted in CA_LOSS); cwnd = 1 SMSS.
+                    if consecutive <= 1 {
+                        w.ssthresh = self.veno_ssthresh(w, cx);
+                    }
+                    w.cwnd = cx.mss_f();
+                }
+            },
         }
         if congestive {
             Verdict::Congestion
         } else {
             Verdict::Wireless
         }
+    }
+
+    fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        // ns-3's TcpVeno grows as TcpNewReno on this call (its counter is at most 1).
+        Reno::grow(&self.reno, ack, w, cx.mss_f());
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {

@@ -857,6 +857,11 @@ impl CongestionControl for Westwood {
         Reno::grow(&self.reno, ack, w, mss);
     }
 
+    fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        // ns-3's TcpWestwoodPlus inherits TcpNewReno::IncreaseWindow.
+        Reno::grow(&self.reno, ack, w, cx.mss_f());
+    }
+
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         let mss = cx.mss_f();
         self.est.advance(cx.now);

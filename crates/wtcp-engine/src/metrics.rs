@@ -204,7 +204,8 @@ pub struct TcpCounters {
     pub handshake_s: Option<f64>,
     /// When the receiver held the last byte of a finite transfer in order.
     pub completed_at: Option<crate::time::Time>,
-    /// IP-level bytes sent (payload + headers, retransmissions included).
+    /// IP-level bytes of data segments the source's interface accepted, so put on the wire
+    /// (payload + headers, retransmissions included; counted by the simulation loop).
     pub bytes_sent: u64,
     /// Integral of SRTT over time (ns * ns) and the time it covers, for the mean SRTT.
     pub srtt_area: f64,

@@ -84,6 +84,8 @@ struct CbrFlow {
     received_bytes: u64,
     received_packets: u64,
     bytes_sent: u64,
+    /// On-time still to wait for the next datagram when the supply was switched off.
+    on_time_left: Option<Time>,
 }
 
 enum FlowState {
@@ -188,6 +190,7 @@ impl<'s> World<'s> {
                         received_bytes: 0,
                         received_packets: 0,
                         bytes_sent: 0,
+                        on_time_left: None,
                     }),
                 };
                 Flow {
@@ -243,6 +246,9 @@ impl<'s> World<'s> {
 
     fn schedule_initial_events(&mut self) {
         let sc = self.sc;
+        // First, so that (FIFO among equal times) the window opens before anything sent at
+        // `measure_from_s` itself, flows starting then included.
+        self.ev.schedule(sc.measure_from, Event::MeasureStart);
         for (i, f) in sc.flows.iter().enumerate() {
             self.ev.schedule(f.start, Event::AppStart { flow: i as u32 });
             if let Some(stop) = f.stop {
@@ -266,7 +272,6 @@ impl<'s> World<'s> {
                 }
             }
         }
-        self.ev.schedule(sc.measure_from, Event::MeasureStart);
         self.ev.schedule(sc.measure_to, Event::MeasureEnd);
         if sc.trace_interval.is_some() {
             self.ev.schedule(0, Event::TraceSample);
@@ -351,6 +356,9 @@ impl<'s> World<'s> {
             Event::TxDone { dir } => {
                 if let Some(tap) = self.tap.as_deref_mut() {
                     capture_link_tx(tap, &self.dirs[dir as usize], &self.pool, self.now);
+                }
+                if let Some(id) = self.dirs[dir as usize].first_transmission() {
+                    self.count_put_on_wire(self.dirs[dir as usize].from, id);
                 }
                 if let TxOutcome::Dropped { id, cause, retry_limit } = self.dirs[dir as usize].on_tx_done(&self.pool, self.now, &mut self.ev) {
                     let p = *self.pool.get(id);
@@ -476,7 +484,17 @@ impl<'s> World<'s> {
                 }
             }
             FlowState::Cbr(c) => {
-                let at = on.then_some(now);
+                // One datagram per `interval` of on-time: an off period pauses the countdown
+                // to the next datagram and the next on period resumes it (so short on periods
+                // do not each start with a datagram the rate does not allow).
+                let at = if on {
+                    Some(now.saturating_add(c.on_time_left.take().unwrap_or(0)))
+                } else {
+                    if c.on_time_left.is_none() {
+                        c.on_time_left = c.next_send.deadline().map(|d| d.saturating_sub(now));
+                    }
+                    None
+                };
                 c.next_send.set(at, &mut self.ev, Event::CbrSend { flow });
             }
         }
@@ -507,7 +525,6 @@ impl<'s> World<'s> {
             p.seq = c.sent;
             p.len = c.packet_bytes;
             c.sent += 1;
-            c.bytes_sent += u64::from(size);
             self.out.push(p);
             c.next_send.set(Some(now.saturating_add(c.interval)), &mut self.ev, Event::CbrSend { flow });
         }
@@ -548,6 +565,22 @@ impl<'s> World<'s> {
         }
     }
 
+    /// A flow's throughput counts the IP bytes its source put on the wire: a data segment
+    /// or datagram once, when the source's link finishes its first transmission or the
+    /// source's 802.11 station is done with it (delivered, or given up after its retries).
+    /// What the source's own queue refused never left the host.
+    fn count_put_on_wire(&mut self, node: u32, id: PacketId) {
+        let p = self.pool.get(id);
+        if node != p.src || !matches!(p.kind, PacketKind::Data | PacketKind::Udp) {
+            return;
+        }
+        let size = u64::from(p.size);
+        match &mut self.flows[p.flow as usize].state {
+            FlowState::Tcp(t) => t.counters.bytes_sent += size,
+            FlowState::Cbr(c) => c.bytes_sent += size,
+        }
+    }
+
     /// The index of an 802.11 channel among the traced link directions.
     fn wifi_trace_dir(&self, channel: u32) -> u32 {
         self.dirs.len() as u32 + channel
@@ -561,8 +594,14 @@ impl<'s> World<'s> {
         let stations = &self.sc.wifi[channel as usize].stations;
         for o in out.drain(..) {
             match o {
-                WifiOutcome::Delivered { station, packet, .. } => self.forward(stations[station as usize].0 as u32, packet),
+                WifiOutcome::Delivered { station, from, packet } => {
+                    self.count_put_on_wire(stations[from as usize].0 as u32, packet);
+                    self.forward(stations[station as usize].0 as u32, packet)
+                }
                 WifiOutcome::Dropped { station, packet, cause, retry_limit } => {
+                    if retry_limit {
+                        self.count_put_on_wire(stations[station as usize].0 as u32, packet);
+                    }
                     let p = *self.pool.get(packet);
                     if retry_limit && p.kind == PacketKind::Data {
                         if let Some(delay) = self.wifi_hint_delay(channel, station, p.flow) {

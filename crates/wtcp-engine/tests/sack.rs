@@ -114,3 +114,60 @@ fn prr_needs_sack() {
     let err = wtcp_engine::Scenario::from_toml_str(text, &[("tcp.recovery".into(), "\"prr\"".into())]).unwrap_err();
     assert!(err.to_string().contains("tcp.recovery") && err.to_string().contains("sack"), "{err}");
 }
+
+/// One data packet lost on the 2 Mb/s hop with PRR, NewReno halving cwnd (so that
+/// ssthresh is not computed from the pipe), the given ns-3 options; 1-ms trace.
+fn one_loss_prr(recover_fs: &str, exit_growth: &str) -> RunResult {
+    two_hop(&[
+        ("run.duration_s", "10"),
+        ("flows.0.cc_params", "{ halve = \"cwnd\" }"),
+        ("links.1.ab.loss", "{ model = \"list\", packets = [200] }"),
+        // A 200 ms round trip (50-segment BDP) and slow start ending at 30 segments: the
+        // one loss is the only one, and the window, not the receiver, limits the sender.
+        ("links.0.delay_ms", "99"),
+        ("tcp.initial_ssthresh_segments", "30"),
+        ("tcp.sack", "true"),
+        ("tcp.recovery", "prr"),
+        ("tcp.prr_recover_fs", recover_fs),
+        ("tcp.recovery_exit_growth", exit_growth),
+        ("trace.enabled", "true"),
+        ("trace.interval_ms", "1"),
+    ])
+}
+
+fn column<'a>(r: &'a RunResult, name: &str) -> &'a [f64] {
+    let t = r.traces.as_ref().unwrap();
+    &t.flow_columns.iter().find(|(n, _)| *n == name).unwrap().1
+}
+
+/// (bytes of new data sent in the first half of recovery, cwnd and ssthresh at the first
+/// sample after it).
+fn recovery_sends_and_exit(r: &RunResult) -> (f64, f64, f64) {
+    let (rec, snd_max) = (column(r, "in_recovery"), column(r, "snd_max"));
+    let first = rec.iter().position(|&v| v == 1.0).unwrap();
+    let after = first + rec[first..].iter().position(|&v| v == 0.0).unwrap();
+    let half = (first + after) / 2;
+    (snd_max[half] - snd_max[first], column(r, "cwnd")[after], column(r, "ssthresh")[after])
+}
+
+#[test]
+fn prr_recover_fs_from_the_pipe_sends_more_during_recovery() {
+    // RFC 6937 §3 sends ssthresh / RecoverFS of what is delivered while pipe > ssthresh;
+    // ns-3.44's TcpPrrRecovery takes RecoverFS from the pipe (outstanding less the SACKed
+    // and the lost segment), smaller than FlightSize, so it sends sooner (both reach
+    // ssthresh by the end of a one-loss recovery).
+    let (rfc, _, _) = recovery_sends_and_exit(&one_loss_prr("\"flight_size\"", "false"));
+    let (ns3, _, _) = recovery_sends_and_exit(&one_loss_prr("\"pipe\"", "false"));
+    assert!(ns3 > rfc, "sent in the first half of recovery: pipe {ns3} B, FlightSize {rfc} B");
+}
+
+#[test]
+fn the_exit_ack_grows_the_window_only_with_recovery_exit_growth() {
+    // RFC 6582 §3.2 step 3 deflates to ssthresh; ns-3.44 then gives that ACK to
+    // IncreaseWindow (one RFC 5681 eq. 3 step for NewReno).
+    let (_, cwnd_rfc, ssthresh_rfc) = recovery_sends_and_exit(&one_loss_prr("\"flight_size\"", "false"));
+    let (_, cwnd_ns3, ssthresh_ns3) = recovery_sends_and_exit(&one_loss_prr("\"flight_size\"", "true"));
+    assert_eq!(ssthresh_rfc, ssthresh_ns3);
+    let step = 1000.0 * 1000.0 / ssthresh_ns3;
+    assert!((cwnd_ns3 - cwnd_rfc - step).abs() < 0.05 * step, "cwnd {cwnd_ns3} vs {cwnd_rfc}, one step {step}");
+}

@@ -65,6 +65,8 @@ TCP_DEFAULTS: dict[str, Any] = {
     "recovery": "classic",
     "backoff_reset": "rtt_sample",
     "handshake": False,
+    "prr_recover_fs": "flight_size",
+    "recovery_exit_growth": False,
 }
 
 NS3_RTO_CAP_S = 60.0  # tcp-socket-base.cc ReTxTimeout: m_rto = Min(2 * m_rto, 60 s)
@@ -138,14 +140,15 @@ REFUSED_ALGORITHMS = {
     "reno": "ns-3's TcpSocketBase always keeps NewReno's partial-ACK recovery; Reno's (recovery ends at the first new ACK) has no counterpart",
     "westwood": "ns-3 3.44 has only Westwood+ (TcpWestwoodPlus; use cc = \"westwoodplus\")",
     "vegas": (
-        "ns-3's TcpVegas is not wtcp's Vegas: it takes Diff from the smoothed RTT TcpSocketBase passes to PktsAcked (the paper, ns-2, "
-        "Linux and wtcp use RTT samples) and answers a loss with ssthresh = max(min(ssthresh, cwnd - 1 segment), 2 segments) instead "
-        "of halving; compare the two only by explicit pairing (docs/validation.md)"
+        "ns-3's TcpVegas is Linux's Vegas (integer Diff, its own slow-start exit, NewReno growth while a round has under 3 RTT "
+        "samples), not wtcp's (the paper and ns-2: real Diff, frozen slow-start rounds); the ns3 profile sets ns-3's RTT input and "
+        "loss response on wtcp's (`rtt = \"smoothed\"`, `loss_response = \"one_segment\"`), but the rest differs: compare the two "
+        "only by explicit pairing (docs/validation.md)"
     ),
     "veno": (
-        "ns-3's TcpVeno is not wtcp's Veno: it takes the backlog from the smoothed RTT, truncates it, cuts 4/5 or 1/2 of "
-        "BytesInFlight instead of cwnd, and zeroes its RTT-sample counter on every ACK, so it always grows as NewReno; compare "
-        "the two only by explicit pairing (docs/validation.md)"
+        "ns-3's TcpVeno computes its backlog on every ACK it grows on, wtcp's on ACKs with an RTT sample outside recovery; the ns3 "
+        "profile sets every other ns-3 behaviour on wtcp's Veno (smoothed RTT, whole-segment backlog, cut of the pipe, NewReno growth "
+        "and recovery, Veno's cut on timeouts): compare the two by explicit pairing (docs/validation.md)"
     ),
 }
 
@@ -154,6 +157,11 @@ REFUSED_ALGORITHMS = {
 TCP_MATCHED: dict[str, tuple[Any, str]] = {
     "handshake": (True, "ns-3 always opens the connection with SYN / SYN-ACK (TcpSocketBase::Connect)"),
     "backoff_reset": ("new_ack", "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data, which clears the backoff (TcpSocketBase::NewAck)"),
+    "recovery_exit_growth": (True, "ns-3's TcpSocketBase::ProcessAck gives the ACK that ends fast recovery to IncreaseWindow with its whole span"),
+}
+# The same, where they apply only with PRR (`tcp.recovery = "prr"`).
+TCP_MATCHED_PRR: dict[str, tuple[Any, str]] = {
+    "prr_recover_fs": ("pipe", "ns-3's TcpPrrRecovery::EnterRecovery takes RecoverFS from the pipe (tcb->m_bytesInFlight), not FlightSize"),
 }
 
 
@@ -547,7 +555,8 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
         raise refuse(path, f"is \"{timer}\"; ns-3 restarts the RTO on the first partial ACK only (RFC 6582 Impatient, TcpSocketBase::ProcessAck); allowed: \"impatient\"")
     sack, _ = opt("sack")
     recovery, _ = opt("recovery")
-    for key, (value, why) in TCP_MATCHED.items():
+    matched = TCP_MATCHED | (TCP_MATCHED_PRR if recovery == "prr" else {})
+    for key, (value, why) in matched.items():
         given, path = opt(key)
         if not same_value(given, value):
             default = "" if path_given(flow_tcp, global_tcp, key) else " (wtcp's default)"

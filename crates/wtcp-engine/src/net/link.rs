@@ -245,6 +245,11 @@ impl LinkDir {
         Some((id, now - crate::time::tx_time(wire, self.tx_times.rate_bps())))
     }
 
+    /// The packet being serialised if this is its first attempt (ARQ retries excluded).
+    pub fn first_transmission(&self) -> Option<PacketId> {
+        self.in_tx.filter(|_| self.attempts == 1)
+    }
+
     /// Packets waiting (not counting the one being sent).
     pub fn queue_packets(&self) -> usize {
         self.queue.len()

@@ -18,7 +18,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, EcnEcho, LossSpec, MacHint, PartialAckTimer, Recovery, RttSampling};
+pub use super::schema::{AppliesTo, BackoffReset, EcnEcho, LossSpec, MacHint, PartialAckTimer, RecoverFs, Recovery, RttSampling};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -58,6 +58,12 @@ pub struct TcpConfig {
     pub backoff_reset: BackoffReset,
     /// Open the connection with SYN / SYN-ACK before data (RFC 793, RFC 6298 §5.7).
     pub handshake: bool,
+    /// PRR's RecoverFS: FlightSize (RFC 6937 §3) or the pipe (ns-3).
+    pub prr_recover_fs: RecoverFs,
+    /// The ACK that ends fast recovery is also offered to the algorithm's window growth
+    /// (ns-3.44's TcpSocketBase::ProcessAck calls IncreaseWindow with its whole span);
+    /// RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 3 only deflate.
+    pub recovery_exit_growth: bool,
 }
 
 impl Default for TcpConfig {
@@ -85,6 +91,8 @@ impl Default for TcpConfig {
             recovery: Recovery::Classic,
             backoff_reset: BackoffReset::RttSample,
             handshake: false,
+            prr_recover_fs: RecoverFs::FlightSize,
+            recovery_exit_growth: false,
         }
     }
 }
@@ -970,6 +978,8 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         recovery,
         backoff_reset: pick!(backoff_reset).unwrap_or(d.backoff_reset),
         handshake: pick!(handshake).unwrap_or(d.handshake),
+        prr_recover_fs: pick!(prr_recover_fs).unwrap_or(d.prr_recover_fs),
+        recovery_exit_growth: pick!(recovery_exit_growth).unwrap_or(d.recovery_exit_growth),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

@@ -91,6 +91,19 @@ pub struct TcpSection {
     pub recovery: Option<Recovery>,
     pub backoff_reset: Option<BackoffReset>,
     pub handshake: Option<bool>,
+    pub prr_recover_fs: Option<RecoverFs>,
+    pub recovery_exit_growth: Option<bool>,
+}
+
+/// What PRR's RecoverFS holds at the start of recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverFs {
+    /// RFC 6937 §3: RecoverFS = snd.nxt - snd.una (FlightSize).
+    FlightSize,
+    /// The RFC 6675 pipe when recovery starts (outstanding minus SACKed minus lost), as
+    /// ns-3.44's TcpPrrRecovery::EnterRecovery takes `tcb->m_bytesInFlight`.
+    Pipe,
 }
 
 /// Loss recovery after a fast retransmit.

@@ -16,7 +16,8 @@ pub enum ReductionBound {
 /// PRR state for one recovery episode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Prr {
-    /// RecoverFS = snd.nxt - snd.una at the start of recovery.
+    /// RecoverFS at the start of recovery: snd.nxt - snd.una (RFC 6937 §3) or the pipe
+    /// (`tcp.prr_recover_fs`).
     recover_fs: u64,
     /// Bytes delivered to the receiver since recovery started.
     prr_delivered: u64,
@@ -26,8 +27,8 @@ pub struct Prr {
 
 impl Prr {
     /// RFC 6937 §3: at the start of recovery.
-    pub fn start(flight: u64) -> Self {
-        Prr { recover_fs: flight.max(1), prr_delivered: 0, prr_out: 0 }
+    pub fn start(recover_fs: u64) -> Self {
+        Prr { recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0 }
     }
 
     /// Every ACK during recovery: `delivered` = the change in SND.UNA plus the change in

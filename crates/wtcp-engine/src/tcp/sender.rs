@@ -28,7 +28,7 @@ use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{BackoffReset, PartialAckTimer, Recovery, RttSampling, TcpConfig};
+use crate::scenario::{BackoffReset, PartialAckTimer, RecoverFs, Recovery, RttSampling, TcpConfig};
 use crate::time::Time;
 
 /// Per-segment transmit record, from SND.UNA up (Karn's rule needs it).
@@ -412,7 +412,6 @@ impl Sender {
         }
         let size = len as u32 + self.cfg.packet_overhead();
         io.counters.segments_sent += 1;
-        io.counters.bytes_sent += u64::from(size);
         let mut p = Packet::new(PacketKind::Data, self.flow, self.src, self.dst, size, io.now);
         p.seq = seq;
         p.len = len as u32;
@@ -613,6 +612,10 @@ impl Sender {
                 self.inflation = 0.0;
                 self.prr = None;
                 self.call_cc(io, |cc, w, cx| cc.on_recovery_exit(w, cx));
+                if self.cfg.recovery_exit_growth {
+                    // ns-3.44 tcp-socket-base.cc ProcessAck: IncreaseWindow on the exit ACK.
+                    self.call_cc(io, |cc, w, cx| cc.on_recovery_exit_growth(&s, w, cx));
+                }
                 self.rearm_after_new_ack(io);
             } else if self.sb.is_some() {
                 // RFC 6675: a partial ACK; `sack_send` decides what goes out. The timer
@@ -625,8 +628,10 @@ impl Sender {
                 s.in_recovery = true;
                 self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
                 self.retransmit_head(io);
-                // Deflate by the amount acknowledged, add back one SMSS if >= SMSS.
-                self.inflation -= acked as f64;
+                // Deflate by the amount acknowledged, add back one SMSS if >= SMSS. The
+                // deflated window stops at zero (a window is unsigned: ns-3's
+                // SafeSubtraction, Linux's u32), so the SMSS added back is sendable.
+                self.inflation = (self.inflation - acked as f64).max(-self.win.cwnd);
                 if acked >= self.mss {
                     self.inflation += self.mss as f64;
                 }
@@ -715,10 +720,16 @@ impl Sender {
             if let Some(sb) = self.sb.as_mut() {
                 // RFC 6675 §5 (4.1): RecoveryPoint = HighData; no inflation (pipe instead).
                 sb.start_recovery(self.snd_una);
-                // RFC 6937 §3: RecoverFS = snd.nxt - snd.una. An algorithm that paces sets its
+                // RFC 6937 §3: RecoverFS = snd.nxt - snd.una, or the pipe before the
+                // retransmission (`prr_recover_fs = "pipe"`: ns-3.44 tcp-prr-recovery.cc
+                // EnterRecovery takes tcb->m_bytesInFlight). An algorithm that paces sets its
                 // own window through recovery (BBR), as Linux runs PRR only for the others.
                 if self.cfg.recovery == Recovery::Prr && self.win.pacing_rate.is_none() {
-                    self.prr = Some(Prr::start(self.snd_max - self.snd_una));
+                    let recover_fs = match self.cfg.prr_recover_fs {
+                        RecoverFs::FlightSize => self.snd_max - self.snd_una,
+                        RecoverFs::Pipe => sb.pipe(self.snd_una, self.snd_max),
+                    };
+                    self.prr = Some(Prr::start(recover_fs));
                 }
             } else {
                 // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
