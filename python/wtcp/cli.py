@@ -24,6 +24,7 @@ from wtcp import _core
 from wtcp.errors import CliError, Interrupted, ScenarioError, SimulationError
 from wtcp.result import ENGINES, TRACE_TABLES
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, builtin_scenarios
+from wtcp.terminal import markup_safe, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -98,7 +99,7 @@ def run_progress(control: _core.RunControl | None, label: str, console: Console)
         if done.wait(PROGRESS_AFTER_S):
             return
         columns = [
-            TextColumn(f"[bold]{label}[/bold]"),
+            TextColumn(f"[bold]{markup_safe(label)}[/bold]"),
             BarColumn(),
             TextColumn("{task.fields[sim]}"),
             TextColumn("{task.fields[rate]}"),
@@ -128,7 +129,7 @@ def run_progress(control: _core.RunControl | None, label: str, console: Console)
 
 def warn(messages: list[str]) -> None:
     for message in messages:
-        click.echo(f"warning: {message}", err=True)
+        click.echo(f"warning: {visible(message)}", err=True)
 
 
 class LazyGroup(click.Group):
@@ -309,7 +310,7 @@ def demo_command(out_dir: Path, quick: bool) -> None:
     scenario = read_scenario(file)
     console = report.stdout_console()
     description = scenario.document.get("description")
-    console.print(f"[bold]{scenario.name}[/bold]" + (f": {description}" if description else ""))
+    console.print(f"[bold]{markup_safe(scenario.name)}[/bold]" + (f": {markup_safe(description)}" if description else ""))
     runs = demo.demo_size(quick)
     with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("runs", total=runs)
@@ -359,16 +360,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except click.UsageError as e:
         hint = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
-        click.echo(f"error: {e.format_message()}{hint}", err=True)
+        click.echo(f"error: {visible(e.format_message())}{hint}", err=True)
         return USAGE_ERROR
     except click.ClickException as e:
-        click.echo(f"error: {e.format_message()}", err=True)
+        click.echo(f"error: {visible(e.format_message())}", err=True)
         return e.exit_code
     except user_errors() as e:  # (evaluated when an exception gets here)
-        click.echo(f"error: {brief(str(e))}", err=True)
+        click.echo(f"error: {visible(brief(str(e)))}", err=True)
         return USAGE_ERROR
     except SimulationError as e:
-        click.echo(f"internal error: {brief(str(e))}", err=True)
+        click.echo(f"internal error: {visible(brief(str(e)))}", err=True)
         return INTERNAL_ERROR
     except Interrupted as e:
         # Ctrl-C during a run or a sweep: one line, no traceback (on a terminal after a
@@ -380,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return INTERNAL_ERROR
     except OSError as e:
-        click.echo(f"error: {e.filename}: {e.strerror}" if e.filename and e.strerror else f"error: {e}", err=True)
+        click.echo(visible(f"error: {e.filename}: {e.strerror}" if e.filename and e.strerror else f"error: {e}"), err=True)
         return USAGE_ERROR
     except (click.Abort, KeyboardInterrupt):
         click.echo("aborted", err=True)

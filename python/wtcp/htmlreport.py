@@ -19,8 +19,10 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from wtcp import _core, paths
+from wtcp.safefile import atomic_write_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,6 +40,14 @@ details { margin: .4em 0; } summary { cursor: pointer; color: #245; }
 .meta { color: #555; font-size: .9em; }
 """
 NUMERIC = ("published", "measured", "ci_low", "ci_high", "mean", "n", "std")
+
+
+def href(*segments: Any) -> str:
+    """A link to a file inside the report's folder, for an `href` attribute: a relative
+    path whose segments (folder and file names, possibly the user's) are percent-encoded,
+    so that none is read as a scheme (`javascript:`), a query, a fragment or a parent, and
+    that starts with `./`."""
+    return esc("./" + "/".join(quote(str(s), safe="") for s in segments))
 
 
 def esc(value: Any) -> str:
@@ -162,7 +172,7 @@ def reproduction_report(directory: str | Path, out: str | Path | None = None) ->
                          h.get("inconclusive", 0), h.get("na", 0), h.get("copies", 0), len(s.get("ablations", []))))
     body.append("<h2>Overview</h2>")
     body.append(table(["paper", "title", "grid", "runs", "failed", "claims hold", "do not hold", "inconclusive", "not measurable", "copies (not counted)", "ablations"], overview))
-    body.append("<ul>" + "".join(f'<li><a href="#{esc(s["paper"])}">{esc(s["title"])}</a> (<a href="{esc(folder.name)}/claims.csv">claims.csv</a>)</li>' for folder, s in summaries) + "</ul>")
+    body.append("<ul>" + "".join(f'<li><a href="#{esc(s["paper"])}">{esc(s["title"])}</a> (<a href="{href(folder.name, "claims.csv")}">claims.csv</a>)</li>' for folder, s in summaries) + "</ul>")
     for folder, s in summaries:
         body.extend(_paper_section(folder, s))
     if out is not None:
@@ -171,7 +181,7 @@ def reproduction_report(directory: str | Path, out: str | Path | None = None) ->
         out_path = root / "report.html"
         if out_path.is_symlink():
             raise ReportError(str(out_path), f"is a symbolic link (to {os.readlink(out_path)}); the report is written inside {root} only")
-    out_path.write_text(page("wtcp: the papers reproduced", body), encoding="utf-8")
+    atomic_write_text(out_path, page("wtcp: the papers reproduced", body))
     return out_path
 
 
@@ -265,9 +275,9 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
     if s.get("summary"):
         out.append(f"<p>{esc(s['summary'])}</p>")
     grid = "reduced (--quick)" if s.get("quick") else "full"
-    ablations_file = f", <a href=\"{esc(folder.name)}/{esc(s['ablations_file'])}\">{esc(s['ablations_file'])}</a>" if s.get("ablations_file") else ""
+    ablations_file = f", <a href=\"{href(folder.name, s['ablations_file'])}\">{esc(s['ablations_file'])}</a>" if s.get("ablations_file") else ""
     out.append(f"<p class=\"meta\">{esc(s['runs'])} runs ({esc(grid)} grid), {esc(s['failed'])} failed, {esc(s.get('wall_seconds'))} s wall; "
-               f"files: <a href=\"{esc(folder.name)}/claims.csv\">claims.csv</a>{ablations_file}, <code>{esc(folder.name)}/runs.duckdb</code></p>")
+               f"files: <a href=\"{href(folder.name, 'claims.csv')}\">claims.csv</a>{ablations_file}, <code>{esc(folder.name)}/runs.duckdb</code></p>")
     h = s.get("holds", {})
     if h:
         copies = f" ({esc(h.get('copies', 0))} copied claims not counted)" if h.get("copies") else ""
@@ -293,9 +303,9 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
         if pick is not None and (folder / pick).is_file():
             out.append(image(folder / pick, f["title"]))
         caption = esc(f["title"]) + (f" {esc(f['caption'])}" if f.get("caption") else "")
-        links = " ".join(f'<a href="{esc(folder.name)}/{esc(i)}">{esc(Path(i).suffix[1:])}</a>' for i in f["images"])
+        links = " ".join(f'<a href="{href(folder.name, *Path(i).parts)}">{esc(Path(i).suffix[1:])}</a>' for i in f["images"])
         if f.get("data"):
-            links += f' <a href="{esc(folder.name)}/{esc(f["data"])}">csv</a>'
+            links += f' <a href="{href(folder.name, *Path(f["data"]).parts)}">csv</a>'
         out.append(f"<figcaption>{caption} [{links}]</figcaption></figure>")
         if f.get("table") and f.get("data") and (folder / f["data"]).is_file():
             import pandas as pd
@@ -411,7 +421,7 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
     finally:
         stack.close()
     out_path = Path(out) if out is not None else store_path.with_suffix(".html")
-    out_path.write_text(page(f"wtcp results: {store_path.name}", body), encoding="utf-8")
+    atomic_write_text(out_path, page(f"wtcp results: {store_path.name}", body))
     return out_path
 
 

@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from wtcp.terminal import markup_safe, plain
+
 
 WIDE_OUTPUT = 160  # table width when stdout is not a terminal
 
@@ -34,11 +36,12 @@ def fitted_tables(width: int, title: str, headers: Sequence[str], rows: Sequence
     heads the first column of a transposed table (default `headers[0]`)."""
 
     def build(caption: str, heads: Sequence[str], body: Sequence[Sequence[str]], n_left: int) -> Table:
-        table = Table(title=caption, title_justify="left")
+        # Titles, headers and cells can hold user strings (names): never markup.
+        table = Table(title=plain(caption) if caption else None, title_justify="left")
         for i, h in enumerate(heads):
-            table.add_column(h, justify="left" if i < n_left else "right", no_wrap=True)
+            table.add_column(plain(h), justify="left" if i < n_left else "right", no_wrap=True)
         for row in body:
-            table.add_row(*row)
+            table.add_row(*(plain(c) for c in row))
         return table
 
     table = build(title, headers, rows, left)
@@ -60,7 +63,7 @@ def fitted_tables(width: int, title: str, headers: Sequence[str], rows: Sequence
         chunk.append(row)
     tables.append(transposed(chunk, ""))
     for i, t in enumerate(tables):
-        t.title = f"{title} ({what} as columns{f', part {i + 1} of {len(tables)}' if len(tables) > 1 else ''})"
+        t.title = plain(f"{title} ({what} as columns{f', part {i + 1} of {len(tables)}' if len(tables) > 1 else ''})")
     return tables
 
 

@@ -195,12 +195,14 @@ class TraceWriter:
 
     def __call__(self, tables: dict[str, Any]) -> None:
         chunk = Traces(tables)
+        from wtcp.safefile import write_no_follow
+
         for name, path in zip(TRACE_TABLES, self.paths):
             frame = getattr(chunk, name)
-            if self.chunks == 0:
-                frame.to_csv(path, index=False)
-            elif len(frame):
-                frame.to_csv(path, index=False, header=False, mode="a")
+            if self.chunks == 0 or len(frame):
+                # Never through a link planted in the folder (wtcp.safefile).
+                with write_no_follow(path, append=self.chunks > 0) as f:
+                    frame.to_csv(f, index=False, header=self.chunks == 0)
         self.chunks += 1
 
 

@@ -38,6 +38,8 @@ class PageReport:
     console_errors: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     log_errors: list[str] = field(default_factory=list)
+    # Every link as the browser parsed it: (protocol, resolved URL).
+    links: list[tuple[str, str]] = field(default_factory=list)
     external_requests: list[str] = field(default_factory=list)
     title: str = ""
     images: int = 0
@@ -142,9 +144,11 @@ def render(path: Path, browser: str, settle_s: float = 1.0) -> PageReport:
             pipe.send("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
             pipe.wait(lambda m: m.get("method") == "Page.loadEventFired", timeout=30)
             time.sleep(settle_s)
-            probe = "JSON.stringify({title: document.title, images: document.images.length, broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length})"
+            probe = ("JSON.stringify({title: document.title, images: document.images.length, broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length,"
+                     " links: Array.from(document.links).map(a => [a.protocol, a.href])})")
             value = json.loads(pipe.send("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=session)["result"]["result"]["value"])
             report.title, report.images, report.broken_images = value["title"], value["images"], value["broken"]
+            report.links = [tuple(link) for link in value["links"]]
             while not pipe.events.empty():
                 pipe.seen.append(pipe.events.get())
         finally:

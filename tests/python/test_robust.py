@@ -24,6 +24,7 @@ from wtcp.sweep import InlineExecutor, Sweep, SweepError, run_sweep
 from wtcp.sweep.runner import default_store_path
 from wtcp.sweep.store import Store, StoreError, copy_store, open_store, wal_path
 
+from chromium import find_browser, render
 from conftest import reference_path, run_cli
 
 pytest.importorskip("duckdb")
@@ -520,3 +521,21 @@ def test_report_of_an_untampered_folder_still_works(user_output, tmp_path):
     proc = run_cli("report", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     assert "data:image/svg+xml;base64," in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_a_paper_folder_named_like_a_script_url_gives_only_relative_file_links(user_output, tmp_path):
+    # A sub-folder named `javascript:...` once became a live script link in report.html.
+    out = tmp_path / "out"
+    shutil.copytree(user_output, out)
+    hostile = "javascript:document.title='PWNED',alert(1),x"
+    (out / "mine").rename(out / hostile)
+    proc = run_cli("report", str(out))
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "report.html").read_text()
+    assert 'href="javascript' not in page and "href=\"./javascript%3A" in page
+    browser = find_browser()
+    if browser is None:
+        pytest.skip("no Chromium to check how a browser reads the links")
+    links = render(out / "report.html", browser).links
+    assert links and all(protocol == "file:" for protocol, _ in links), links
+    assert all(url.startswith((out.resolve().as_uri() + "/", (out / "report.html").resolve().as_uri())) for _, url in links), links

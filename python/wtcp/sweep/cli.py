@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 
 from wtcp.errors import CliError, Interrupted
+from wtcp.terminal import markup_safe
 
 
 def _cli_error(message: str) -> Exception:
@@ -125,7 +126,7 @@ def _with_progress(sweep, store, executor, console: Console, limits: dict):
     from wtcp.sweep.runner import run_sweep
 
     columns = [
-        TextColumn(f"[bold]{sweep.name}[/bold]"),
+        TextColumn(f"[bold]{markup_safe(sweep.name)}[/bold]"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

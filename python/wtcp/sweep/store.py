@@ -213,8 +213,11 @@ class WriterLock:
         deadline = time.monotonic() + wait_s  # past a reader's glance (`writer_pid`)
         while True:
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                # O_NOFOLLOW: a link planted at the lock's name is refused, not truncated.
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
             except OSError as e:
+                if self.path.is_symlink():
+                    raise StoreError(store, f"cannot be opened for writing: its lock file {self.path} is a symbolic link (refused: wtcp does not write through links; remove it)") from None
                 raise StoreError(store, f"cannot be opened for writing: cannot create its lock file {self.path} ({e.strerror or e})") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -119,7 +119,7 @@ impl Capture {
                 name = format!("{stem}_{n}.pcap");
             }
             let path = dir.join(&name);
-            let f = File::create(&path).map_err(|e| at(e, &path))?;
+            let f = create_no_follow(&path).map_err(|e| at(e, &path))?;
             let w = PcapWriter::with_header(BufWriter::new(f), file_header()).map_err(io_err).map_err(|e| at(e, &path))?;
             Ok(Output { file: CaptureFile { name, ..file }, w })
         };
@@ -201,12 +201,12 @@ impl PacketTap for Capture {
 /// and `flows.csv` (each flow's addresses, ports and initial sequence numbers).
 fn write_tables(sc: &Scenario, flows: &[FlowWire], dir: &Path) -> io::Result<()> {
     let ip = |a: [u8; 4]| format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
-    let mut hosts = BufWriter::new(File::create(dir.join("hosts"))?);
+    let mut hosts = BufWriter::new(create_no_follow(&dir.join("hosts"))?);
     for (i, n) in sc.nodes.iter().enumerate() {
         writeln!(hosts, "{}\t{}", ip(headers::node_address(i as u32)), safe(n))?;
     }
     hosts.flush()?;
-    let mut csv = BufWriter::new(File::create(dir.join("flows.csv"))?);
+    let mut csv = BufWriter::new(create_no_follow(&dir.join("flows.csv"))?);
     writeln!(csv, "flow,name,protocol,src,src_ip,src_port,dst,dst_ip,dst_port,isn_src,isn_dst")?;
     for (i, (f, w)) in sc.flows.iter().zip(flows).enumerate() {
         let name = csv_field(&f.name);
@@ -216,6 +216,25 @@ fn write_tables(sc: &Scenario, flows: &[FlowWire], dir: &Path) -> io::Result<()>
         writeln!(csv, "{i},{name},{proto},{src},{},{},{dst},{},{},{},{}", ip(w.src), w.sport, ip(w.dst), w.dport, isn[0], isn[1])?;
     }
     csv.flush()
+}
+
+/// Create (truncate) a file in the capture folder, refusing a symbolic link at its name: a
+/// link planted there must not make a capture overwrite its target (`O_NOFOLLOW`).
+fn create_no_follow(path: &Path) -> io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path).map_err(|e| {
+        if path.is_symlink() {
+            io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: is a symbolic link; wtcp does not write through links", path.display()))
+        } else {
+            e
+        }
+    })
 }
 
 /// A CSV field, quoted when it must be.
@@ -228,7 +247,7 @@ fn csv_field(s: &str) -> String {
 }
 
 fn write_index(files: &[CaptureFile], dir: &Path) -> io::Result<()> {
-    let mut csv = BufWriter::new(File::create(dir.join("captures.csv"))?);
+    let mut csv = BufWriter::new(create_no_follow(&dir.join("captures.csv"))?);
     writeln!(csv, "file,kind,medium,from,to,packets")?;
     for f in files {
         writeln!(csv, "{},{},{},{},{},{}", csv_field(&f.name), f.kind, csv_field(&f.medium), csv_field(&f.from), csv_field(&f.to), f.packets)?;
