@@ -37,3 +37,30 @@ class CappedPool(ProcessPoolExecutor):
 
     def batch_call(self, batch):
         return run_batch_capped, (list(batch), self.cap_mb)
+
+
+def run_batch_stuck_on(jobs, stuck_duration_s: float):
+    """`run_batch`, except that a run of `run.duration_s = stuck_duration_s` hangs in its
+    worker without ever reaching the engine's poll (as a run deadlocked after an allocation
+    failure does)."""
+    import time
+
+    from wtcp.sweep.runner import _mark
+
+    for job in jobs:
+        if f'duration_s = {stuck_duration_s}' in job[1]:
+            _mark(job[0])
+            while True:
+                time.sleep(3600)
+    return run_batch(jobs)
+
+
+class StuckPool(ProcessPoolExecutor):
+    """A process pool on which the run of `run.duration_s = stuck_duration_s` never ends."""
+
+    def __init__(self, workers: int, stuck_duration_s: float):
+        self.stuck_duration_s = stuck_duration_s
+        super().__init__(workers)
+
+    def batch_call(self, batch):
+        return run_batch_stuck_on, (list(batch), self.stuck_duration_s)

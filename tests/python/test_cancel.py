@@ -347,3 +347,49 @@ def _has_mark(proc_dir: Path, mark: str) -> bool:
         return mark.encode() in (proc_dir / "environ").read_bytes()
     except OSError:
         return False
+
+
+def test_a_run_that_cannot_stop_itself_is_ended_by_the_watchdog_and_fails_alone(tmp_path, monkeypatch):
+    import wtcp.sweep.runner as runner
+    from cancel_helpers import StuckPool
+
+    # The run of 9 s never reaches the engine's poll; the others finish at once. The grace
+    # past the timeout is shortened so that the test does not wait 10 s.
+    monkeypatch.setattr(runner, "watchdog_grace", lambda timeout_s: 0.5)
+    body = '[set]\n"run.measure_from_s" = 1.0\n[grid]\n"run.duration_s" = [5.0, 6.0, 9.0, 7.0]\n'
+    sweep = Sweep.from_file(write_sweep(tmp_path, body, "stuck"))
+    pool = StuckPool(2, stuck_duration_s=9.0)
+    try:
+        outcome = run_sweep(sweep, tmp_path / "stuck.duckdb", pool, run_timeout_s=1.0)
+    finally:
+        pool.close()
+    assert outcome.line() == "4 runs: 3 done, 0 skipped, 1 failed"
+    with open_store(tmp_path / "stuck.duckdb") as st:
+        runs = st.runs()
+        [error] = list(runs[runs.status == "failed"].error)
+        assert error.startswith("ended by the sweep's watchdog") and "past its 1 s run timeout" in error
+
+
+def test_runs_finished_before_a_long_one_are_committed_while_it_runs_and_survive_a_sigkill(tmp_path):
+    # Three runs of seconds and one of a month of simulated time: the three are committed
+    # within a commit interval, though no run finishes after them, and a SIGKILL of the
+    # sweep then loses none of them.
+    file = write_sweep(tmp_path, '[set]\n"run.measure_from_s" = 1.0\n[grid]\n"run.duration_s" = [5.0, 6.0, 7.0, 3e6]\n', "tail")
+    store = tmp_path / "tail.duckdb"
+    proc = subprocess.Popen(wtcp_command("sweep", str(file), "--workers", "2", "--quiet"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        done = 0
+        while done < 3 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            try:
+                with open_store(store) as st:
+                    done = int((st.runs().status == "done").sum())
+            except (FileNotFoundError, ValueError):
+                pass
+        assert proc.poll() is None, "the long run must still be running"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    with open_store(store) as st:
+        assert int((st.runs().status == "done").sum()) == 3

@@ -4,6 +4,9 @@ work, on a process pool of all cores once they would outweigh starting it
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from pathlib import Path
 
 import pytest
@@ -113,3 +116,17 @@ def test_pool_workers_take_the_environment_the_sweep_has_when_it_starts_them(mon
         assert pool._pool.submit(os.getenv, "HOME").result() is None
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("option", [["--dask-local", "2"], ["--dask", "tcp://127.0.0.1:1"]])
+def test_dask_options_without_dask_installed_exit_2_naming_the_extra(tmp_path, option):
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('name = "s"\nscenario = "reference-simple2"\n[set]\n"run.duration_s" = 3.0\n')
+    # Dask made unimportable, as on an installation without the `dask` extra.
+    script = (
+        "import sys; sys.modules['dask'] = None; sys.modules['dask.distributed'] = None\n"
+        f"from wtcp import cli; sys.exit(cli.main(['sweep', {str(sweep)!r}, *{option!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "needs Dask" in done.stderr and "wtcp[dask]" in done.stderr and "Traceback" not in done.stderr

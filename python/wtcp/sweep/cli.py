@@ -28,20 +28,25 @@ def check_executor_options(workers: int | None, dask_address: str | None, dask_l
         raise click.UsageError("give at most one of --workers, --dask and --dask-local")
 
 
-def make_executor(workers: int | None, dask_address: str | None, dask_local: int | None):
+def make_executor(workers: int | None, dask_address: str | None, dask_local: int | None, run_timeout: float | None = None):
     """The executor the options ask for: Dask, in-process (`--workers 1`), a process pool
-    (`--workers N`) or, by default, in-process until a pool of all cores pays off."""
+    (`--workers N`) or, by default, in-process until a pool of all cores pays off. With a
+    run timeout `--workers 1` is one worker process: only a process can be ended when a
+    run cannot stop itself at its limit."""
     from wtcp.sweep.runner import AutoExecutor, DaskExecutor, InlineExecutor, ProcessPoolExecutor
 
     if dask_address is not None or dask_local is not None:
+        option = "--dask" if dask_address is not None else "--dask-local"
         try:
             return DaskExecutor(address=dask_address, local_workers=dask_local)
+        except ImportError:
+            raise _cli_error(f"{option} needs Dask, which is not installed; install the extra: pip install 'wtcp[dask]'") from None
         except (OSError, TimeoutError) as e:
             raise _cli_error(f"cannot reach the Dask scheduler {dask_address}: {e}") from None
     if workers is None:
         return AutoExecutor()
     if workers == 1:
-        return InlineExecutor()
+        return InlineExecutor() if run_timeout is None else ProcessPoolExecutor(1)
     return ProcessPoolExecutor(workers)
 
 
@@ -92,7 +97,7 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
     except StoreError as e:  # locked, not a DuckDB file, corrupt, not a wtcp store
         raise _cli_error(str(e)) from None
 
-    executor = make_executor(workers, dask_address, dask_local)
+    executor = make_executor(workers, dask_address, dask_local, run_timeout)
     err = Console(stderr=True)
     limits = {"run_timeout_s": run_timeout, "run_memory_mb": run_memory}
     try:

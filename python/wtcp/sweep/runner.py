@@ -9,6 +9,7 @@ the store intact and the sweep resumable."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -154,8 +155,9 @@ class Executor(Protocol):
     def submit(self, batch: Sequence[Job]) -> Any:
         """Start `run_batch(batch)`; return a future (`.result()` gives the records)."""
 
-    def as_completed(self, futures: Iterable[Any]) -> Iterator[Any]:
-        """Yield futures as they finish."""
+    def as_completed(self, futures: Iterable[Any], timeout: float | None = None) -> Iterator[Any]:
+        """Yield futures as they finish; raise `TimeoutError` if none finishes within
+        `timeout` seconds (the runner then commits what is due and looks again)."""
 
     def recover(self) -> None:
         """Called after a future failed without a result (a worker died): make the
@@ -171,6 +173,8 @@ class Executor(Protocol):
     #   processes died, the keys of the runs those workers were on, with the reason
     #   ("the worker process died (signal 9: SIGKILL)"); {} or None if not known.
     # cancel(futures): stop now (Ctrl-C): drop the futures, end the runs in flight.
+    # watchdog(timeout_s): end every worker still on one run `WATCHDOG_GRACE` past the
+    #   run timeout (a run that cannot stop itself, e.g. deadlocked); its run fails.
 
 
 class InlineExecutor:
@@ -190,8 +194,8 @@ class InlineExecutor:
             fut.set_exception(e)
         return fut
 
-    def as_completed(self, futures: Iterable[Any]) -> Iterator[Any]:
-        yield from list(futures)
+    def as_completed(self, futures: Iterable[Any], timeout: float | None = None) -> Iterator[Any]:
+        yield from list(futures)  # (done at submission)
 
     def recover(self) -> None:
         pass
@@ -323,6 +327,7 @@ class ProcessPoolExecutor:
         self._generation = 0  # pools started so far, minus one
         self._generation_of: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()  # future -> its pool
         self._deaths: dict[int, dict[str, str]] = {}  # generation -> {key: reason}
+        self._watchdog_killed: dict[str, str] = {}  # key -> reason, for `_read_deaths`
         self._pool: Any = self._new_pool()
 
     def _new_pool(self) -> Any:
@@ -356,10 +361,34 @@ class ProcessPoolExecutor:
         self._generation_of[fut] = self._generation
         return fut
 
-    def as_completed(self, futures: Iterable[Any]) -> Iterator[Any]:
+    def as_completed(self, futures: Iterable[Any], timeout: float | None = None) -> Iterator[Any]:
         import concurrent.futures
 
-        return concurrent.futures.as_completed(list(futures))
+        return concurrent.futures.as_completed(list(futures), timeout=timeout)
+
+    def watchdog(self, timeout_s: float) -> None:
+        """End (SIGKILL) every worker whose marker names one run for longer than
+        `timeout_s` plus the grace: the run did not stop itself at its limit (a deadlock,
+        a stuck allocation). The pool breaks; `recover` reads the run as timed out."""
+        if self._pool is None:
+            return
+        now = time.time()
+        overdue = timeout_s + watchdog_grace(timeout_s)
+        for pid in list((getattr(self._pool, "_processes", None) or {}).keys()):
+            marker = os.path.join(self._markers, str(pid))
+            try:
+                with open(marker, encoding="utf-8") as f:
+                    key = f.read().strip()
+                started = os.stat(marker).st_mtime
+            except OSError:
+                continue
+            if key and now - started > overdue:
+                self._watchdog_killed[key] = (
+                    f"{WATCHDOG_REASON} {now - started:.0f} s after it started, past its {timeout_s:g} s run timeout "
+                    "without stopping (a deadlocked or stuck run)"
+                )
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
 
     def recover(self) -> None:
         from concurrent.futures.process import BrokenProcessPool
@@ -389,7 +418,9 @@ class ProcessPoolExecutor:
             except OSError:
                 key = ""
             code = proc.exitcode
-            if key and code not in (None, 0, -signal.SIGTERM):
+            if key in self._watchdog_killed:
+                deaths[key] = self._watchdog_killed.pop(key)
+            elif key and code not in (None, 0, -signal.SIGTERM):
                 deaths[key] = death_reason(code)
         return deaths
 
@@ -421,6 +452,20 @@ class ProcessPoolExecutor:
 # workers (each importing wtcp) costs a few tenths of a second, so below that it does not
 # pay off.
 POOL_MIN_WORK_S = 2.0
+
+# Seconds the runner waits for a batch before it commits what is due and runs the
+# watchdog (a sweep whose last run is long must still commit the runs finished before it).
+TICK_S = 0.5
+
+# A run past its `--run-timeout` normally stops itself at the engine's next look at the
+# clock; a worker still on it this much later is ended by the sweep (`watchdog`).
+WATCHDOG_REASON = "ended by the sweep's watchdog"
+
+
+def watchdog_grace(timeout_s: float) -> float:
+    """Seconds past the run timeout before the watchdog ends a worker: 10 s, or a
+    quarter of the timeout if that is longer."""
+    return max(10.0, 0.25 * timeout_s)
 
 
 class AutoExecutor:
@@ -459,9 +504,19 @@ class AutoExecutor:
     def submit(self, batch: Sequence[Job]) -> Any:
         return (self._pool or self._inline).submit(batch)
 
-    def as_completed(self, futures: Iterable[Any]) -> Iterator[Any]:
+    def as_completed(self, futures: Iterable[Any], timeout: float | None = None) -> Iterator[Any]:
         # (the pool's `as_completed` takes the finished futures of in-process batches too)
-        return (self._pool or self._inline).as_completed(futures)
+        return (self._pool or self._inline).as_completed(futures, timeout)
+
+    def start_pool(self) -> None:
+        """Start the process pool now (with a run timeout: only a worker process can be
+        ended when its run cannot stop itself), even with one core."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.pool_workers)
+
+    def watchdog(self, timeout_s: float) -> None:
+        if self._pool is not None:
+            self._pool.watchdog(timeout_s)
 
     def recover(self) -> None:
         if self._pool is not None:
@@ -500,10 +555,12 @@ class DaskExecutor:
     def submit(self, batch: Sequence[Job]) -> Any:
         return self._client.submit(run_batch, list(batch), pure=False, retries=self.retries)
 
-    def as_completed(self, futures: Iterable[Any]) -> Iterator[Any]:
-        from dask.distributed import as_completed
+    def as_completed(self, futures: Iterable[Any], timeout: float | None = None) -> Iterator[Any]:
+        from dask.distributed import wait
 
-        return iter(as_completed(list(futures)))
+        # Dask's `wait` raises TimeoutError when none is done in time.
+        done, _ = wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        return iter(list(done))
 
     def recover(self) -> None:
         pass
@@ -603,6 +660,8 @@ def run_sweep(
     st = Store(store) if own_store else store
     own_executor = executor is None
     ex = executor or AutoExecutor()
+    if limits is not None and limits.timeout_s is not None and isinstance(ex, AutoExecutor):
+        ex.start_pool()  # only a worker process can be ended if a run cannot stop itself
     try:
         return _run(sweep, st, ex, on_update, resubmits, limits)
     finally:
@@ -703,7 +762,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                 inflight[ex.submit(bystanders)] = (bystanders, attempts)
             for job in batch:
                 if job[0] in deaths:
-                    if attempts < resubmits:
+                    if attempts < resubmits and not deaths[job[0]].startswith(WATCHDOG_REASON):
                         inflight[ex.submit([job])] = ([job], attempts + 1)
                     else:
                         lost.extend(failed([job], deaths[job[0]]))
@@ -722,10 +781,26 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
         with sigint_deferred():
             st.flush()
 
+    watchdog = getattr(ex, "watchdog", None) if limits is not None and limits.timeout_s is not None else None
+
+    def tick() -> None:
+        """No run finished for a while: commit what finished before (a long run in flight
+        must not hold finished runs uncommitted) and end runs past their time limit."""
+        with sigint_deferred():
+            st.queue([], names)
+        if watchdog is not None:
+            watchdog(limits.timeout_s)  # type: ignore[union-attr]
+
     try:
         fill()
         while inflight:
-            for fut in ex.as_completed(list(inflight)):
+            try:
+                completed = ex.as_completed(list(inflight), timeout=TICK_S)
+                fut = next(iter(completed))
+            except TimeoutError:
+                tick()
+                continue
+            for fut in [fut]:
                 batch, attempts = inflight.pop(fut)
                 try:
                     records = fut.result()
