@@ -122,6 +122,8 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
+    /// Bytes one pending event takes in the heap (for the resource estimate).
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
     pub fn with_capacity(n: usize) -> Self {
         EventQueue { sorted: Vec::with_capacity(n.min(TO_HEAP + 1)), near: BinaryHeap::new(), far: BinaryHeap::new(), in_heap: false, now: 0, next_seq: 0, popped: 0 }
     }

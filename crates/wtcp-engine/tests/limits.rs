@@ -74,8 +74,37 @@ fn random_outages_by_the_trillion_are_refused_as_too_many_events() {
 }
 
 #[test]
+fn overlapping_random_outages_are_refused_for_the_events_they_hold_at_once() {
+    // 1e12 outages per 200 s of 0.3 s each: 1.5e9 in progress at once, each end waiting in
+    // the event heap (the run once grew it until an allocation aborted the process).
+    refused(
+        &[("links.1.ab.random_outages", "{count_per_200s=1e12, duration_s=0.3}"), ("run.duration_s", "5")],
+        "links.1.ab.random_outages.count_per_200s",
+        &["1.5e9 of them in progress at once", "memory budget", "WTCP_MEMORY_BUDGET_GIB"],
+    );
+}
+
+#[test]
 fn a_long_run_over_a_fast_link_is_refused_as_too_many_events() {
     refused(&[("run.duration_s", "1e7"), ("links.0.rate_mbps", "1e5"), ("links.1.rate_mbps", "1e5")], "run.duration_s", &["events", "bottleneck"]);
+}
+
+#[test]
+fn a_finite_transfer_is_estimated_by_its_segments_not_by_the_run_length() {
+    // The same long, fast run, but 100 kB to send: a few hundred events, accepted.
+    let over = [("run.duration_s", "1e7"), ("links.0.rate_mbps", "1e5"), ("links.1.rate_mbps", "1e5"), ("flows.0.bytes", "100000")];
+    let sc = Scenario::from_toml_str(TWO_HOP, &ov(&over)).unwrap();
+    let r = wtcp_engine::run(&sc);
+    assert_eq!(r.flows[0].delivered_bytes, 100_000);
+}
+
+#[test]
+fn an_events_refusal_below_one_unit_says_how_much_fits() {
+    // Even one simulated second is over the budget: "at most 0 simulated seconds" said
+    // nothing; the fraction that fits is given instead.
+    let e = Scenario::from_toml_str(TWO_HOP, &ov(&[("run.duration_s", "1e9"), ("links.0.rate_mbps", "1e9"), ("links.1.rate_mbps", "1e9")])).unwrap_err();
+    assert_eq!(e.path, "run.duration_s", "{}", e.message);
+    assert!(!e.message.contains("at most 0 simulated seconds"), "{}", e.message);
 }
 
 /// `nodes` nodes in a chain; flows between the first `pairs` disjoint pairs of neighbours.

@@ -482,7 +482,8 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
     let k = dests.iter().filter(|&&d| !std::mem::replace(&mut distinct[d], true)).count();
     // The table is checked before it is built (transit nodes x destinations entries).
     let topology = Topology::new(nodes.len(), link_edges.chain(wifi_edges));
-    budget::Estimate { items: vec![budget::route_item(nodes.len(), topology.transit_nodes(), topology.edge_ends(), k)], ..Default::default() }.check(&limits)?;
+    budget::Estimate { items: vec![budget::nodes_item(nodes.len()), budget::route_item(nodes.len(), topology.transit_nodes(), topology.edge_ends(), k)], ..Default::default() }
+        .check(&limits)?;
     let routes = Arc::new(RouteTable::shortest_paths(&topology, &dests));
     drop(topology);
 
