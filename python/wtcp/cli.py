@@ -340,10 +340,10 @@ def user_errors() -> tuple[type[BaseException], ...]:
     """The errors that mean a mistake in what the user gave: `CliError`, `ScenarioError`,
     and those of the modules the command has loaded (a module not loaded raised none):
     `StoreError` (a result store locked, corrupt, not DuckDB or not a wtcp store),
-    `ReportError` (an output folder whose summary.json points outside it),
-    `Ns3Unavailable`."""
+    `SweepError` (a sweep file's mistake), `ReportError` (an output folder whose
+    summary.json points outside it), `Ns3Unavailable`."""
     out: list[type[BaseException]] = [CliError, ScenarioError]
-    for module, name in (("wtcp.sweep.store", "StoreError"), ("wtcp.htmlreport", "ReportError"), ("wtcp.ns3.refuse", "Ns3Unavailable")):
+    for module, name in (("wtcp.sweep.store", "StoreError"), ("wtcp.sweep.spec", "SweepError"), ("wtcp.htmlreport", "ReportError"), ("wtcp.ns3.refuse", "Ns3Unavailable")):
         loaded = sys.modules.get(module)
         if loaded is not None:
             out.append(getattr(loaded, name))

@@ -27,9 +27,10 @@ LOSS = "links.1.ab.loss.rate"
 # What ns-3 fixes, matched in the reference scenario (the translator refuses wtcp's
 # defaults here: ns-3 always opens the connection, clears the backoff on new ACKs, grows on
 # the ACK that ends recovery and halves the pipe).
-MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True, "flows.0.cc_params.halve": "pipe"}
+MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True, "tcp.timeout_count_reset": "recovery_point",
+           "flows.0.cc_params.halve": "pipe"}
 MATCHED_SETS = ["--set", "tcp.handshake=true", "--set", 'tcp.backoff_reset="new_ack"', "--set", "tcp.recovery_exit_growth=true", "--set",
-                'flows.0.cc_params.halve="pipe"']
+                'tcp.timeout_count_reset="recovery_point"', "--set", 'flows.0.cc_params.halve="pipe"']
 
 
 
@@ -66,6 +67,8 @@ REFUSED = {
     "RFC 6298 backoff": ({"tcp.backoff_reset": "rtt_sample"}, "tcp.backoff_reset"),
     "no growth on the recovery-ending ACK": ({"tcp.recovery_exit_growth": False}, "tcp.recovery_exit_growth"),
     "PRR on FlightSize": ({"tcp.sack": True, "tcp.recovery": "prr", "tcp.prr_recover_fs": "flight_size"}, "tcp.prr_recover_fs"),
+    "PRR without ns-3's duplicate-ACK credit": ({"tcp.sack": True, "tcp.recovery": "prr", "tcp.prr_dupack_credit": False}, "tcp.prr_dupack_credit"),
+    "RFC 5681 timeout runs": ({"tcp.timeout_count_reset": "new_ack"}, "tcp.timeout_count_reset"),
     "no handshake": ({"tcp.handshake": False}, "tcp.handshake"),
     "no handshake, per flow": ({"flows.0.tcp": {"handshake": False}}, "flows.0.tcp.handshake"),
     "on/off": ({"flows.0.on_off": {"on_s": 1.0, "off_s": 1.0}}, "flows.0.on_off"),
@@ -107,7 +110,8 @@ def test_wtcp_defaults_are_explicit_parameters_and_pass(simple2):
 
 def test_a_default_ns3_cannot_match_is_refused_with_the_value_that_matches():
     with pytest.raises(Ns3TranslationError) as info:
-        plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True}).document)
+        plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True,
+                                                         "tcp.timeout_count_reset": "recovery_point"}).document)
     assert info.value.path == "flows.0.cc_params.halve"
     assert "(wtcp's default)" in info.value.reason and 'allowed: "pipe"' in info.value.reason
 

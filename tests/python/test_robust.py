@@ -539,3 +539,29 @@ def test_a_paper_folder_named_like_a_script_url_gives_only_relative_file_links(u
     links = render(out / "report.html", browser).links
     assert links and all(protocol == "file:" for protocol, _ in links), links
     assert all(url.startswith((out.resolve().as_uri() + "/", (out / "report.html").resolve().as_uri())) for _, url in links), links
+
+
+# Ten numeric paths of reference-simple2 that take values from 1 to 2: 100 each, 1e20 runs.
+BIG_GRID_PATHS = ["links.0.delay_ms", "links.1.delay_ms", "links.0.rate_mbps", "links.1.rate_mbps", "tcp.rto_min_s", "tcp.initial_cwnd_segments",
+                  "tcp.rto_initial_s", "tcp.delayed_ack_timeout_s", "run.duration_s", "tcp.clock_granularity_s"]
+
+
+@pytest.mark.parametrize(
+    "body, path",
+    [
+        ("replications = 1000000000000000000\n", "replications"),
+        ("[grid]\n" + "".join(f'"{p}" = [{", ".join(str(1 + v / 100) for v in range(100))}]\n' for p in BIG_GRID_PATHS), f"grid.{BIG_GRID_PATHS[0]}"),
+    ],
+    ids=["1e18 replications", "1e20-run grid"],
+)
+def test_a_sweep_too_large_to_plan_is_refused_from_its_axes_before_anything_is_made(tmp_path, body, path):
+    file = tmp_path / "big.toml"
+    file.write_text(f'name = "big"\nscenario = "reference-simple2"\n{body}', encoding="utf-8")
+    for extra in (["--dry-run"], []):
+        proc = run_cli("sweep", str(file), *extra)
+        assert proc.returncode == 2, proc.stderr
+        assert f": {path}: the sweep has " in proc.stderr and "WTCP_MEMORY_BUDGET_GIB" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.toml"]
+    with pytest.raises(SweepError) as info:
+        run_sweep(Sweep.from_file(file), tmp_path / "api.duckdb", InlineExecutor())
+    assert info.value.path == path and not (tmp_path / "api.duckdb").exists()

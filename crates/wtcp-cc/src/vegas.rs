@@ -46,8 +46,11 @@
 //! - ns-3.44's TcpVegas, for comparison with ns-3 only (the `ns3` profile): `rtt =
 //!   "smoothed"` feeds it SRTT where ns-3's TcpSocketBase passes `m_srtt` to PktsAcked, and
 //!   `loss_response = "one_segment"` is its GetSsThresh (cut one segment, at most a quarter).
-//!   Its other departures (integer Diff, Linux-style rounds without ns-2's frozen slow-start
-//!   rounds) are not reproduced.
+//!   Its other departures are not reproduced: integer Diff (about the real one rounded up),
+//!   slow start of one MSS per ACK every round with its exit to the target window plus one,
+//!   NewReno growth while a round has at most 2 samples (windows of about 5 segments with
+//!   delayed ACKs) and during CA_LOSS after a timeout, no `in_use` test, and ssthresh =
+//!   cwnd - 1 segment after a per-round decrease.
 //! - Fast recovery: NewReno (RFC 6582), as Linux recovers; ns-2 Vegas runs its own
 //!   Reno-like recovery. Vegas is suspended during recovery (Linux); after a loss or the
 //!   end of recovery the round restarts on the next new ACK.
@@ -139,7 +142,7 @@ pub enum VegasRtt {
     #[default]
     Sample,
     /// The sender's SRTT after this ACK (ns-3.44 tcp-socket-base.cc ProcessAck passes
-    /// `m_tcb->m_srtt` to PktsAcked, tcp-vegas.cc:120-131 takes it as the RTT).
+    /// `m_tcb->m_srtt` to PktsAcked, tcp-vegas.cc:91-110 takes it as the RTT).
     Smoothed,
 }
 
@@ -369,10 +372,9 @@ impl CongestionControl for Vegas {
         Verdict::None
     }
 
-    fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
-        // ns-3's TcpVegas has just re-enabled itself (cntRtt = 0): TcpNewReno growth.
-        Reno::grow(&self.reno, ack, w, cx.mss_f());
-    }
+    // No `on_recovery_exit_growth`: ns-3.44's TcpVegas, re-enabled at the exit with the
+    // round's end at SND.NXT (tcp-vegas.cc:113-121), grows on that ACK only if nothing was
+    // sent beyond it (IncreaseWindow:158), which leaves cwnd = ssthresh nearly always.
 
     fn on_recovery_exit(&mut self, w: &mut Window, _cx: &mut Ctx) {
         // RFC 6582 §3.2 step 3: deflate to ssthresh; Vegas measures afresh.

@@ -31,8 +31,12 @@
 //! - ns-3.44's TcpVeno, for comparison with ns-3 only (the `ns3` profile sets them):
 //!   `rtt = "smoothed"` (ns-3 passes SRTT to PktsAcked), `backlog = "whole_segments"`
 //!   (tcp-veno.cc truncates the target window), `cut_of = "pipe"` (GetSsThresh gets
-//!   BytesInFlight), `growth = "reno"` (m_cntRtt zeroed on every ACK, so the half-rate branch
-//!   never runs), `timeout_cut = "veno"` and `recovery = "newreno"` (TcpSocketBase).
+//!   BytesInFlight), `growth = "reno"` (m_cntRtt is zeroed on every ACK, so on ordinary ACKs
+//!   outside recovery the half-rate branch never runs; it does after two or more duplicate
+//!   ACKs and at recovery exits, which is not reproduced), `timeout_cut = "veno"` and
+//!   `recovery = "newreno"` (TcpSocketBase). Also not reproduced: after a recovery or a
+//!   timeout ns-3's backlog stays at cwnd (congestive) until the next ordinary ACK, so a
+//!   loss found before one is halved there.
 //! - Fast recovery: `recovery = "reno"` by default (the paper modifies Reno, whose recovery
 //!   ends on the first new ACK); `"newreno"` selects RFC 6582 partial-ACK handling.
 
@@ -90,7 +94,7 @@ const PARAMS: &[ParamInfo] = &[
         name: "growth",
         unit: "veno|reno",
         default: "veno",
-        doc: "congestion avoidance: half Reno's rate with N >= beta (paper, Linux) or always Reno's (ns-3 zeroes its sample counter on every ACK)",
+        doc: "congestion avoidance: half Reno's rate with N >= beta (paper, Linux) or Reno's (ns-3, which zeroes its sample counter on every ACK)",
         range: Range::Any,
     },
     ParamInfo {
@@ -154,7 +158,8 @@ pub enum VenoGrowth {
     #[default]
     Veno,
     /// Always Reno's: ns-3.44's TcpVeno zeroes m_cntRtt on every IncreaseWindow call and
-    /// grows as TcpNewReno while m_cntRtt <= 2 (tcp-veno.cc), that is always.
+    /// grows as TcpNewReno while m_cntRtt <= 2 (tcp-veno.cc:165-218), which holds on every
+    /// ordinary ACK (not after duplicate ACKs or at a recovery exit).
     Reno,
 }
 
@@ -291,13 +296,15 @@ impl CongestionControl for Veno {
         let mss = cx.mss_f();
         if let Some(r) = ack.rtt {
             let r = r.max(1);
-            // BaseRTT = min over all RTT samples.
-            let base = self.state.base_rtt.update(r);
+            // The RTT this ACK reports: its sample, or SRTT (ns-3 passes m_srtt to PktsAcked,
+            // and its BaseRTT is the minimum of those, tcp-veno.cc:92-96).
+            let rtt = match self.params.rtt {
+                VenoRtt::Sample => r,
+                VenoRtt::Smoothed => cx.rtt.srtt().unwrap_or(r).max(1),
+            };
+            // BaseRTT = min over all RTTs taken.
+            let base = self.state.base_rtt.update(rtt);
             if !ack.in_recovery {
-                let rtt = match self.params.rtt {
-                    VenoRtt::Sample => r,
-                    VenoRtt::Smoothed => cx.rtt.srtt().unwrap_or(r).max(1),
-                };
                 // Expected = cwnd/BaseRTT, Actual = cwnd/RTT;
                 // N = Actual * (RTT - BaseRTT) = cwnd * (RTT - BaseRTT) / RTT segments.
                 self.state.backlog = self.backlog(w.cwnd, mss, rtt, base);
@@ -348,7 +355,9 @@ impl CongestionControl for Veno {
     }
 
     fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
-        // ns-3's TcpVeno grows as TcpNewReno on this call (its counter is at most 1).
+        // One NewReno step. (ns-3's TcpVeno, just re-enabled with m_minRtt reset, finds the
+        // backlog at cwnd and takes its half-rate branch here, growing on every other
+        // recovery exit: one step of MSS^2/cwnd per two recoveries, not reproduced.)
         Reno::grow(&self.reno, ack, w, cx.mss_f());
     }
 

@@ -171,3 +171,26 @@ fn the_exit_ack_grows_the_window_only_with_recovery_exit_growth() {
     let step = 1000.0 * 1000.0 / ssthresh_ns3;
     assert!((cwnd_ns3 - cwnd_rfc - step).abs() < 0.05 * step, "cwnd {cwnd_ns3} vs {cwnd_rfc}, one step {step}");
 }
+
+#[test]
+fn prr_with_ns3s_duplicate_ack_credit_sends_sooner() {
+    // ns-3.44's TcpPrrRecovery adds one SMSS to what a duplicate ACK delivered while less
+    // than RecoverFS was delivered: about one segment per duplicate ACK early in recovery.
+    let run = |credit: &str| {
+        two_hop(&[
+            ("run.duration_s", "10"),
+            ("flows.0.cc_params", "{ halve = \"cwnd\" }"),
+            ("links.1.ab.loss", "{ model = \"list\", packets = [200] }"),
+            ("links.0.delay_ms", "99"),
+            ("tcp.initial_ssthresh_segments", "30"),
+            ("tcp.sack", "true"),
+            ("tcp.recovery", "prr"),
+            ("tcp.prr_dupack_credit", credit),
+            ("trace.enabled", "true"),
+            ("trace.interval_ms", "1"),
+        ])
+    };
+    let (rfc, _, _) = recovery_sends_and_exit(&run("false"));
+    let (ns3, _, _) = recovery_sends_and_exit(&run("true"));
+    assert!(ns3 > rfc, "sent in the first half of recovery: with the credit {ns3} B, without {rfc} B");
+}

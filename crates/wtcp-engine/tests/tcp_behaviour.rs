@@ -214,3 +214,35 @@ fn partial_acks_restart_the_timer_once_when_impatient_and_every_time_when_slow_b
     assert_eq!((i.timeouts, i.timeout_causes.spurious), (1, 1), "{i:?}");
     assert!(i.unnecessary_retransmissions > 0 && i.retransmitted_segments > 8, "{i:?}");
 }
+
+/// ssthresh just after each timeout of flow 0: a 0.5 s outage makes the first timeout,
+/// whose retransmission gets through (an ACK of new data, below the timeout's recovery
+/// point), and a second outage the next one.
+fn ssthresh_after_timeouts(reset: &str) -> Vec<f64> {
+    let r = wtcp_engine::run(&common::load(
+        "scenarios/reference-simple2.toml",
+        &[
+            ("run.duration_s", "20"),
+            ("links.1.ab.outages", "[{ start_s = 5.0, duration_s = 0.5 }, { start_s = 6.1, duration_s = 2.0 }]"),
+            ("tcp.timeout_count_reset", reset),
+            ("trace.enabled", "true"),
+            ("trace.interval_ms", "1"),
+        ],
+    ));
+    let t = r.traces.as_ref().unwrap();
+    let ssthresh = &t.flow_columns.iter().find(|(n, _)| *n == "ssthresh").unwrap().1;
+    let timeouts: Vec<f64> = t.loss_time.iter().zip(&t.loss_timeout).filter(|(_, &to)| to).map(|(&time, _)| time).collect();
+    assert_eq!(timeouts.len(), 2, "{timeouts:?}");
+    timeouts.iter().map(|&at| ssthresh[t.flow_time.iter().position(|&s| s > at).unwrap()]).collect()
+}
+
+#[test]
+fn a_second_timeout_before_the_recovery_point_keeps_ssthresh_only_as_ns3_does() {
+    // RFC 5681 §3.1 (wtcp's default): the ACK of new data between the two timeouts ends the
+    // run, and the second timeout cuts ssthresh again.
+    let rfc = ssthresh_after_timeouts("\"new_ack\"");
+    assert!(rfc[1] < rfc[0], "{rfc:?}");
+    // ns-3's CA_LOSS lasts until the ACK reaches the first timeout's SND.MAX: no second cut.
+    let ns3 = ssthresh_after_timeouts("\"recovery_point\"");
+    assert_eq!(ns3[1], ns3[0], "{ns3:?}");
+}

@@ -66,7 +66,10 @@ TCP_DEFAULTS: dict[str, Any] = {
     "backoff_reset": "rtt_sample",
     "handshake": False,
     "prr_recover_fs": "flight_size",
+    "prr_dupack_credit": False,
+    "prr_extra_segment": "every_ack",
     "recovery_exit_growth": False,
+    "timeout_count_reset": "new_ack",
 }
 
 NS3_RTO_CAP_S = 60.0  # tcp-socket-base.cc ReTxTimeout: m_rto = Min(2 * m_rto, 60 s)
@@ -158,10 +161,13 @@ TCP_MATCHED: dict[str, tuple[Any, str]] = {
     "handshake": (True, "ns-3 always opens the connection with SYN / SYN-ACK (TcpSocketBase::Connect)"),
     "backoff_reset": ("new_ack", "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data, which clears the backoff (TcpSocketBase::NewAck)"),
     "recovery_exit_growth": (True, "ns-3's TcpSocketBase::ProcessAck gives the ACK that ends fast recovery to IncreaseWindow with its whole span"),
+    "timeout_count_reset": ("recovery_point", "ns-3's TcpSocketBase::ReTxTimeout keeps ssthresh through CA_LOSS, which ends when the ACK reaches the timeout's recovery point"),
 }
 # The same, where they apply only with PRR (`tcp.recovery = "prr"`).
 TCP_MATCHED_PRR: dict[str, tuple[Any, str]] = {
     "prr_recover_fs": ("pipe", "ns-3's TcpPrrRecovery::EnterRecovery takes RecoverFS from the pipe (tcb->m_bytesInFlight), not FlightSize"),
+    "prr_dupack_credit": (True, "ns-3's TcpPrrRecovery::DoRecovery credits one more segment per duplicate ACK while less than RecoverFS was delivered"),
+    "prr_extra_segment": ("retransmission_acked", "ns-3's TcpPrrRecovery::DoRecovery adds PRR-SSRB's extra segment only on an ACK of retransmitted data"),
 }
 
 
@@ -170,8 +176,8 @@ def matching(doc: dict[str, Any]) -> dict[str, Any]:
     (docs/profiles.md), which fills every default ns-3 fixes, the values this module
     requires (`TCP_MATCHED`, each algorithm's `matched`) among them, wherever the document
     leaves a field out. A document that names its own profile is left alone (and `plan`
-    refuses what ns-3 cannot do). The profile sets no parameter of the algorithms that
-    are only paired with an ns-3 class (Vegas, Veno)."""
+    refuses what ns-3 cannot do). For the algorithms only paired with an ns-3 class
+    (Vegas, Veno) the profile sets the parameters that reproduce ns-3's readings."""
     return {} if "profile" in doc else {"profile": "ns3"}
 
 

@@ -73,6 +73,7 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
         profile_override(profile_name)
     try:
         sweep = Sweep.from_file(file, profile=profile_name)
+        sweep.check_size()  # too many runs to plan: refused before the store is made
     except SweepError as e:
         raise _cli_error(f"{file}: {e}") from None
     except UnicodeDecodeError:
@@ -90,6 +91,8 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
             plan = dry_run(sweep, store_file)
         except StoreError as e:
             raise _cli_error(str(e)) from None
+        except SweepError as e:  # too many runs to plan
+            raise _cli_error(f"{file}: {e}") from None
         click.echo(f"{sweep.name}: " + "\n".join(plan.lines()) + f"\nstore: {store_file}" + ("" if store_file.exists() else " (not created yet)"))
         return
     try:

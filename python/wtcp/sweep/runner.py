@@ -656,6 +656,7 @@ def run_sweep(
         if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a positive number, not {value!r}")
     limits = RunLimits(run_timeout_s, run_memory_mb) if run_timeout_s is not None or run_memory_mb is not None else None
+    sweep.check_size()  # before the store is made
     own_store = not isinstance(store, Store)
     st = Store(store) if own_store else store
     own_executor = executor is None
@@ -893,6 +894,7 @@ def dry_run(sweep: Sweep, store: str | os.PathLike[str] | Store | None = None) -
     (a store file that does not exist holds none and is not created)."""
     from wtcp.sweep.store import readable_store
 
+    sweep.check_size()  # counted from the axes' lengths before anything is listed
     axes: list[tuple[str, list[Any]]] = [(path, list(values)) for path, values in sweep.grid.items()]
     for group in sweep.zips:
         axes.append((" + ".join(group), [tuple(vs) for vs in zip(*group.values())]))

@@ -18,7 +18,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, EcnEcho, LossSpec, MacHint, PartialAckTimer, RecoverFs, Recovery, RttSampling};
+pub use super::schema::{AppliesTo, BackoffReset, EcnEcho, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +60,14 @@ pub struct TcpConfig {
     pub handshake: bool,
     /// PRR's RecoverFS: FlightSize (RFC 6937 §3) or the pipe (ns-3).
     pub prr_recover_fs: RecoverFs,
+    /// PRR credits one more SMSS per duplicate ACK while less than RecoverFS was delivered
+    /// (ns-3.44's TcpPrrRecovery); RFC 6937 credits what the ACK delivered.
+    pub prr_dupack_credit: bool,
+    /// When PRR-SSRB's extra segment is allowed (`every_ack`, RFC 6937; ns-3: only on an ACK
+    /// of retransmitted data).
+    pub prr_extra_segment: PrrExtraSegment,
+    /// When a run of consecutive timeouts ends (`new_ack`, RFC 5681; `recovery_point`, ns-3).
+    pub timeout_count_reset: TimeoutCountReset,
     /// The ACK that ends fast recovery is also offered to the algorithm's window growth
     /// (ns-3.44's TcpSocketBase::ProcessAck calls IncreaseWindow with its whole span);
     /// RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 3 only deflate.
@@ -92,6 +100,9 @@ impl Default for TcpConfig {
             backoff_reset: BackoffReset::RttSample,
             handshake: false,
             prr_recover_fs: RecoverFs::FlightSize,
+            prr_dupack_credit: false,
+            prr_extra_segment: PrrExtraSegment::EveryAck,
+            timeout_count_reset: TimeoutCountReset::NewAck,
             recovery_exit_growth: false,
         }
     }
@@ -980,6 +991,9 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         backoff_reset: pick!(backoff_reset).unwrap_or(d.backoff_reset),
         handshake: pick!(handshake).unwrap_or(d.handshake),
         prr_recover_fs: pick!(prr_recover_fs).unwrap_or(d.prr_recover_fs),
+        prr_dupack_credit: pick!(prr_dupack_credit).unwrap_or(d.prr_dupack_credit),
+        prr_extra_segment: pick!(prr_extra_segment).unwrap_or(d.prr_extra_segment),
+        timeout_count_reset: pick!(timeout_count_reset).unwrap_or(d.timeout_count_reset),
         recovery_exit_growth: pick!(recovery_exit_growth).unwrap_or(d.recovery_exit_growth),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })

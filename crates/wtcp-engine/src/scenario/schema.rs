@@ -92,7 +92,34 @@ pub struct TcpSection {
     pub backoff_reset: Option<BackoffReset>,
     pub handshake: Option<bool>,
     pub prr_recover_fs: Option<RecoverFs>,
+    pub prr_dupack_credit: Option<bool>,
+    pub prr_extra_segment: Option<PrrExtraSegment>,
     pub recovery_exit_growth: Option<bool>,
+    pub timeout_count_reset: Option<TimeoutCountReset>,
+}
+
+/// When PRR-SSRB's extra segment (RFC 6937 §3) is allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrrExtraSegment {
+    /// On every ACK (RFC 6937 PRR-SSRB).
+    EveryAck,
+    /// Only on an ACK that acknowledges retransmitted data (ns-3.44
+    /// tcp-prr-recovery.cc:93-106 with tcp-socket-base.cc:1876-1887).
+    RetransmissionAcked,
+}
+
+/// When a run of consecutive timeouts (whose later ones keep ssthresh, RFC 5681 §3.1) ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutCountReset {
+    /// On any ACK of new data: the next timeout retransmits another segment for the first
+    /// time and cuts ssthresh again.
+    NewAck,
+    /// When an ACK reaches SND.MAX of the run's first timeout (ns-3.44 ReTxTimeout keeps
+    /// ssthresh while in CA_LOSS with the head already retransmitted,
+    /// tcp-socket-base.cc:3961-3964).
+    RecoveryPoint,
 }
 
 /// What PRR's RecoverFS holds at the start of recovery.

@@ -11,6 +11,10 @@ pub enum ReductionBound {
     /// PRR-SSRB: slow-start-like, one extra segment per ACK (RFC 6937's recommendation,
     /// Linux and ns-3).
     SlowStart,
+    /// SSRB without its extra segment: MAX(prr_delivered - prr_out, DeliveredData), what
+    /// ns-3.44's TcpPrrRecovery uses on an ACK that acknowledges no retransmitted data
+    /// (tcp-prr-recovery.cc:93-106, `tcb->m_isRetransDataAcked`).
+    Delivered,
 }
 
 /// PRR state for one recovery episode.
@@ -23,17 +27,27 @@ pub struct Prr {
     prr_delivered: u64,
     /// Bytes sent since recovery started.
     prr_out: u64,
+    /// Credit one more SMSS for a duplicate ACK while less than RecoverFS was delivered
+    /// (`tcp.prr_dupack_credit`: ns-3.44 tcp-prr-recovery.cc:74-77).
+    dupack_credit: bool,
 }
 
 impl Prr {
     /// RFC 6937 §3: at the start of recovery.
     pub fn start(recover_fs: u64) -> Self {
-        Prr { recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0 }
+        Prr { recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0, dupack_credit: false }
+    }
+
+    /// As `start`, with ns-3's extra SMSS per duplicate ACK (`dupack_credit`).
+    pub fn with_dupack_credit(mut self, on: bool) -> Self {
+        self.dupack_credit = on;
+        self
     }
 
     /// Every ACK during recovery: `delivered` = the change in SND.UNA plus the change in
     /// SACKed bytes. Returns the window the sender may fill: pipe + sndcnt.
-    pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64, bound: ReductionBound) -> u64 {
+    pub fn on_ack(&mut self, delivered: u64, dup: bool, pipe: u64, ssthresh: u64, mss: u64, bound: ReductionBound) -> u64 {
+        let delivered = if dup && self.dupack_credit && self.prr_delivered < self.recover_fs { delivered + mss } else { delivered };
         self.prr_delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             // Proportional rate reduction: sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
@@ -43,6 +57,7 @@ impl Prr {
             let limit = match bound {
                 ReductionBound::Conservative => self.prr_delivered.saturating_sub(self.prr_out),
                 ReductionBound::SlowStart => self.prr_delivered.saturating_sub(self.prr_out).max(delivered) + mss,
+                ReductionBound::Delivered => self.prr_delivered.saturating_sub(self.prr_out).max(delivered),
             };
             // Attempt to catch up to ssthresh, as permitted by the limit.
             (ssthresh - pipe).min(limit)
@@ -76,7 +91,7 @@ mod tests {
         for _ in 0..19 {
             // A duplicate ACK (SACK) delivers one segment: it leaves the network.
             pipe -= M;
-            let cwnd = prr.on_ack(M, pipe, ssthresh, M, ReductionBound::SlowStart);
+            let cwnd = prr.on_ack(M, false, pipe, ssthresh, M, ReductionBound::SlowStart);
             let mut n = 0;
             while cwnd >= pipe + M {
                 prr.on_sent(M);
@@ -100,10 +115,41 @@ mod tests {
         // Heavy loss: pipe fell to 4 segments, ssthresh 10.
         let mut a = Prr::start(20 * M);
         let mut b = a;
-        assert_eq!(a.on_ack(M, 4 * M, 10 * M, M, ReductionBound::SlowStart), 6 * M);
-        assert_eq!(b.on_ack(M, 4 * M, 10 * M, M, ReductionBound::Conservative), 5 * M);
+        assert_eq!(a.on_ack(M, false, 4 * M, 10 * M, M, ReductionBound::SlowStart), 6 * M);
+        assert_eq!(b.on_ack(M, false, 4 * M, 10 * M, M, ReductionBound::Conservative), 5 * M);
         // Never beyond ssthresh.
         let mut c = Prr::start(20 * M);
-        assert_eq!(c.on_ack(8 * M, 9 * M, 10 * M, M, ReductionBound::SlowStart), 10 * M);
+        assert_eq!(c.on_ack(8 * M, false, 9 * M, 10 * M, M, ReductionBound::SlowStart), 10 * M);
+    }
+
+    #[test]
+    fn the_delivered_bound_is_ssrb_without_its_extra_segment() {
+        // Below ssthresh (pipe 4, ssthresh 10): SSRB allows MAX(owed, delivered) + MSS,
+        // ns-3 on an ACK of no retransmitted data MAX(owed, delivered).
+        let mut a = Prr::start(20 * M);
+        let mut b = Prr::start(20 * M);
+        assert_eq!(a.on_ack(M, false, 4 * M, 10 * M, M, ReductionBound::SlowStart), 6 * M);
+        assert_eq!(b.on_ack(M, false, 4 * M, 10 * M, M, ReductionBound::Delivered), 5 * M);
+    }
+
+    #[test]
+    fn ns3s_duplicate_ack_credit_counts_one_more_segment_until_recover_fs_is_delivered() {
+        // Above ssthresh (proportional part, ssthresh / RecoverFS = 1/2): after two
+        // duplicate ACKs of one segment each and a third of none, prr_delivered is 2
+        // segments without the credit (sndcnt 1) and 2 + 2 + 1 with it (sndcnt 2.5).
+        let mut plain = Prr::start(20 * M);
+        let mut ns3 = Prr::start(20 * M).with_dupack_credit(true);
+        for _ in 0..2 {
+            plain.on_ack(M, true, 15 * M, 10 * M, M, ReductionBound::SlowStart);
+            ns3.on_ack(M, true, 15 * M, 10 * M, M, ReductionBound::SlowStart);
+        }
+        assert_eq!(plain.on_ack(0, true, 15 * M, 10 * M, M, ReductionBound::SlowStart), 16 * M);
+        assert_eq!(ns3.on_ack(0, true, 15 * M, 10 * M, M, ReductionBound::SlowStart), 15 * M + 5 * M / 2);
+        // Past RecoverFS delivered, no more credit.
+        let mut full = Prr::start(2 * M).with_dupack_credit(true);
+        full.on_ack(2 * M, true, 15 * M, 10 * M, M, ReductionBound::SlowStart);
+        let before = full.prr_delivered;
+        full.on_ack(M, true, 15 * M, 10 * M, M, ReductionBound::SlowStart);
+        assert_eq!(full.prr_delivered - before, M);
     }
 }

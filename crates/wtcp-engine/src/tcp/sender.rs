@@ -28,7 +28,7 @@ use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{BackoffReset, PartialAckTimer, RecoverFs, Recovery, RttSampling, TcpConfig};
+use crate::scenario::{BackoffReset, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset};
 use crate::time::Time;
 
 /// Per-segment transmit record, from SND.UNA up (Karn's rule needs it).
@@ -108,6 +108,11 @@ pub struct Sender {
     pub inflation: f64,
     rwnd: u64,
     consecutive_rto: u32,
+    /// The ACK being processed acknowledged retransmitted data during recovery.
+    retransmission_acked: bool,
+    /// SND.MAX at the first timeout of the current run (`timeout_count_reset =
+    /// "recovery_point"`: the run lasts until an ACK reaches it).
+    rto_recover: Option<u64>,
     /// SND.MAX when the current run of duplicate ACKs began (limited transmit excluded
     /// from FlightSize, RFC 5681 §3.2 step 2).
     snd_max_at_first_dup: u64,
@@ -167,6 +172,8 @@ impl Sender {
             inflation: 0.0,
             rwnd: u64::MAX,
             consecutive_rto: 0,
+            retransmission_acked: false,
+            rto_recover: None,
             snd_max_at_first_dup: 0,
             segs: VecDeque::new(),
             timed: None,
@@ -355,7 +362,7 @@ impl Sender {
     pub fn on_pace_event(&mut self, io: &mut SenderIo) {
         if self.pace_timer.fire(io.now, io.ev, Event::Pace { flow: self.flow }) {
             if self.in_recovery && self.sb.is_some() {
-                self.sack_send(0, io);
+                self.sack_send(0, false, io);
             }
             self.send_available(io);
         }
@@ -521,8 +528,9 @@ impl Sender {
             self.on_dup_ack(s, sacked, io);
         }
         if self.in_recovery && self.sb.is_some() {
-            self.sack_send(delivered, io);
+            self.sack_send(delivered, ack == una_before, io);
         }
+        self.retransmission_acked = false;
         if frto != Frto::Off {
             self.frto_step(frto, ack > una_before, io);
         }
@@ -580,12 +588,19 @@ impl Sender {
         let acked = ack - self.snd_una;
         let sample = self.rtt_sample(p, io.now);
         let done_segs = (ack.div_ceil(self.mss) - self.snd_una / self.mss) as usize;
+        // ns-3's m_isRetransDataAcked: a partial ACK in recovery covering a retransmission.
+        self.retransmission_acked = self.in_recovery && self.segs.iter().take(done_segs).any(|s| s.tx_count > 1);
         self.segs.drain(..done_segs.min(self.segs.len()));
         io.oracle.advance(ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
-        self.consecutive_rto = 0;
+        // RFC 5681 §3.1: a new ACK ends the run of timeouts of one segment; ns-3 counts the
+        // run until the ACK reaches the timeout's recovery point (`timeout_count_reset`).
+        if self.cfg.timeout_count_reset == TimeoutCountReset::NewAck || self.rto_recover.is_none_or(|r| ack >= r) {
+            self.consecutive_rto = 0;
+            self.rto_recover = None;
+        }
         if self.cfg.backoff_reset == BackoffReset::NewAck && self.rtt.backoff() > 0 {
             // As ns-3 (the RTO is recomputed from the estimator on every new ACK): new data
             // acknowledged ends the backoff even without a valid RTT sample. (Linux clears it
@@ -729,7 +744,7 @@ impl Sender {
                         RecoverFs::FlightSize => self.snd_max - self.snd_una,
                         RecoverFs::Pipe => sb.pipe(self.snd_una, self.snd_max),
                     };
-                    self.prr = Some(Prr::start(recover_fs));
+                    self.prr = Some(Prr::start(recover_fs).with_dupack_credit(self.cfg.prr_dupack_credit));
                 }
             } else {
                 // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
@@ -750,12 +765,21 @@ impl Sender {
 
     /// RFC 6675 §5 step (C) (or RFC 6937 with PRR): while the window minus pipe has room
     /// for a segment, send what NextSeg() names.
-    fn sack_send(&mut self, delivered: u64, io: &mut SenderIo) {
+    fn sack_send(&mut self, delivered: u64, dup: bool, io: &mut SenderIo) {
         let Some(sb) = self.sb.as_ref() else { return };
         let mss = self.mss;
         let mut pipe = sb.pipe(self.snd_una, self.snd_max);
         let window = match self.prr.as_mut() {
-            Some(prr) => prr.on_ack(delivered, pipe, self.win.ssthresh.max(0.0) as u64, mss, ReductionBound::SlowStart),
+            Some(prr) => {
+                // RFC 6937 PRR-SSRB; ns-3 adds its extra segment only on an ACK of
+                // retransmitted data (`prr_extra_segment`).
+                let bound = match self.cfg.prr_extra_segment {
+                    PrrExtraSegment::EveryAck => ReductionBound::SlowStart,
+                    PrrExtraSegment::RetransmissionAcked if self.retransmission_acked => ReductionBound::SlowStart,
+                    PrrExtraSegment::RetransmissionAcked => ReductionBound::Delivered,
+                };
+                prr.on_ack(delivered, dup, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound)
+            }
             None => self.win.cwnd.max(0.0) as u64,
         };
         while pipe + mss <= window {
@@ -824,6 +848,9 @@ impl Sender {
             return;
         }
         self.consecutive_rto += 1;
+        if self.rto_recover.is_none() {
+            self.rto_recover = Some(self.snd_max);
+        }
         // RFC 6298 §5.5: back off the timer.
         self.rtt.on_timeout();
         io.counters.max_backoff = io.counters.max_backoff.max(self.rtt.backoff());
