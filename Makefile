@@ -50,9 +50,9 @@ $(NS3): $(DEPS)
 	touch $@
 
 $(BUILT): $(DEPS) $(RUST_SRC)
-	@echo "make: building the Rust core (release) into $(VENV)"
-	$(BIN)/maturin develop --release -q
-	touch $@
+	@echo "make: building the Rust core (release) into $(VENV) (cargo and maturin output in $(VENV)/build.log, shown if it fails)"
+	@PIP_QUIET=2 $(BIN)/maturin develop --release -q > $(VENV)/build.log 2>&1 || { cat $(VENV)/build.log; exit 1; }
+	@touch $@
 
 rust-test:
 	cargo test --workspace --exclude wtcp-py

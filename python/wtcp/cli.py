@@ -296,7 +296,8 @@ def profile_show_command(name: str, as_json: bool) -> None:
 @cli.command("demo")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("wtcp-demo"), show_default=True, metavar="DIR", help="Directory for the plot and the CSV.")
 @click.option("--quick", is_flag=True, help="One seed and fewer loss rates.")
-def demo_command(out_dir: Path, quick: bool) -> None:
+@click.option("--algorithms", "algorithm_list", metavar="A,B,...", help="Only these algorithms (names as `wtcp algorithms` lists them).")
+def demo_command(out_dir: Path, quick: bool, algorithm_list: str | None) -> None:
     """Goodput of every algorithm over a wired + lossy wireless path, 0-5 % loss."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -307,15 +308,16 @@ def demo_command(out_dir: Path, quick: bool) -> None:
         file = builtin_scenario_path(demo.DEMO_SCENARIO)
     except FileNotFoundError as e:
         raise CliError(str(e)) from None
+    algorithms = algorithm_names(algorithm_list, "--algorithms") if algorithm_list is not None else None
     scenario = read_scenario(file)
     console = report.stdout_console()
     description = scenario.document.get("description")
     console.print(f"[bold]{markup_safe(scenario.name)}[/bold]" + (f": {markup_safe(description)}" if description else ""))
-    runs = demo.demo_size(quick)
+    runs = demo.demo_size(quick, algorithms)
     with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("runs", total=runs)
         with scenario_errors(file):
-            wide, paths = demo.run_demo(out_dir, quick=quick, on_done=lambda: progress.advance(task), scenario=scenario)
+            wide, paths = demo.run_demo(out_dir, quick=quick, on_done=lambda: progress.advance(task), scenario=scenario, algorithms=algorithms)
     seeds = len(demo.QUICK_SEEDS if quick else demo.SEEDS)
     report.print_tables(console, report.goodput_tables(console.width, "goodput (Mb/s)", list(wide.index), {name: list(wide[name]) for name in wide.columns}))
     console.print(f"{'1 seed' if seeds == 1 else f'mean of {seeds} seeds'}, {runs} runs")
@@ -323,6 +325,23 @@ def demo_command(out_dir: Path, quick: bool) -> None:
     for path in paths:
         console.print(f"wrote {path}")
 
+
+
+def algorithm_names(text: str, option: str) -> list[str]:
+    """A comma-separated list of algorithm names, each checked against the registry (an
+    unknown one is a usage error naming the closest known names)."""
+    import difflib
+
+    known = [a["name"] for a in _core.algorithms()]
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise CliError(f"{option}: is empty; allowed: a comma-separated list of {', '.join(known)}")
+    for n in names:
+        if n not in known:
+            close = difflib.get_close_matches(n, known, n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            raise CliError(f"{option}: unknown algorithm `{visible(n)}`{hint}; allowed: {', '.join(known)}")
+    return list(dict.fromkeys(names))
 
 
 MAX_ERROR_CHARS = 2000  # an error message longer than this is cut (a value echoed whole, ...)

@@ -195,11 +195,12 @@ def goodput_figure(wide: pd.DataFrame, title: str, sweep: pd.DataFrame | None = 
     return fig
 
 
-def run_demo(out_dir: Path, quick: bool = False, on_done: Callable[[], None] | None = None, scenario: Scenario | None = None) -> tuple[pd.DataFrame, list[Path]]:
-    """The whole demo: sweep, then write the CSV and the plot into `out_dir`.
-    Returns the mean-goodput table and the written paths."""
+def run_demo(out_dir: Path, quick: bool = False, on_done: Callable[[], None] | None = None, scenario: Scenario | None = None,
+             algorithms: Sequence[str] | None = None) -> tuple[pd.DataFrame, list[Path]]:
+    """The whole demo: sweep (`algorithms`: these only, default every one), then write the
+    CSV and the plot into `out_dir`. Returns the mean-goodput table and the written paths."""
     scenario = scenario or demo_scenario()
-    algorithms = [a["name"] for a in _core.algorithms()]
+    algorithms = list(algorithms) if algorithms else [a["name"] for a in _core.algorithms()]
     seeds = QUICK_SEEDS if quick else SEEDS
     loss_percent = QUICK_LOSS_PERCENT if quick else LOSS_PERCENT
     sweep = goodput_sweep(scenario, algorithms, loss_percent, seeds, on_done=on_done)
@@ -218,7 +219,7 @@ def demo_title(scenario: Scenario) -> str:
     return f"{scenario.name}: goodput vs wireless loss"
 
 
-def demo_size(quick: bool) -> int:
+def demo_size(quick: bool, algorithms: Sequence[str] | None = None) -> int:
     """Number of runs the demo makes."""
-    n_algorithms = len(_core.algorithms())
+    n_algorithms = len(algorithms) if algorithms else len(_core.algorithms())
     return n_algorithms * len(QUICK_LOSS_PERCENT if quick else LOSS_PERCENT) * len(QUICK_SEEDS if quick else SEEDS)

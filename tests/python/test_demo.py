@@ -6,7 +6,7 @@ import pytest
 
 import wtcp
 from wtcp import demo
-from conftest import demo_path
+from conftest import demo_path, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +61,17 @@ def test_run_demo_writes_both_files(demo_scenario, tmp_path):
     assert all(p.is_file() for p in paths)
     assert list(wide.index) == list(demo.QUICK_LOSS_PERCENT)
     assert demo.demo_size(quick=True) == len(wtcp.algorithms()) * len(demo.QUICK_LOSS_PERCENT)
+
+
+def test_the_demo_runs_only_the_algorithms_asked_for(tmp_path):
+    done = run_cli("demo", "--quick", "--algorithms", "newreno,cubic", "--out", str(tmp_path / "d"))
+    assert done.returncode == 0, done.stderr
+    header = (tmp_path / "d" / "goodput-vs-loss.csv").read_text().splitlines()[0].split(",")
+    assert header == ["loss_percent", "newreno", "cubic"]
+
+
+def test_an_unknown_demo_algorithm_exits_2_with_a_suggestion(tmp_path):
+    done = run_cli("demo", "--quick", "--algorithms", "newreno,westwod", "--out", str(tmp_path / "d"))
+    assert done.returncode == 2
+    assert "--algorithms: unknown algorithm `westwod` (did you mean westwood or westwoodplus?)" in done.stderr
+    assert not (tmp_path / "d").exists()

@@ -215,8 +215,28 @@ pub struct UnknownAlgorithm(pub String);
 
 impl std::fmt::Display for UnknownAlgorithm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown algorithm `{}`; allowed: {}", self.0, names().join(", "))
+        let all = names();
+        let close: Vec<&str> = all.iter().copied().filter(|n| edit_distance(&self.0.to_lowercase(), n) <= 2.max(n.len() / 4)).collect();
+        let hint = if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(" or ")) };
+        write!(f, "unknown algorithm `{}`{hint}; allowed: {}", self.0, all.join(", "))
     }
+}
+
+/// Levenshtein distance, for "did you mean" (no string-distance crate is among the
+/// dependencies, and this is its whole use).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// For algorithms without a receiver-side half.

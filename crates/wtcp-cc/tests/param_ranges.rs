@@ -155,3 +155,13 @@ fn every_field_of_every_parameter_struct_is_documented() {
         assert_eq!(a, b, "{}: fields vs ParamInfo", info.name);
     }
 }
+
+#[test]
+fn an_unknown_algorithm_name_suggests_the_close_ones() {
+    let e = wtcp_cc::CcConfig::default_for("newrno").unwrap_err().to_string();
+    assert!(e.contains("unknown algorithm `newrno` (did you mean newreno?)"), "{e}");
+    let e = wtcp_cc::CcConfig::default_for("Westwod").unwrap_err().to_string();
+    assert!(e.contains("did you mean westwood"), "{e}");
+    let e = wtcp_cc::CcConfig::default_for("hybla").unwrap_err().to_string();
+    assert!(!e.contains("did you mean") && e.contains("allowed: reno, newreno"), "{e}");
+}
