@@ -13,6 +13,7 @@
 //!   table still overrides it). `send_buffer_bytes` given as segments is the segment count
 //!   times the MSS of the table it lands in (ns-2's `window_` counts packets), also for a
 //!   flow that states its own `mss_bytes`.
+//! - `links.KEY`: each link that leaves the field out.
 //! - `links.queue.KEY`: each link's queue that states neither `limit_packets` nor
 //!   `limit_bytes`.
 //! - `wifi.KEY`: each `[[wifi]]` channel.
@@ -108,6 +109,7 @@ const RFC: Profile = Profile {
         e("tcp.timeout_count_reset", N("new_ack"), "RFC 5681 §3.1: ssthresh kept only while the same segment is retransmitted by the timer again"),
         e("tcp.recovery_exit_growth", B(false), "RFC 5681 §3.2 step 6, RFC 6582 §3.2 step 3: the ACK that ends recovery only deflates"),
         e("links.queue.limit_packets", I(100), "wtcp's choice (no RFC sets a queue limit)"),
+        e("links.link_header_bytes", I(0), "wtcp's choice (IP packets, no link layer)"),
         e("wifi.short_retry_limit", I(7), "IEEE 802.11-2012 dot11ShortRetryLimit"),
         e("wifi.long_retry_limit", I(4), "IEEE 802.11-2012 dot11LongRetryLimit"),
         e("wifi.queue_packets", I(50), "wtcp's choice (ns-2's interface queue in its wireless examples)"),
@@ -192,6 +194,7 @@ const NS3: Profile = Profile {
         e("tcp.timeout_count_reset", N("recovery_point"), "tcp-socket-base.cc:3961-3964 ReTxTimeout: ssthresh kept while in CA_LOSS with the head retransmitted; CA_LOSS ends when the ACK reaches m_recover (2219-2233)"),
         e("tcp.recovery_exit_growth", B(true), "tcp-socket-base.cc:2207-2254 ProcessAck: the ACK that leaves CA_RECOVERY sets cwnd = ssthresh, then IncreaseWindow(segsAcked = (ack - old head) / MSS)"),
         e("links.queue.limit_packets", I(100), "drop-tail-queue.h:66-68 DropTailQueue<Packet>::MaxSize 100p (point-to-point-helper.cc:36)"),
+        e("links.link_header_bytes", I(2), "point-to-point-net-device.cc:181-186 AddHeader: a 2-byte PppHeader on every frame"),
         e("wifi.rts_threshold_bytes", I(4_692_480), "wifi-remote-station-manager.cc:77-83 RtsCtsThreshold 4692480 (RTS/CTS never used)"),
         e("wifi.short_retry_limit", I(7), "wifi-mac.cc:150-156 ns3::WifiMac::FrameRetryLimit 7"),
         e("wifi.long_retry_limit", I(7), "wifi-mac.cc:150-156 ns3::WifiMac::FrameRetryLimit 7 (MaxSlrc is obsolete)"),
@@ -348,17 +351,24 @@ pub fn apply(doc: &mut Value) -> Result<&'static Profile, ScenarioError> {
         let (scope, rest) = entry.key.split_once('.').expect("profile keys are dotted");
         match scope {
             "tcp" => fill_tcp(root, rest, entry.value, (builtin_mss, builtin_window)),
-            "links" => {
-                let limit = rest.strip_prefix("queue.").expect("link settings are queue limits");
-                for link in tables_of(root, "links") {
-                    let queue = link.entry("queue").or_insert_with(|| Value::Table(Default::default()));
-                    if let Some(q) = queue.as_table_mut() {
-                        if !q.contains_key("limit_packets") && !q.contains_key("limit_bytes") {
-                            q.insert(limit.to_string(), value(entry.value));
+            "links" => match rest.strip_prefix("queue.") {
+                Some(limit) => {
+                    for link in tables_of(root, "links") {
+                        let queue = link.entry("queue").or_insert_with(|| Value::Table(Default::default()));
+                        if let Some(q) = queue.as_table_mut() {
+                            if !q.contains_key("limit_packets") && !q.contains_key("limit_bytes") {
+                                q.insert(limit.to_string(), value(entry.value));
+                            }
                         }
                     }
                 }
-            }
+                // A link field (`links.KEY`), filled where the link leaves it out.
+                None => {
+                    for link in tables_of(root, "links") {
+                        link.entry(rest).or_insert_with(|| value(entry.value));
+                    }
+                }
+            },
             "wifi" => {
                 for channel in tables_of(root, "wifi") {
                     channel.entry(rest).or_insert_with(|| value(entry.value));

@@ -1,0 +1,76 @@
+"""Every `wtcp` command the README shows runs as written (quick variants where the README's
+is a long job), in a folder holding the repository's scenarios and a copy of its sweeps."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Long jobs run in their quick form; a placeholder store name stands for a real one.
+QUICK = {
+    "wtcp demo --out my-demo": "wtcp demo --out my-demo --quick",
+    "wtcp reproduce all --out wtcp-reproduce": "wtcp reproduce all --out wtcp-reproduce --quick",
+    "wtcp report my-sweep.duckdb": "wtcp report sweeps/loss-vs-goodput.duckdb",
+}
+# Commands that need ns-3 (skipped without it; `make test` installs it).
+NEEDS_NS3 = ("--engine ns3", "wtcp crosscheck", "wtcp validate")
+
+
+def readme_commands() -> list[str]:
+    """The `wtcp ...` lines of the README's shell blocks and of its command table's
+    example column, in order, comments removed."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    out: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = line.split(" #")[0].strip()
+            if line.startswith("wtcp "):
+                out.append(line)
+    for row in text.replace("\\|", "/").splitlines():
+        m = re.match(r"^\|[^|]*\|[^|]*\| `(wtcp [^`]*)` \|$", row)
+        if m:
+            out.append(m.group(1))
+    return list(dict.fromkeys(out))
+
+
+def test_the_readme_shows_the_commands_this_test_runs():
+    commands = readme_commands()
+    assert len(commands) >= 20, commands
+    for expected in ("wtcp results sweeps/loss-vs-goodput.duckdb --prune-failed", "wtcp crosscheck two-hop-wireless --grid links.wireless.ab.loss.rate=0,0.01 --seeds 3"):
+        assert expected in commands
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """A folder with the scenarios, a copy of the sweeps and the sweep the README's store
+    commands read."""
+    root = tmp_path_factory.mktemp("readme")
+    os.symlink(ROOT / "scenarios", root / "scenarios")
+    shutil.copytree(ROOT / "sweeps", root / "sweeps", ignore=shutil.ignore_patterns("*.duckdb*", "*.html"))
+    done = run(root, "wtcp sweep sweeps/loss-vs-goodput.toml --quiet")
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def run(cwd: Path, command: str) -> subprocess.CompletedProcess:
+    args = shlex.split(command)
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "wtcp.cli", *args[1:]], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_a_readme_command_runs_as_written(workdir, command, request):
+    if any(n in command for n in NEEDS_NS3):
+        request.getfixturevalue("ns3")
+    done = run(workdir, QUICK.get(command, command))
+    assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+    assert "Traceback" not in done.stderr
