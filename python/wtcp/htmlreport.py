@@ -408,12 +408,23 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
                 summary = summarize(flows, metric, by)
                 body.append(frame_table(summary))
                 numeric = [p for p in params if flows[p].map(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).all() and flows[p].nunique() > 1]
-                # Swept-path columns name themselves: param_column(column) == column.
-                spec = {"id": "fig", "metric": metric, "flows": "sum", "title": f"{name}: {metric}", **({"x": numeric[0]} if numeric else {})}
-                drawn = draw(Figure(id="fig", kind="lines" if numeric else "bars", spec=spec), flows, Path(tmp) / _safe(name))
-                for img in drawn.images:
+                # One swept number: `Store.plot`'s figure (units on the axes, a floor at zero
+                # for a metric that cannot be negative, a log axis for a bit-error rate).
+                # Otherwise, or where it would mix runs that differ in another swept value,
+                # the reproduction's bars or lines.
+                svg = store_figure(store, name, numeric[0], metric, Path(tmp) / f"{_safe(name)}.svg") if len(numeric) == 1 else None
+                if svg is not None:
+                    title = f"{name}: {metric}"
+                    body.append(f"<figure>{image(svg, title)}<figcaption>{esc(title)} (total of the flows of a run; mean over replications, 95 % interval)</figcaption></figure>")
+                    images = []
+                else:
+                    # Swept-path columns name themselves: param_column(column) == column.
+                    spec = {"id": "fig", "metric": metric, "flows": "sum", "title": f"{name}: {metric}", **({"x": numeric[0]} if numeric else {})}
+                    drawn = draw(Figure(id="fig", kind="lines" if numeric else "bars", spec=spec), flows, Path(tmp) / _safe(name))
+                    images = [(img, drawn.title) for img in drawn.images]
+                for img, title in images:
                     if img.suffix == ".svg":
-                        body.append(f"<figure>{image(img, drawn.title)}<figcaption>{esc(drawn.title)} (total of the flows of a run; mean over replications, 95 % interval)</figcaption></figure>")
+                        body.append(f"<figure>{image(img, title)}<figcaption>{esc(title)} (total of the flows of a run; mean over replications, 95 % interval)</figcaption></figure>")
                 d = defs.get(name)
                 if d:
                     body.append(f"<details><summary>sweep definition</summary><pre>{esc(d['definition'])}</pre></details>")
@@ -423,6 +434,22 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
     out_path = Path(out) if out is not None else store_path.with_suffix(".html")
     atomic_write_text(out_path, page(f"wtcp results: {store_path.name}", body))
     return out_path
+
+
+def store_figure(store: Any, sweep: str, x: str, metric: str, path: Path) -> Path | None:
+    """`Store.plot` of `metric` (the sum of a run's flows) against `x` for `sweep`, one
+    series per algorithm, written as SVG to `path`; None if the plot cannot show the sweep
+    as one line per algorithm (`PlotError`: runs that differ in something else)."""
+    import matplotlib.pyplot as plt
+
+    from wtcp.plot import PlotError
+
+    try:
+        fig = store.plot(x=x, y=metric, hue="cc", path=path, sweep=sweep, flows="sum", title=f"{sweep}: {metric}")
+    except PlotError:
+        return None
+    plt.close(fig)
+    return path
 
 
 def _total(value: Any) -> float:

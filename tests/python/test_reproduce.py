@@ -222,6 +222,30 @@ def test_a_store_report_escapes_user_strings(tmp_path):
     assert "<script" not in text
 
 
+def test_a_store_report_draws_a_swept_number_with_store_plot(tmp_path):
+    # One swept number: Store.plot's figure, with units on both axes and a goodput axis
+    # that starts at zero.
+    import base64
+    import re
+
+    from wtcp.sweep import InlineExecutor, load_sweep, run_sweep
+
+    sweep = load_sweep({"name": "s", "scenario": "reference-simple2", "algorithms": ["reno", "newreno"], "set": {"run.duration_s": 5.0},
+                        "grid": {"links.1.ab.loss.rate": [0.0, 0.02, 0.05]}})
+    store = tmp_path / "s.duckdb"
+    run_sweep(sweep, store, InlineExecutor())
+    proc = run_cli("report", str(store))
+    assert proc.returncode == 0, proc.stderr
+    page = store.with_suffix(".html").read_text(encoding="utf-8")
+    [svg] = [base64.b64decode(b).decode() for b in re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)]
+    labels = wtcp.open_store(store).plot(x="links.1.ab.loss.rate", y="goodput_mbps", hue="cc", flows="sum").axes[0]
+    assert labels.get_ylim()[0] == 0
+    for text in (labels.get_xlabel(), labels.get_ylabel()):
+        assert "(" in text  # a unit
+        for word in text.replace("(", " ").replace(")", " ").split():
+            assert word in svg or any(ord(c) > 127 for c in word), (word, text)
+
+
 # --- in a browser ---
 
 
