@@ -387,3 +387,26 @@ def test_a_set_that_only_some_points_mend_fails_those_points_not_the_sweep(tmp_p
     proc = run_wtcp("sweep", str(file), "--workers", "1")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stdout.strip().splitlines() == ["2 runs: 1 done, 0 skipped, 1 failed"]
+
+
+def test_a_dry_run_lists_why_points_are_invalid_and_exits_2(tmp_path):
+    from conftest import run_cli
+
+    file = tmp_path / "inv.toml"
+    file.write_text('name = "inv"\nscenario = "reference-simple2"\n[grid]\n"links.1.ab.loss.rate" = [0.0, 0.01, 5]\n', encoding="utf-8")
+    proc = run_cli("sweep", str(file), "--dry-run")
+    assert proc.returncode == 2
+    assert "invalid (1 run, e.g. {links.1.ab.loss.rate=5}): links.1.ab.loss.rate: is 5; a probability must lie in [0, 1] (5 % is 0.05)" in proc.stdout
+    assert "1 of 3 runs are invalid points" in proc.stderr
+    assert not (tmp_path / "inv.duckdb").exists()
+
+
+def test_a_scenario_given_to_sweep_and_a_sweep_given_to_run_say_so(tmp_path):
+    from conftest import reference_path, run_cli
+
+    proc = run_cli("sweep", str(reference_path()))
+    assert proc.returncode == 2 and "this looks like a scenario file" in proc.stderr and "wtcp run FILE" in proc.stderr
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('name = "s"\nscenario = "reference-simple2"\n', encoding="utf-8")
+    proc = run_cli("run", str(sweep))
+    assert proc.returncode == 2 and "run it with `wtcp sweep FILE`" in proc.stderr

@@ -130,3 +130,60 @@ fn a_flow_with_count_zero_is_still_checked() {
     check(&[("flows.1", "{ src = \"nowhere\", dst = \"D\", cc = \"newreno\", count = 0 }")], "flows.1.src", "nowhere");
     check(&[("flows.1", "{ src = \"S\", dst = \"D\", cc = \"no-such-cc\", count = 0 }")], "flows.1.cc", "no-such-cc");
 }
+
+#[test]
+fn a_copy_that_starts_after_stop_s_is_named() {
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("flows.0.count".into(), "2".into()), ("flows.0.start_s".into(), "1".into()), ("flows.0.start_stagger_s".into(), "2.5".into()), ("flows.0.stop_s".into(), "3".into())]).unwrap_err();
+    assert_eq!(e.path, "flows.0.stop_s");
+    assert!(e.message.contains("the start of copy 2 (3.5 s"), "{}", e.message);
+}
+
+#[test]
+fn a_global_tcp_value_is_blamed_on_tcp_even_when_the_flow_has_its_own_table() {
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("tcp.rto_initial_s".into(), "nan".into()), ("flows.0.tcp".into(), "{ sack = true }".into())]).unwrap_err();
+    assert_eq!(e.path, "tcp.rto_initial_s", "{}", e.message);
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("flows.0.tcp".into(), "{ rto_initial_s = nan }".into())]).unwrap_err();
+    assert_eq!(e.path, "flows.0.tcp.rto_initial_s", "{}", e.message);
+}
+
+#[test]
+fn a_nan_red_threshold_is_reported_on_itself() {
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("links.1.queue".into(), "{ discipline = \"red\", limit_packets = 100, min_th = nan }".into())]).unwrap_err();
+    assert_eq!(e.path, "links.1.queue.min_th", "{}", e.message);
+}
+
+#[test]
+fn numbers_written_with_units_say_the_unit_and_the_number_meant() {
+    let cases = [
+        ("links.1.rate_mbps", "\"2Mbps\"", "a number in Mb/s (the unit is in the field's name): 2"),
+        ("run.duration_s", "\"20s\"", "a number in seconds (the unit is in the field's name): 20"),
+        ("links.1.delay_ms", "\"0.01s\"", "a number in milliseconds (the unit is in the field's name): 10"),
+    ];
+    for (path, value, advice) in cases {
+        let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[(path.into(), value.into())]).unwrap_err();
+        assert_eq!(e.path, path);
+        assert!(e.message.contains(advice), "{}", e.message);
+    }
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("links.1.ab.loss".into(), "{ model = \"uniform\", rate = \"1%\" }".into())]).unwrap_err();
+    assert!(e.message.contains("a probability is written from 0 to 1 (1 % is 0.01)"), "{} {}", e.path, e.message);
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("links.1.ab.loss".into(), "{ model = \"uniform\", rate = 5 }".into())]).unwrap_err();
+    assert!(e.message.contains("(5 % is 0.05)"), "{}", e.message);
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("run.seed".into(), format!("1{}", "0".repeat(100)))]).unwrap_err();
+    assert!(e.message.contains("a whole number beyond the 64 bits"), "{}", e.message);
+}
+
+#[test]
+fn a_sweep_file_given_as_a_scenario_says_so() {
+    let e = wtcp_engine::Scenario::from_toml_str("name = \"s\"\nscenario = \"reference-simple2\"\n[grid]\n\"run.seed\" = [1]\n", &[]).unwrap_err();
+    assert_eq!(e.path, "scenario");
+    assert!(e.message.contains("run it with `wtcp sweep FILE`"), "{}", e.message);
+}
+
+#[test]
+fn a_ber_that_loses_most_packets_is_warned_about() {
+    let sc = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("links.1.ab.loss".into(), "{ model = \"ber\", ber = 0.05 }".into()), ("run.duration_s".into(), "2".into())]).unwrap();
+    let r = wtcp_engine::run(&sc);
+    assert!(r.warnings.iter().any(|w| w.contains("bit-error rate of 0.05") && w.contains("model = \"uniform\"")), "{:?}", r.warnings);
+    let sc = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("links.1.ab.loss".into(), "{ model = \"ber\", ber = 1e-6 }".into()), ("run.duration_s".into(), "2".into())]).unwrap();
+    assert!(!wtcp_engine::run(&sc).warnings.iter().any(|w| w.contains("bit-error rate")));
+}

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 
 from wtcp.errors import CliError, Interrupted
-from wtcp.terminal import markup_safe
+from wtcp.terminal import markup_safe, visible
 
 
 def _cli_error(message: str) -> Exception:
@@ -93,7 +93,10 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
             raise _cli_error(str(e)) from None
         except SweepError as e:  # too many runs to plan
             raise _cli_error(f"{file}: {e}") from None
-        click.echo(f"{sweep.name}: " + "\n".join(plan.lines()) + f"\nstore: {store_file}" + ("" if store_file.exists() else " (not created yet)"))
+        click.echo(visible(f"{sweep.name}: " + "\n".join(plan.lines()) + f"\nstore: {store_file}" + ("" if store_file.exists() else " (not created yet)")))
+        if plan.invalid:
+            # A plan with invalid points is a mistake to fix before running (status 2).
+            raise _cli_error(f"{file}: {plan.invalid} of {plan.total} runs are invalid points (listed above)")
         return
     try:
         store = Store(store_file)

@@ -868,6 +868,9 @@ class DryRun:
     stored: int
     invalid: int
     axes: list[tuple[str, list[Any]]]
+    # Why points are invalid: (the point's swept values, the scenario's error), one per
+    # distinct error, with how many runs have it.
+    reasons: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def to_run(self) -> int:
@@ -878,7 +881,14 @@ class DryRun:
         for label, values in self.axes:
             out.append(f"  {label}: {', '.join(_value_text(v) for v in values)}")
         out.append(f"{self.stored} already stored, {self.to_run} to run" + (f" ({self.invalid} invalid points would be stored as failed)" if self.invalid else ""))
+        for point, error, n in self.reasons[:MAX_REASONS]:
+            out.append(f"  invalid ({n} run{'' if n == 1 else 's'}, e.g. {point}): {error}")
+        if len(self.reasons) > MAX_REASONS:
+            out.append(f"  ... {len(self.reasons) - MAX_REASONS} more kinds of invalid point")
         return out
+
+
+MAX_REASONS = 10  # distinct reasons for invalid points a dry run lists
 
 
 def _value_text(value: Any) -> str:
@@ -912,5 +922,9 @@ def dry_run(sweep: Sweep, store: str | os.PathLike[str] | Store | None = None) -
         with readable_store(store) as (st, _note):
             done = st.done_keys()
     stored = sum(1 for r in runs if r.key in done)
-    invalid = sum(1 for r in runs if r.error is not None and r.key not in done)
-    return DryRun(total=len(runs), stored=stored, invalid=invalid, axes=axes)
+    bad = [r for r in runs if r.error is not None and r.key not in done]
+    reasons: dict[str, tuple[str, int]] = {}
+    for r in bad:
+        point, n = reasons.get(r.error, (_value_text(r.params), 0))
+        reasons[r.error] = (point, n + 1)
+    return DryRun(total=len(runs), stored=stored, invalid=len(bad), axes=axes, reasons=[(p, e, n) for e, (p, n) in reasons.items()])

@@ -113,6 +113,11 @@ class Sweep:
             check_plain(doc)
         except ScenarioError as e:
             raise SweepError(e.path, e.reason) from None
+        if "scenario" not in doc and any(k in doc for k in ("nodes", "links", "flows")):
+            raise SweepError(
+                "",
+                "this looks like a scenario file ([[nodes]], [[links]], [[flows]]), not a sweep: run it with `wtcp run FILE`, or write a sweep that names it: scenario = \"FILE\"",
+            )
         unknown = [k for k in doc if k not in TOP_KEYS]
         if unknown:
             raise SweepError(str(unknown[0]), f"unknown key; allowed: {', '.join(TOP_KEYS)}")

@@ -41,17 +41,37 @@ pub fn warnings(sc: &Scenario) -> Vec<String> {
             note(&mut found, "ewr runs with delayed ACKs; its paper's rule (b) counts one ACK per segment (ns-2's TCPSink), so the window grows about half as fast".to_string(), &f.name);
         }
     }
-    found
-        .into_iter()
-        .map(|(why, flows)| {
+    let mut out = ber_warnings(sc);
+    out.extend(found.into_iter().map(|(why, flows)| {
             let mut names: Vec<String> = flows.iter().take(3).map(|n| format!("`{n}`")).collect();
             if flows.len() > 3 {
                 names.push(format!("... {} more", flows.len() - 3));
             }
             let who = if flows.len() == 1 { format!("flow {}", names[0]) } else { format!("{} flows ({})", flows.len(), names.join(", ")) };
             format!("{who}: {why}")
-        })
-        .collect()
+        }));
+    out
+}
+
+/// A bit-error rate that loses most full-size packets: likely a packet loss rate written
+/// as `model = "ber"` (a BER of 0.01 loses a 1040-byte packet with probability 1 - 0.99^8320).
+fn ber_warnings(sc: &Scenario) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in &sc.links {
+        for (d, name) in [(0, "ab"), (1, "ba")] {
+            if let Some(crate::scenario::LossSpec::Ber { ber }) = &l.dirs[d].loss {
+                let bits = 8.0 * 1040.0;
+                let lost = 1.0 - (1.0 - ber).powf(bits);
+                if lost > 0.5 {
+                    out.push(format!(
+                        "link `{}` {name}: a bit-error rate of {ber} loses a 1040-byte packet with probability {lost:.3}; a BER is per bit (1e-5 loses 8 % of such packets); for a packet loss rate use loss = {{ model = \"uniform\", rate = {ber} }}",
+                        l.name
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Does a link direction on flow `i`'s path (data direction) mark congestion warnings?

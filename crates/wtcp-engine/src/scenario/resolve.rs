@@ -276,6 +276,12 @@ impl Scenario {
         for (path, text) in overrides {
             apply_override(&mut doc, path, parse_value(text))?;
         }
+        if doc.get("scenario").is_some() && doc.get("nodes").is_none() {
+            return Err(ScenarioError::new(
+                "scenario",
+                "is a key of a sweep file, not of a scenario: this looks like a sweep (it names its scenario); run it with `wtcp sweep FILE` (a scenario has [run], [[nodes]], [[links]] and [[flows]])",
+            ));
+        }
         let profile = super::profile::apply(&mut doc)?;
         let file: ScenarioFile = serde_path_to_error::deserialize(doc.clone()).map_err(|e| {
             let mut path = dotted(e.path());
@@ -284,6 +290,9 @@ impl Scenario {
                 msg = names_expected(&doc, &path, |probe| {
                     serde_path_to_error::deserialize::<_, ScenarioFile>(probe).err().map(|e| (dotted(e.path()), e.into_inner().to_string()))
                 });
+            }
+            if let Some(advice) = unit_advice(&path, &msg) {
+                msg = advice;
             }
             // A missing field is reported at the field, not at the table that lacks it.
             if let Some(field) = msg.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
@@ -308,6 +317,62 @@ fn dotted(path: &serde_path_to_error::Path) -> String {
         })
         .collect();
     parts.join(".")
+}
+
+/// Units a number may be written with, by dimension, with their factor to the base unit.
+const UNITS: &[(&str, &str, f64)] = &[
+    ("s", "time", 1.0),
+    ("sec", "time", 1.0),
+    ("ms", "time", 1e-3),
+    ("us", "time", 1e-6),
+    ("bps", "rate", 1.0),
+    ("b/s", "rate", 1.0),
+    ("kbps", "rate", 1e3),
+    ("kb/s", "rate", 1e3),
+    ("mbps", "rate", 1e6),
+    ("mb/s", "rate", 1e6),
+    ("gbps", "rate", 1e9),
+    ("gb/s", "rate", 1e9),
+    ("b", "size", 1.0),
+    ("bytes", "size", 1.0),
+    ("kb", "size", 1e3),
+    ("kib", "size", 1024.0),
+    ("mb", "size", 1e6),
+    ("mib", "size", 1_048_576.0),
+];
+
+/// The unit a field's name carries (`duration_s`, `rate_mbps`, `limit_bytes`).
+fn field_unit(key: &str) -> Option<(&'static str, &'static str, f64)> {
+    [("_s", "seconds", "time", 1.0), ("_ms", "milliseconds", "time", 1e-3), ("_mbps", "Mb/s", "rate", 1e6), ("_kbps", "kb/s", "rate", 1e3), ("_bytes", "bytes", "size", 1.0)]
+        .iter()
+        .find(|(suffix, ..)| key.ends_with(suffix))
+        .map(|&(_, name, dim, f)| (name, dim, f))
+}
+
+/// A number written with a unit where a plain number belongs (`"1%"`, `"2Mbps"`, `"20s"`):
+/// the message says what unit the field takes and what number was meant.
+fn unit_advice(path: &str, msg: &str) -> Option<String> {
+    let given = msg.strip_prefix("invalid type: string \"")?.split('"').next()?.trim();
+    let digits = given.trim_start_matches(['-', '+']);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
+        // An integer TOML cannot hold (`--set` then passes the text on as a string).
+        let shown = if given.len() > 24 { format!("{}... ({} digits)", &given[..20], digits.len()) } else { given.to_string() };
+        return Some(format!("is {shown}, a whole number beyond the 64 bits a number here can hold; allowed: a smaller number"));
+    }
+    let split = given.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))?;
+    let (number, unit) = given.split_at(split);
+    let v: f64 = number.parse().ok()?;
+    let unit = unit.trim().to_ascii_lowercase();
+    if unit == "%" {
+        return Some(format!("is \"{given}\", text; allowed: a number: a probability is written from 0 to 1 ({} % is {})", fmt_num(v), fmt_num(v / 100.0)));
+    }
+    let key = path.rsplit('.').next().unwrap_or(path);
+    let (name, dim, factor) = field_unit(key)?;
+    let meant = UNITS.iter().find(|(u, d, _)| *u == unit && *d == dim).map(|&(_, _, f)| v * f / factor);
+    Some(match meant {
+        Some(m) => format!("is \"{given}\", text; allowed: a number in {name} (the unit is in the field's name): {}", fmt_num(m)),
+        None => format!("is \"{given}\", text; allowed: a number in {name} (the unit is in the field's name)"),
+    })
 }
 
 /// What serde says of a number or a list given where a name (an enum variant) belongs.
@@ -358,7 +423,9 @@ fn time_s(path: &str, v: f64, positive: bool) -> R<Time> {
 
 fn probability(path: &str, v: f64) -> R<f64> {
     if !(0.0..=1.0).contains(&v) || v.is_nan() {
-        return err(path, format!("is {}; a probability must lie in [0, 1]", fmt_num(v)));
+        // A percentage where a probability belongs: say which number was meant.
+        let percent = if v > 1.0 && v <= 100.0 { format!(" ({} % is {})", fmt_num(v), fmt_num(v / 100.0)) } else { String::new() };
+        return err(path, format!("is {}; a probability must lie in [0, 1]{percent}", fmt_num(v)));
     }
     Ok(v)
 }
@@ -572,7 +639,8 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
             }
             if let (Some(t), Some(v)) = (stop, fl.stop_s) {
                 if t <= start {
-                    return err(format!("{p}.stop_s"), format!("is {v} s; it must be after start_s ({} s)", fl.start_s));
+                    let starts = if copy == 0 { format!("start_s ({} s)", fl.start_s) } else { format!("the start of copy {} ({} s, start_stagger_s apart)", copy + 1, start as f64 / 1e9) };
+                    return err(format!("{p}.stop_s"), format!("is {v} s; it must be after {starts}"));
                 }
             }
             if copy < fl.count {
@@ -764,7 +832,14 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
             // Defaults: Floyd & Jacobson's w = 0.002, max_p = 0.1; thresholds 5 / 15 packets.
             let min_th = q.min_th.unwrap_or(5.0);
             let max_th = q.max_th.unwrap_or(3.0 * min_th);
-            if !(min_th >= 0.0 && max_th > min_th && max_th.is_finite()) {
+            // Each threshold on its own first (a NaN or negative one is its own mistake), then
+            // their order.
+            for (field, v) in [("min_th", min_th), ("max_th", max_th)] {
+                if !(v >= 0.0 && v.is_finite()) {
+                    return err(format!("{p}.{field}"), format!("is {}; allowed: a number of packets >= 0", fmt_num(v)));
+                }
+            }
+            if max_th <= min_th {
                 return err(format!("{p}.max_th"), format!("min_th {min_th} and max_th {max_th}: allowed 0 <= min_th < max_th"));
             }
             let max_p = probability(&format!("{p}.max_p"), q.max_p.unwrap_or(0.1))?;
@@ -894,9 +969,11 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         })?;
     }
     let local = fl.tcp.clone().unwrap_or_default();
-    // Per-flow table first, then the global one, then the defaults.
+    // Per-flow table first, then the global one, then the defaults. A value is blamed on
+    // the table that gave it: the flow's own only if it states the field.
+    let stated = toml::Value::try_from(&local).unwrap_or(toml::Value::Table(Default::default()));
     let tp = |field: &str| -> String {
-        if fl.tcp.is_some() {
+        if stated.get(field).is_some() {
             format!("{p}.tcp.{field}")
         } else {
             format!("tcp.{field}")
