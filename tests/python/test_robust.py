@@ -565,3 +565,46 @@ def test_a_sweep_too_large_to_plan_is_refused_from_its_axes_before_anything_is_m
     with pytest.raises(SweepError) as info:
         run_sweep(Sweep.from_file(file), tmp_path / "api.duckdb", InlineExecutor())
     assert info.value.path == path and not (tmp_path / "api.duckdb").exists()
+
+
+def test_a_store_check_finds_done_runs_without_flow_rows_and_the_sweep_runs_them_again(tmp_path):
+    import duckdb
+
+    file = tmp_path / "s.toml"
+    file.write_text(SWEEP + '[grid]\n"links.1.ab.loss.rate" = [0.0, 0.01]\n', encoding="utf-8")
+    store = tmp_path / "s.duckdb"
+    assert run_cli("sweep", str(file), "--workers", "1", "--quiet", "--store", str(store)).returncode == 0
+    sound = run_cli("results", str(store), "--check")
+    assert sound.returncode == 0 and "sound" in sound.stdout
+    con = duckdb.connect(str(store))
+    key = con.execute("SELECT key FROM runs LIMIT 1").fetchone()[0]
+    con.execute("DELETE FROM flows WHERE key = ?", [key])
+    con.close()
+    damaged = run_cli("results", str(store), "--check")
+    assert damaged.returncode == 1 and f"1 run(s) stored as done have no flow rows (e.g. key {key})" in damaged.stderr
+    again = run_cli("sweep", str(file), "--workers", "1", "--store", str(store))
+    assert again.returncode == 0 and "1 done, 1 skipped" in again.stdout
+    assert run_cli("results", str(store), "--check").returncode == 0
+
+
+def test_a_damaged_store_is_refused_by_the_check(tmp_path, good_store):
+    damaged = tmp_path / "d.duckdb"
+    data = bytearray(good_store.read_bytes())
+    for offset in range(len(data) // 3, len(data), 262_144):
+        data[offset] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    proc = run_cli("results", str(damaged), "--check")
+    assert proc.returncode in (1, 2), proc.stdout
+    assert ("damaged" in proc.stdout or "is damaged" in proc.stderr) and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", [["results"], ["report"], ["sweep", "SWEEP", "--store"]])
+def test_a_fifo_in_place_of_a_store_is_refused_at_once(tmp_path, command):
+    fifo = tmp_path / "f.duckdb"
+    os.mkfifo(fifo)
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(SWEEP, encoding="utf-8")
+    args = [str(sweep) if a == "SWEEP" else a for a in command]
+    proc = run_cli(*args, str(fifo), timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "not a regular file" in proc.stderr or "FIFO" in proc.stderr, proc.stderr

@@ -112,6 +112,8 @@ def report_command(source: Path, out_file: Path | None, metric: str) -> None:
             path = htmlreport.store_report(source, out_file, metric=metric)
         except KeyError as e:
             raise CliError(f"--metric: {e.args[0]}") from None
+    elif source.exists():
+        raise CliError(f"{source}: is not a regular file (a FIFO, a socket or a device); allowed: a reproduction folder or a result store file")
     else:
         raise CliError(f"no such directory or result store: {source}")
     click.echo(f"wrote {path}")

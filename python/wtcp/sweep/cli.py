@@ -160,7 +160,8 @@ def _with_progress(sweep, store, executor, console: Console, limits: dict):
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Directory for --export (default: next to PATH).")
 @click.option("--copy", "copy_to", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Copy the store to FILE as one self-contained file (with what its .wal log holds), also while a sweep writes it.")
 @click.option("--prune-failed", "prune", is_flag=True, help="Delete the failed runs from the store (a sweep retries them anyway) and say how many.")
-def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: Path | None, prune: bool) -> None:
+@click.option("--check", "check", is_flag=True, help="Read the whole store and say what is damaged (exit 1 if anything is).")
+def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: Path | None, prune: bool, check: bool) -> None:
     """List the sweeps in the result store PATH; export its tables or copy it.
 
     A store that a running sweep is writing is read as it stands: the runs committed so
@@ -172,8 +173,18 @@ def results_command(path: Path, fmt: str | None, out_dir: Path | None, copy_to: 
 
     if out_dir is not None and fmt is None:
         raise click.UsageError("--out needs --export")
+    if path.exists() and not path.is_file():
+        raise _cli_error(f"{path}: is not a regular file (a folder, a FIFO or a device); allowed: a DuckDB store file")
     if not path.is_file():
         raise _cli_error(f"no result store {path}")
+    if check:
+        from wtcp.sweep.store import open_store
+
+        problems = open_store(path).check()
+        for p in problems:
+            click.echo(visible(f"{path}: {p}"), err=True)
+        click.echo(f"{path}: {'damaged: ' + str(len(problems)) + ' problem(s)' if problems else 'sound: every table read, every done run has its flow rows'}")
+        raise SystemExit(1 if problems else 0)
     if prune:
         from wtcp.sweep.store import Store
 

@@ -397,6 +397,10 @@ class Store:
         # The keys this writer has committed to a store it made (None: a store it opened,
         # or more than `STORED_KEYS_MAX`): runs none of which is stored need no DELETE.
         self._stored: set[str] | None = None
+        if self.path.exists() and not self.path.is_file():
+            # A FIFO, a device or a folder: DuckDB would block reading a FIFO for ever.
+            kind = "a folder" if self.path.is_dir() else "not a regular file (a FIFO, a socket or a device)"
+            raise StoreError(self.path, f"is {kind}; allowed: a DuckDB store file, or a path where none exists yet")
         if read_only:
             if not self.path.exists():
                 raise FileNotFoundError(2, "no such store", str(path))
@@ -632,8 +636,36 @@ class Store:
 
     @_store_errors
     def done_keys(self, keys: Sequence[str] | None = None) -> set[str]:
-        """Keys of runs stored as done (failed runs are tried again)."""
-        return {k for (k,) in self.con.execute("SELECT key FROM runs WHERE status = 'done'").fetchall()}
+        """Keys of runs stored as done with their flow rows (failed runs, and done runs
+        whose flow rows are gone, are run again)."""
+        return {k for (k,) in self.con.execute("SELECT key FROM runs r WHERE status = 'done' AND EXISTS (SELECT 1 FROM flows f WHERE f.key = r.key)").fetchall()}
+
+    def check(self) -> list[str]:
+        """Verify the whole store: every table read to its last row (DuckDB checks each
+        block as it reads it, so damaged data shows here), and every run stored as done has
+        its flow rows. Returns what is damaged, one line each ([] for a sound store)."""
+        import duckdb
+
+        problems: list[str] = []
+        try:
+            with self.session():
+                tables = [t for (t,) in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+                for table in sorted(tables):
+                    try:
+                        # Every value hashed, so every block is read and checked (nothing
+                        # converted to Python objects).
+                        self.con.execute(f"SELECT count(*), sum(hash(COLUMNS(*))) FROM {_quote(table)}").fetchall()
+                    except duckdb.Error as e:
+                        problems.append(f"table {table}: cannot be read: {describe_duckdb_error(e)}")
+                if "runs" in tables and "flows" in tables:
+                    orphans = self.con.execute(
+                        "SELECT count(*), min(key) FROM runs r WHERE status = 'done' AND NOT EXISTS (SELECT 1 FROM flows f WHERE f.key = r.key)"
+                    ).fetchone()
+                    if orphans and orphans[0]:
+                        problems.append(f"{orphans[0]} run(s) stored as done have no flow rows (e.g. key {orphans[1]}): `wtcp sweep` runs them again")
+        except duckdb.Error as e:
+            problems.append(describe_duckdb_error(e))
+        return problems
 
     # --- writing ---
 
