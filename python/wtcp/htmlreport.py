@@ -42,6 +42,11 @@ details { margin: .4em 0; } summary { cursor: pointer; color: #245; }
 NUMERIC = ("published", "measured", "ci_low", "ci_high", "mean", "n", "std")
 
 
+# Largest figure table a report reads into its page (the tables `wtcp reproduce` writes
+# are a few kB: one row per point and series).
+MAX_TABLE_BYTES = 16 * 2**20
+
+
 def href(*segments: Any) -> str:
     """A link to a file inside the report's folder, for an `href` attribute: a relative
     path whose segments (folder and file names, possibly the user's) are percent-encoded,
@@ -310,6 +315,10 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
         if f.get("table") and f.get("data") and (folder / f["data"]).is_file():
             import pandas as pd
 
+            size = (folder / f["data"]).stat().st_size
+            if size > MAX_TABLE_BYTES:
+                # A figure's table is a few kB; a huge file (damaged, or planted) is linked, not read.
+                raise ReportError(str(folder / f["data"]), f"is {size / 2**20:.0f} MiB; a figure's table written by `wtcp reproduce` is under {MAX_TABLE_BYTES // 2**20} MiB")
             try:
                 data = pd.read_csv(folder / f["data"])
             except (ValueError, UnicodeDecodeError) as e:  # pandas' ParserError, EmptyDataError

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 from functools import cached_property
 from pathlib import Path
@@ -200,9 +202,19 @@ class TraceWriter:
         for name, path in zip(TRACE_TABLES, self.paths):
             frame = getattr(chunk, name)
             if self.chunks == 0 or len(frame):
-                # Never through a link planted in the folder (wtcp.safefile).
-                with write_no_follow(path, append=self.chunks > 0) as f:
-                    frame.to_csv(f, index=False, header=self.chunks == 0)
+                # Never through a link planted in the folder (wtcp.safefile); a write error
+                # (a full disk) names the file.
+                try:
+                    with write_no_follow(path, append=self.chunks > 0) as f:
+                        frame.to_csv(f, index=False, header=self.chunks == 0)
+                except OSError as e:
+                    # The files are incomplete now: none is left to look like a whole trace.
+                    for written in self.paths:
+                        with contextlib.suppress(OSError):
+                            written.unlink()
+                    if e.filename is None:
+                        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+                    raise
         self.chunks += 1
 
 

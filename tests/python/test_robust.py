@@ -608,3 +608,17 @@ def test_a_fifo_in_place_of_a_store_is_refused_at_once(tmp_path, command):
     proc = run_cli(*args, str(fifo), timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "not a regular file" in proc.stderr or "FIFO" in proc.stderr, proc.stderr
+
+
+def test_a_huge_figure_table_is_refused_without_reading_it(user_output, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(user_output, out)
+    summary_file = out / "mine" / "summary.json"
+    summary = json.loads(summary_file.read_text())
+    summary["figures"][0].update(data="big.csv", table=True)
+    summary_file.write_text(json.dumps(summary))
+    with open(out / "mine" / "big.csv", "wb") as f:
+        f.truncate(20 * 2**30)  # 20 GB, sparse: nothing on disk
+    proc = run_cli("report", str(out), timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "big.csv: is 20480 MiB" in proc.stderr and "Traceback" not in proc.stderr

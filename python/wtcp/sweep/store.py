@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import contextlib
 import os
 import re
 import shutil
@@ -289,6 +290,8 @@ def describe_duckdb_error(e: Exception) -> str:
         return f"is not a DuckDB database file (empty, or another kind of file); allowed: {STORE_RULE}"
     if "Corrupt database" in text or "Could not read enough bytes" in text or "checksum" in text:
         return f"is damaged (corrupt or truncated; DuckDB says: {text}); allowed: {STORE_RULE}"
+    if "No space left on device" in text or "ENOSPC" in text or "disk is full" in text.lower():
+        return "cannot be written: no space left on the device holding it (nothing of the last commit was stored; free space and run the same command again)"
     kind = type(e).__name__
     return f"cannot be used (DuckDB {kind}: {text})"
 
@@ -766,7 +769,10 @@ class Store:
             con.execute("COMMIT")
         except BaseException:
             self._columns, self._trace_tables, self._deferred = known, traces, deferred
-            con.execute("ROLLBACK")
+            # A failed COMMIT (a full disk) may have ended the transaction already: the
+            # rollback's own error must not hide the cause.
+            with contextlib.suppress(Exception):
+                con.execute("ROLLBACK")
             raise
         self._fresh = False
         if self._stored is not None:
