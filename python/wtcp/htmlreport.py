@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 CSS = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; } h3 { margin-top: 1.5em; }
-table { border-collapse: collapse; margin: .6em 0; font-size: .85em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: .85em; max-width: 100%; }
+table.claims td { overflow-wrap: anywhere; } table.claims td:nth-child(2) { min-width: 18em; }
 th, td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.yes { background: #e3f4e1; } td.no { background: #fbe3e1; } td.na { color: #777; } td.inconclusive { background: #fdf3d6; }
@@ -285,22 +286,18 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
                f"files: <a href=\"{href(folder.name, 'claims.csv')}\">claims.csv</a>{ablations_file}, <code>{esc(folder.name)}/runs.duckdb</code></p>")
     h = s.get("holds", {})
     if h:
-        copies = f" ({esc(h.get('copies', 0))} copied claims not counted)" if h.get("copies") else ""
+        # The paper at a glance first: its verdicts, then its figures, then the long tables.
         indicative = " Reduced grid: every verdict is indicative." if s.get("quick") else ""
-        out.append(f"<p>Claims: {esc(h.get('yes', 0))} hold, {esc(h.get('no', 0))} do not, {esc(h.get('inconclusive', 0))} inconclusive, "
-                   f"{esc(h.get('na', 0))} not measurable{copies}.{esc(indicative)}</p>")
-    claims_path = folder / s.get("claims", "claims.csv")
-    if claims_path.is_file():
-        claims = read_claims(claims_path)
-        if claims:
-            out.append("<h3>Published versus measured</h3>")
-            cols = ["id", "source", "claim", "published", "measured", "ci_low", "ci_high", "unit", "holds", "reason", "evidence", "copied_from", "note"]
-            out.append(table(cols, ([c.get(k, "") for k in cols] for c in claims), classes={"holds": "holds"}))
-    if s.get("ablations"):
-        out.extend(_ablations_section(s["ablations"]))
-    if s.get("figures"):
+        copies = f" {h.get('copies', 0)} copied claims are not counted." if h.get("copies") else ""
+        out.append(table(["claims", "hold", "do not hold", "inconclusive", "not measurable"],
+                         [(sum(int(h.get(k, 0)) for k in ("yes", "no", "inconclusive", "na")), h.get("yes", 0), h.get("no", 0), h.get("inconclusive", 0), h.get("na", 0))]))
+        if indicative or copies:
+            out.append(f"<p class=\"meta\">{esc((copies + indicative).strip())}</p>")
+    figures = s.get("figures", [])
+    if figures:
         out.append("<h3>Figures</h3>")
-    for f in s.get("figures", []):
+    tables: list[str] = []
+    for f in figures:
         svg = [i for i in f["images"] if i.endswith(".svg")]
         png = [i for i in f["images"] if i.endswith(".png")]
         pick = (svg or png or [None])[0]
@@ -313,17 +310,20 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
             links += f' <a href="{href(folder.name, *Path(f["data"]).parts)}">csv</a>'
         out.append(f"<figcaption>{caption} [{links}]</figcaption></figure>")
         if f.get("table") and f.get("data") and (folder / f["data"]).is_file():
-            import pandas as pd
-
-            size = (folder / f["data"]).stat().st_size
-            if size > MAX_TABLE_BYTES:
-                # A figure's table is a few kB; a huge file (damaged, or planted) is linked, not read.
-                raise ReportError(str(folder / f["data"]), f"is {size / 2**20:.0f} MiB; a figure's table written by `wtcp reproduce` is under {MAX_TABLE_BYTES // 2**20} MiB")
-            try:
-                data = pd.read_csv(folder / f["data"])
-            except (ValueError, UnicodeDecodeError) as e:  # pandas' ParserError, EmptyDataError
-                raise ReportError(str(folder / f["data"]), f"not a table written by `wtcp reproduce` ({e})") from None
-            out.append(frame_table(data))
+            tables.append(f"<details><summary>{esc(f['title'])}: the table</summary>{_figure_table(folder / f['data'])}</details>")
+    claims_path = folder / s.get("claims", "claims.csv")
+    if claims_path.is_file():
+        claims = read_claims(claims_path)
+        if claims:
+            out.append("<h3>Published versus measured</h3>")
+            out.append("<p class=\"meta\">measured: the mean over replications with its 95 % interval, to the precision of the published "
+                       "number; <em>why</em> opens the reason, the evidence and notes.</p>")
+            out.append(_claims_table(claims))
+    if tables:
+        out.append("<h3>Figure tables</h3>")
+        out.extend(tables)
+    if s.get("ablations"):
+        out.extend(_ablations_section(s["ablations"]))
     out.append("<h3>Experiments and scenario definitions</h3>")
     for e in s.get("experiments", []):
         algos = ", ".join(e.get("algorithms") or []) or "as in the scenario"
@@ -336,6 +336,75 @@ def _paper_section(folder: Path, s: dict[str, Any]) -> list[str]:
                    f"<pre>{esc(e['sweep_text'])}</pre></details>")
         out.append(f"<details><summary>scenario {esc(e['scenario_name'])}</summary><pre>{esc(e['scenario_text'])}</pre></details>")
     return out
+
+
+def _figure_table(path: Path) -> str:
+    import pandas as pd
+
+    size = path.stat().st_size
+    if size > MAX_TABLE_BYTES:
+        # A figure's table is a few kB; a huge file (damaged, or planted) is linked, not read.
+        raise ReportError(str(path), f"is {size / 2**20:.0f} MiB; a figure's table written by `wtcp reproduce` is under {MAX_TABLE_BYTES // 2**20} MiB")
+    try:
+        data = pd.read_csv(path)
+    except (ValueError, UnicodeDecodeError) as e:  # pandas' ParserError, EmptyDataError
+        raise ReportError(str(path), f"not a table written by `wtcp reproduce` ({e})") from None
+    return frame_table(data)
+
+
+def decimals_of(text: str) -> int | None:
+    """Digits after the point of a number as written (`"1.80"` -> 2), None if not one."""
+    text = text.strip()
+    if not _is_number(text):
+        return None
+    mantissa = text.lower().split("e")[0]
+    return len(mantissa.split(".")[1]) if "." in mantissa else 0
+
+
+def rounded(text: str, decimals: int | None) -> str:
+    """A measured number to `decimals` places, or to 3 significant digits without a
+    published number to match; text that is not one number (a ranking) made readable:
+    each `name,value` of `a,v > b,w` as `name value` with the value rounded."""
+    text = (text or "").strip()
+    if _is_number(text):
+        v = float(text)
+        if math.isnan(v):
+            return ""
+        if decimals is not None:
+            return f"{v:.{min(decimals + 1, 6)}f}"
+        return f"{v:.3g}"
+    if " > " in text or " < " in text:
+        sep = " > " if " > " in text else " < "
+        parts = []
+        for part in text.split(sep):
+            label, _, value = part.strip().rpartition(" ")
+            parts.append(f"{label.replace(',', ' ')} {rounded(value, decimals)}" if _is_number(value) else part.strip())
+        return sep.join(parts)
+    return text
+
+
+def _claims_table(claims: list[dict[str, str]]) -> str:
+    """Claims in seven columns that fit a page: the claim with its source, the published
+    and measured numbers (measured rounded to the published precision, one place more,
+    with its interval), the unit, the verdict, and the reason and evidence folded."""
+    head = "".join(f"<th>{c}</th>" for c in ("id", "claim", "published", "measured [95 % interval]", "unit", "holds", "why"))
+    rows = [f"<table class=\"claims\"><thead><tr>{head}</tr></thead><tbody>"]
+    for c in claims:
+        places = decimals_of(c.get("published", ""))
+        measured = rounded(c.get("measured", ""), places)
+        low, high = rounded(c.get("ci_low", ""), places), rounded(c.get("ci_high", ""), places)
+        interval = f" [{low}, {high}]" if low and high else ""
+        verdict = c.get("holds", "")
+        why = [f"<p>{esc(c['reason'])}</p>" if c.get("reason") else "", f"<p class=\"meta\">evidence: {esc(c['evidence'])}</p>" if c.get("evidence") else "",
+               f"<p class=\"meta\">copied from {esc(c['copied_from'])}</p>" if c.get("copied_from") else "", f"<p class=\"meta\">{esc(c['note'])}</p>" if c.get("note") else ""]
+        folded = f"<details><summary>why</summary>{''.join(why)}</details>" if any(why) else ""
+        rows.append(
+            f"<tr><td>{esc(c.get('id', ''))}</td><td>{esc(c.get('claim', ''))}<div class=\"meta\">{esc(c.get('source', ''))}</div></td>"
+            f"<td class=\"num\">{esc(c.get('published', ''))}</td><td class=\"num\">{esc(measured + interval)}</td><td>{esc(c.get('unit', ''))}</td>"
+            f"<td class=\"{VERDICT_CLASSES.get(verdict, '')}\">{esc(verdict)}</td><td>{folded}</td></tr>"
+        )
+    rows.append("</tbody></table>")
+    return "".join(rows)
 
 
 def _ablations_section(ablations: list[dict[str, Any]]) -> list[str]:

@@ -287,3 +287,26 @@ def test_a_claim_over_every_point_holds_only_if_it_holds_at_each_and_shows_the_w
     assert result.holds == "no"
     assert result.measured == pytest.approx(0.41)  # the worst point, 0 % loss
     assert "fails at 0" in result.note
+
+
+def test_the_report_puts_each_papers_verdicts_and_figures_before_its_long_tables(quick_all):
+    page = (quick_all / "report.html").read_text(encoding="utf-8")
+    section = page[page.index('<h2 id="njplus"'):]
+    section = section[: section.index("<h2", 10)] if "<h2" in section[10:] else section
+    order = [section.index(marker) for marker in ("<th>claims</th>", "<h3>Figures</h3>", "<h3>Published versus measured</h3>", "<h3>Ablations</h3>")]
+    assert order == sorted(order)
+    # The claims table: seven columns, reason and evidence folded.
+    claims = section[section.index('<table class="claims">'):]
+    head = claims[: claims.index("</thead>")]
+    assert head.count("<th>") == 7 and "<details><summary>why</summary>" in claims
+    assert "not measured under the ablation: <" not in page and "not measured under the ablation: </td>" not in page
+
+
+@pytest.mark.parametrize(
+    "measured, published, shown",
+    [("-1.81641", "19", "-1.8"), ("3.19172", "2.5", "3.19"), ("123.389", "", "123"), ("njplus,0.05 0.7092 > newjersey,0.05 0.7224", "0.7", "njplus 0.05 0.71 > newjersey 0.05 0.72"), ("nan", "1", "")],
+)
+def test_measured_numbers_are_shown_to_one_place_more_than_the_published_one(measured, published, shown):
+    from wtcp.htmlreport import decimals_of, rounded
+
+    assert rounded(measured, decimals_of(published)) == shown

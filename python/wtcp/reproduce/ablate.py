@@ -144,7 +144,8 @@ def predict(ablation: Ablation, claim: Claim, base: ClaimResult, ablated: ClaimR
 
     if base.holds == "na" or ablated.holds == "na":
         which = "under the ablation" if ablated.holds == "na" else "in the base experiment"
-        return result(NOT_MEASURED, f"not measured {which}: {(ablated if ablated.holds == 'na' else base).reason}")
+        reason = (ablated if ablated.holds == "na" else base).reason
+        return result(NOT_MEASURED, f"not measured {which}" + (f": {reason}" if reason else " (no run measured it)"))
     decided = ("yes", "no")
     if ablation.predict == "closes":
         outcome = {"yes": HELD, "no": NOT_HELD}.get(ablated.holds, UNDECIDED)

@@ -67,6 +67,10 @@ def draw(fig_spec: Figure, frame: pd.DataFrame, out_dir: Path, trace_of: Callabl
     if frame.empty:
         return output  # nothing of this figure was run (a --quick grid may leave it out)
     plt = pyplot()
+    x_col = param_column(fig_spec.get("x")) if fig_spec.get("x") else None
+    if kind == "lines" and x_col in frame.columns and frame[x_col].nunique() == 1:
+        # One x value (a --quick grid): bars, not lone markers on an axis of one point.
+        kind = "bars"
     if kind == "lines":
         data, fig = _lines(plt, fig_spec, frame)
     elif kind == "bars":
@@ -81,7 +85,7 @@ def draw(fig_spec: Figure, frame: pd.DataFrame, out_dir: Path, trace_of: Callabl
     if fig is not None:
         fig.suptitle(textwrap.fill(output.title, 80), fontsize=10)
         fig.tight_layout()
-        output.images.extend(style.save(fig, out_dir / fig_spec.id, dpi=110))  # PNG and SVG
+        output.images.extend(style.save(fig, out_dir / fig_spec.id, dpi=200))  # PNG and SVG (docs/figures.md: 200 dpi)
         plt.close(fig)
     output.data = data
     if data is not None:
@@ -158,9 +162,21 @@ def _lines(plt, fig_spec: Figure, frame: pd.DataFrame):
     ax.set_ylabel(y_label)
     if fig_spec.get("logy"):
         ax.set_yscale("log")
+    else:
+        _floor_at_zero(ax, data)
     style.style_axes(ax)
     _legend(ax, series.axis_label)
     return data, fig
+
+
+def _floor_at_zero(ax, data: pd.DataFrame) -> None:
+    """A metric whose every mean is >= 0 (a goodput, a count) gets an axis from zero, so
+    that an interval reaching below it does not draw negative values (as `Store.plot`)."""
+    import numpy as np
+
+    means = data["mean"].to_numpy(dtype=float)
+    if len(means) and np.isfinite(means).any() and np.nanmin(means) >= 0:
+        ax.set_ylim(bottom=0)
 
 
 def _bars(plt, fig_spec: Figure, frame: pd.DataFrame, x_is_column: bool = False):
@@ -190,14 +206,18 @@ def _bars(plt, fig_spec: Figure, frame: pd.DataFrame, x_is_column: bool = False)
         part = part.set_index(s_col).reindex(series)
         pos = np.arange(len(series)) + (j - (len(groups) - 1) / 2) * width
         value = style.format_value(g, scale)
-        label = None if g is None else f"{x_label} = {value} {unit}".rstrip()
+        single = g is None or len(groups) == 1
+        label = None if single else f"{x_label} = {value} {unit}".rstrip()
+        if single and g is not None:
+            ax.set_xlabel(f"{x_label} = {value} {unit}".rstrip())  # one x value: said once, on the axis
         # One group: each bar in its algorithm's colour; several: one colour per group.
-        color = [style.algorithm_color(str(s)) if style.is_algorithm(s) else style.PALETTE[0] for s in series] if g is None else group_colors[g].color
+        color = [style.algorithm_color(str(s)) if style.is_algorithm(s) else style.PALETTE[0] for s in series] if single else group_colors[g].color
         ax.bar(pos, part["mean"] * y_scale, width, yerr=_errors(part.reset_index()) * y_scale, capsize=2, label=label, color=color, ecolor="#333333")
     ax.set_xticks(np.arange(len(series)), [str(s) for s in series], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(y_label)
+    _floor_at_zero(ax, data)
     style.style_axes(ax, grid="y")
-    if x:
+    if x and len(groups) > 1:
         _legend(ax)
     return data, fig
 

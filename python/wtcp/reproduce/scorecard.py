@@ -126,7 +126,7 @@ def _save(plt, fig, out_dir: Path, fig_id: str, title: str, caption: str) -> Fig
     out = FigureOutput(id=fig_id, title=title, caption=caption)
     for ext in ("png", "svg"):
         path = out_dir / f"{fig_id}.{ext}"
-        fig.savefig(path, dpi=110, metadata={"Date": None} if ext == "svg" else None)
+        fig.savefig(path, dpi=200, metadata={"Date": None} if ext == "svg" else None)
         out.images.append(path)
     plt.close(fig)
     return out
