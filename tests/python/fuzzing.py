@@ -16,7 +16,8 @@ meaning forbids it), `bad-result` (NaN or negative metrics, or numbers that brea
 `semantic`: goodput above what the flow's ends can carry, throughput above the source's
 links, delivered above sent, cause counts that do not sum, Jain's index outside [1/n, 1], a
 negative traced window), `internal` (SimulationError),
-`traceback` (any other exception, or a traceback on the CLI), `exit-N` (another CLI exit
+`traceback` (any other exception, or a traceback on the CLI), `terminal` (an escape or C1
+control character of a name reached the CLI's output), `exit-N` (another CLI exit
 status), `crash` (the worker died: a panic that aborts, a memory limit hit), `hang` (past the
 per-case time limit).
 
@@ -50,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIO_DIR = ROOT / "python" / "wtcp" / "scenarios"
 SWEEP_FILES = sorted((ROOT / "sweeps").glob("*.toml")) + sorted((ROOT / "python" / "wtcp" / "papers").glob("*/*.toml"))
 
-FAILURES = ("no-path", "nonsense", "bad-result", "internal", "traceback", "crash", "hang")
+FAILURES = ("no-path", "nonsense", "bad-result", "internal", "traceback", "terminal", "crash", "hang")
 GOOD = ("ok", "error")
 
 # Budgets inside the workers: small enough that a case stays within the limits below.
@@ -63,7 +64,11 @@ EXTREMES: list[Any] = [
     0, -1, -1.5, 1, 2, 0.5, 1e-300, 5e-324, 1e-9, 1e9, 1e15, 1e308, -1e308, 2**31, 2**32, 2**53 + 1, 2**63 - 1, 2**64, -(2**63),
     10_000, 100_000, float("nan"), float("inf"), float("-inf"), True, False, "", "x", "nan", "1.0", " ", "\u00e9\u0000",
     [], {}, [1], [[]], {"a": 1}, NESTED, [float("nan")], {"model": "uniform", "rate": 0.5},
+    # Hostile names: rich markup, terminal escapes, a script URL.
+    "[/]", "x [red]y[/red] [a]", "\x1b]0;owned\x07", "a\x9bb", "javascript:alert(1)",
 ]
+# What must never reach a terminal from a name: the escape and C1 control characters.
+RAW_CONTROL = ("\x1b", "\x9b", "\x07")
 NUMBERS = [x for x in EXTREMES if isinstance(x, (int, float)) and not isinstance(x, bool)]
 UNKNOWN_KEY = "fuzz_unknown_key"
 
@@ -509,6 +514,8 @@ def run_cli(case: dict[str, Any]) -> tuple[str, str]:
     err = p.stderr
     if "Traceback" in err or "panicked" in err:
         return "traceback", err[-1500:]
+    if any(c in p.stdout + err for c in RAW_CONTROL):
+        return "terminal", "a control character reached the terminal: " + repr((p.stdout + err)[-300:])
     if p.returncode == 0:
         return "ok", ""
     if p.returncode == 2:
