@@ -38,12 +38,14 @@ def in_full_tmpfs(tmp_path: Path, size: str, commands: list[str]) -> list[tuple[
 
 
 def test_a_full_disk_names_the_file_and_leaves_no_partial_trace_or_store_commit(tmp_path):
-    trace, sweep = in_full_tmpfs(tmp_path, "3m", [f"run {ROOT_SCENARIO} --trace tr", "sweep s.toml --workers 1 --quiet"])
+    trace, sweep, pcap = in_full_tmpfs(tmp_path, "3m", [f"run {ROOT_SCENARIO} --trace tr", "sweep s.toml --workers 1 --quiet", f"run {ROOT_SCENARIO} --pcap cap"])
     status, err, files = trace
     assert status == 2 and "tr/flows.csv: No space left on device" in err and "Traceback" not in err
     assert not any(f.startswith("./tr/") for f in files), files  # no truncated trace left
     status, err, files = sweep
     assert status == 2 and "no space left on the device" in err and "cannot rollback" not in err
+    status, err, files = pcap
+    assert status == 2 and "No space left on device" in err and "writing cap/" in err and "Traceback" not in err  # the file named
 
 
 ROOT_SCENARIO = shlex.quote(str(Path(__file__).resolve().parents[2] / "scenarios" / "reference-simple2.toml"))

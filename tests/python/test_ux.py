@@ -153,7 +153,8 @@ def test_dry_run_counts_and_prune_removes_failed_runs(tmp_path):
     file = tmp_path / "s.toml"
     file.write_text(SWEEP_TOML)
     proc = run_cli("sweep", str(file), "--dry-run")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 2, proc.stderr  # invalid points: listed, and a non-zero status
+    assert "4 of 12 runs are invalid points" in proc.stderr and "invalid (4 runs, e.g." in proc.stdout
     assert "12 runs: 3 x 2 x 2" in proc.stdout
     assert "links.wireless.ab.loss.rate: 0.0, 0.01, -1.0" in proc.stdout
     assert "algorithm: newreno, vegas" in proc.stdout

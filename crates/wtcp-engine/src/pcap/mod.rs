@@ -142,7 +142,7 @@ impl Capture {
             wifi.push(stations);
         }
         let flows: Vec<FlowWire> = sc.flows.iter().enumerate().map(|(i, f)| FlowWire::of(i as u32, f)).collect();
-        write_tables(sc, &flows, dir).map_err(|e| at(e, dir))?;
+        write_tables(sc, &flows, dir)?;
         Ok(Capture { dir: dir.to_path_buf(), links, wifi, flows, buf: [0; MAX_HEADER], error: None, failed: Arc::default() })
     }
 
@@ -200,12 +200,24 @@ impl PacketTap for Capture {
 /// `hosts` (address and node name, as /etc/hosts: Wireshark's name resolution reads it)
 /// and `flows.csv` (each flow's addresses, ports and initial sequence numbers).
 fn write_tables(sc: &Scenario, flows: &[FlowWire], dir: &Path) -> io::Result<()> {
-    let ip = |a: [u8; 4]| format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
-    let mut hosts = BufWriter::new(create_no_follow(&dir.join("hosts"))?);
-    for (i, n) in sc.nodes.iter().enumerate() {
-        writeln!(hosts, "{}\t{}", ip(headers::node_address(i as u32)), safe(n))?;
-    }
-    hosts.flush()?;
+    // Each error names its file (a full disk: "writing DIR/hosts: No space left on device").
+    let named = |path: PathBuf| move |e: io::Error| io::Error::new(e.kind(), format!("writing {}: {e}", path.display()));
+    let write_hosts = || -> io::Result<()> {
+        let mut hosts = BufWriter::new(create_no_follow(&dir.join("hosts"))?);
+        for (i, n) in sc.nodes.iter().enumerate() {
+            writeln!(hosts, "{}\t{}", ip(headers::node_address(i as u32)), safe(n))?;
+        }
+        hosts.flush()
+    };
+    write_hosts().map_err(named(dir.join("hosts")))?;
+    write_flows(sc, flows, dir).map_err(named(dir.join("flows.csv")))
+}
+
+fn ip(a: [u8; 4]) -> String {
+    format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])
+}
+
+fn write_flows(sc: &Scenario, flows: &[FlowWire], dir: &Path) -> io::Result<()> {
     let mut csv = BufWriter::new(create_no_follow(&dir.join("flows.csv"))?);
     writeln!(csv, "flow,name,protocol,src,src_ip,src_port,dst,dst_ip,dst_port,isn_src,isn_dst")?;
     for (i, (f, w)) in sc.flows.iter().zip(flows).enumerate() {
