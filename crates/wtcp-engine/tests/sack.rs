@@ -116,9 +116,10 @@ fn prr_needs_sack() {
 }
 
 /// One data packet lost on the 2 Mb/s hop with PRR, NewReno halving cwnd (so that
-/// ssthresh is not computed from the pipe), the given ns-3 options; 1-ms trace.
-fn one_loss_prr(recover_fs: &str, exit_growth: &str) -> RunResult {
-    two_hop(&[
+/// ssthresh is not computed from the pipe), the given ns-3 options (`tcp.KEY`, value);
+/// 1-ms trace.
+fn one_loss_prr(options: &[(&str, &str)]) -> RunResult {
+    let mut overrides = vec![
         ("run.duration_s", "10"),
         ("flows.0.cc_params", "{ halve = \"cwnd\" }"),
         ("links.1.ab.loss", "{ model = \"list\", packets = [200] }"),
@@ -128,11 +129,11 @@ fn one_loss_prr(recover_fs: &str, exit_growth: &str) -> RunResult {
         ("tcp.initial_ssthresh_segments", "30"),
         ("tcp.sack", "true"),
         ("tcp.recovery", "prr"),
-        ("tcp.prr_recover_fs", recover_fs),
-        ("tcp.recovery_exit_growth", exit_growth),
         ("trace.enabled", "true"),
         ("trace.interval_ms", "1"),
-    ])
+    ];
+    overrides.extend_from_slice(options);
+    two_hop(&overrides)
 }
 
 fn column<'a>(r: &'a RunResult, name: &str) -> &'a [f64] {
@@ -156,8 +157,8 @@ fn prr_recover_fs_from_the_pipe_sends_more_during_recovery() {
     // ns-3.44's TcpPrrRecovery takes RecoverFS from the pipe (outstanding less the SACKed
     // and the lost segment), smaller than FlightSize, so it sends sooner (both reach
     // ssthresh by the end of a one-loss recovery).
-    let (rfc, _, _) = recovery_sends_and_exit(&one_loss_prr("\"flight_size\"", "false"));
-    let (ns3, _, _) = recovery_sends_and_exit(&one_loss_prr("\"pipe\"", "false"));
+    let (rfc, _, _) = recovery_sends_and_exit(&one_loss_prr(&[("tcp.prr_recover_fs", "\"flight_size\"")]));
+    let (ns3, _, _) = recovery_sends_and_exit(&one_loss_prr(&[("tcp.prr_recover_fs", "\"pipe\"")]));
     assert!(ns3 > rfc, "sent in the first half of recovery: pipe {ns3} B, FlightSize {rfc} B");
 }
 
@@ -165,8 +166,8 @@ fn prr_recover_fs_from_the_pipe_sends_more_during_recovery() {
 fn the_exit_ack_grows_the_window_only_with_recovery_exit_growth() {
     // RFC 6582 §3.2 step 3 deflates to ssthresh; ns-3.44 then gives that ACK to
     // IncreaseWindow (one RFC 5681 eq. 3 step for NewReno).
-    let (_, cwnd_rfc, ssthresh_rfc) = recovery_sends_and_exit(&one_loss_prr("\"flight_size\"", "false"));
-    let (_, cwnd_ns3, ssthresh_ns3) = recovery_sends_and_exit(&one_loss_prr("\"flight_size\"", "true"));
+    let (_, cwnd_rfc, ssthresh_rfc) = recovery_sends_and_exit(&one_loss_prr(&[("tcp.prr_recover_fs", "\"flight_size\"")]));
+    let (_, cwnd_ns3, ssthresh_ns3) = recovery_sends_and_exit(&one_loss_prr(&[("tcp.recovery_exit_growth", "true")]));
     assert_eq!(ssthresh_rfc, ssthresh_ns3);
     let step = 1000.0 * 1000.0 / ssthresh_ns3;
     assert!((cwnd_ns3 - cwnd_rfc - step).abs() < 0.05 * step, "cwnd {cwnd_ns3} vs {cwnd_rfc}, one step {step}");
@@ -176,20 +177,7 @@ fn the_exit_ack_grows_the_window_only_with_recovery_exit_growth() {
 fn prr_with_ns3s_duplicate_ack_credit_sends_sooner() {
     // ns-3.44's TcpPrrRecovery adds one SMSS to what a duplicate ACK delivered while less
     // than RecoverFS was delivered: about one segment per duplicate ACK early in recovery.
-    let run = |credit: &str| {
-        two_hop(&[
-            ("run.duration_s", "10"),
-            ("flows.0.cc_params", "{ halve = \"cwnd\" }"),
-            ("links.1.ab.loss", "{ model = \"list\", packets = [200] }"),
-            ("links.0.delay_ms", "99"),
-            ("tcp.initial_ssthresh_segments", "30"),
-            ("tcp.sack", "true"),
-            ("tcp.recovery", "prr"),
-            ("tcp.prr_dupack_credit", credit),
-            ("trace.enabled", "true"),
-            ("trace.interval_ms", "1"),
-        ])
-    };
+    let run = |credit: &str| one_loss_prr(&[("tcp.prr_dupack_credit", credit)]);
     let (rfc, _, _) = recovery_sends_and_exit(&run("false"));
     let (ns3, _, _) = recovery_sends_and_exit(&run("true"));
     assert!(ns3 > rfc, "sent in the first half of recovery: with the credit {ns3} B, without {rfc} B");
