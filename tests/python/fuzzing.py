@@ -17,7 +17,9 @@ meaning forbids it), `bad-result` (NaN or negative metrics, or numbers that brea
 links, delivered above sent, cause counts that do not sum, Jain's index outside [1/n, 1], a
 negative traced window), `internal` (SimulationError),
 `traceback` (any other exception, or a traceback on the CLI), `terminal` (an escape or C1
-control character of a name reached the CLI's output), `exit-N` (another CLI exit
+control character of a name reached the CLI's output), `link-followed` (a CLI case that
+writes traces or captures into a folder with a symbolic link planted, one in four, wrote
+the link's target), `exit-N` (another CLI exit
 status), `crash` (the worker died: a panic that aborts, a memory limit hit), `hang` (past the
 per-case time limit).
 
@@ -40,6 +42,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections import Counter
@@ -51,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIO_DIR = ROOT / "python" / "wtcp" / "scenarios"
 SWEEP_FILES = sorted((ROOT / "sweeps").glob("*.toml")) + sorted((ROOT / "python" / "wtcp" / "papers").glob("*/*.toml"))
 
-FAILURES = ("no-path", "nonsense", "bad-result", "internal", "traceback", "terminal", "crash", "hang")
+FAILURES = ("no-path", "nonsense", "bad-result", "internal", "traceback", "terminal", "link-followed", "crash", "hang")
 GOOD = ("ok", "error")
 
 # Budgets inside the workers: small enough that a case stays within the limits below.
@@ -320,11 +323,20 @@ def flat_items(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]
     return out
 
 
+# Files a CLI case may find planted as symbolic links in its --trace or --pcap folder.
+LINK_TARGETS = {"--trace": ["flows.csv", "cc.csv", "drops.csv"], "--pcap": ["hosts", "flows.csv", "captures.csv"]}
+
+
 def make_case(base_index: int, ch: Any, cli: bool) -> dict[str, Any]:
     name, doc = BASES[base_index]
     short = shorten(doc)
     mutated, done = mutate(short, ch, api=not cli)
-    return {"base": name, "doc": mutated, "short": short, "mutations": done, "cli": cli}
+    case = {"base": name, "doc": mutated, "short": short, "mutations": done, "cli": cli}
+    if cli and ch.index(4) == 0:
+        # One CLI case in four writes a trace or captures into a folder with a link planted.
+        option = ["--trace", "--pcap"][ch.index(2)]
+        case["link"] = (option, LINK_TARGETS[option][ch.index(len(LINK_TARGETS[option]))])
+    return case
 
 
 BASES: list[tuple[str, dict[str, Any]]] = []
@@ -507,10 +519,21 @@ def run_cli(case: dict[str, Any]) -> tuple[str, str]:
     for s in sets:
         args += ["--set", s]
     env = {**os.environ, **WORKER_ENV}
-    try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=CASE_TIME_LIMIT_S, env=env, preexec_fn=limit_child)
-    except subprocess.TimeoutExpired:
-        return "hang", "CLI past the time limit"
+    with tempfile.TemporaryDirectory(prefix="wtcp-fuzz-") as tmp:
+        victim = Path(tmp) / "victim.txt"
+        if case.get("link"):
+            option, file = case["link"]
+            folder = Path(tmp) / "out"
+            folder.mkdir()
+            victim.write_text("victim")
+            os.symlink(victim, folder / file)
+            args += [option, str(folder)]
+        try:
+            p = subprocess.run(args, capture_output=True, text=True, timeout=CASE_TIME_LIMIT_S, env=env, preexec_fn=limit_child)
+        except subprocess.TimeoutExpired:
+            return "hang", "CLI past the time limit"
+        if case.get("link") and victim.read_text() != "victim":
+            return "link-followed", f"{case['link']}: the link's target was written"
     err = p.stderr
     if "Traceback" in err or "panicked" in err:
         return "traceback", err[-1500:]
@@ -521,6 +544,8 @@ def run_cli(case: dict[str, Any]) -> tuple[str, str]:
     if p.returncode == 2:
         if not err.startswith("error: "):
             return "no-path", err[:300]
+        if case.get("link") and "is a symbolic link" in err:
+            return "error", err[:200]  # the planted link, refused and named
         paths_given = [m[1] for m in case["mutations"]] + ["run.", "flows.", "links.", "nodes", "wifi.", "tcp.", "trace.", "metrics."]
         if not any(x.split(".")[0] in err for x in paths_given if x):
             return "no-path", err[:300]

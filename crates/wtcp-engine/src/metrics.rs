@@ -204,8 +204,10 @@ pub struct TcpCounters {
     pub handshake_s: Option<f64>,
     /// When the receiver held the last byte of a finite transfer in order.
     pub completed_at: Option<crate::time::Time>,
-    /// IP-level bytes of data segments the source's interface accepted, so put on the wire
-    /// (payload + headers, retransmissions included; counted by the simulation loop).
+    /// IP-level bytes of data segments the source put on the wire: counted once per copy
+    /// when the source's link finishes its first transmission or its 802.11 station is done
+    /// with the frame (payload + headers, retransmissions included, link-layer retries not;
+    /// counted by the simulation loop).
     pub bytes_sent: u64,
     /// Integral of SRTT over time (ns * ns) and the time it covers, for the mean SRTT.
     pub srtt_area: f64,

@@ -246,8 +246,9 @@ impl<'s> World<'s> {
 
     fn schedule_initial_events(&mut self) {
         let sc = self.sc;
-        // First, so that (FIFO among equal times) the window opens before anything sent at
-        // `measure_from_s` itself, flows starting then included.
+        // First: the window opens before any other event at `measure_from_s` (what is
+        // counted, transmissions ending and deliveries, all come later in the run anyway;
+        // this fixes the order for events at the same instant).
         self.ev.schedule(sc.measure_from, Event::MeasureStart);
         for (i, f) in sc.flows.iter().enumerate() {
             self.ev.schedule(f.start, Event::AppStart { flow: i as u32 });

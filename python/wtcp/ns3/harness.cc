@@ -100,7 +100,8 @@ struct FlowStats
     uint32_t maxBackoff = 0;
     uint64_t frCauses[3] = {0, 0, 0};
     uint64_t toCauses[3] = {0, 0, 0};
-    uint64_t bytesSent = 0; // IP bytes put on the wire by the sender (headers included)
+    uint64_t bytesSent = 0; // IP bytes the source's device put on the wire (headers included)
+    int srcNode = -1;       // the source node, whose devices' transmissions count
     uint64_t delivered = 0; // application bytes delivered in order at the receiver
     uint64_t limit = 0;      // bytes of a finite transfer (0: unlimited)
     int64_t completedNs = -1; // when the last byte of a finite transfer was delivered
@@ -246,8 +247,7 @@ class Sender : public TcpSocketBase
         TxNoTag tag;
         tag.n = f.lastTx;
         p->AddPacketTag(tag);
-        st->segmentsSent += 1;
-        st->bytesSent += len + h.GetSerializedSize() + 20; // + IPv4 header
+        st->segmentsSent += 1; // (bytesSent: counted when the source's device sends it)
         st->highest = std::max(st->highest, seq + len);
     }
 
@@ -422,6 +422,7 @@ struct DirProbe
 {
     Harness* h = nullptr;
     int dir = 0;
+    int fromNode = -1; // the node this direction leaves
     void OnMacTxDrop(Ptr<const Packet> p);
     void OnPhyTxEnd(Ptr<const Packet> p);
 };
@@ -556,8 +557,7 @@ struct CbrSource
     void Send()
     {
         sock->Send(Create<Packet>(bytes));
-        st->segmentsSent += 1;
-        st->bytesSent += bytes + 28; // + IPv4 and UDP headers
+        st->segmentsSent += 1; // (bytesSent: counted when the source's device sends it)
         next = Simulator::Schedule(NanoSeconds(intervalNs), &CbrSource::Send, this);
     }
 };
@@ -669,6 +669,7 @@ class Harness
             auto probe = std::make_unique<DirProbe>();
             probe->h = this;
             probe->dir = 2 * linkIndex + k;
+            probe->fromNode = ids[k];
             dev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&DirProbe::OnMacTxDrop, probe.get()));
             dev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&DirProbe::OnPhyTxEnd, probe.get()));
             probes.push_back(std::move(probe));
@@ -801,6 +802,7 @@ class Harness
         int id = static_cast<int>(flows.size());
         auto st = std::make_unique<FlowStats>();
         st->tcp = true;
+        st->srcNode = src;
         uint16_t port = kPortBase + id;
         Ptr<TcpL4Protocol> srcTcp = nodes[src]->GetObject<TcpL4Protocol>();
         Ptr<TcpL4Protocol> dstTcp = nodes[dst]->GetObject<TcpL4Protocol>();
@@ -858,6 +860,7 @@ class Harness
         int id = static_cast<int>(flows.size());
         auto st = std::make_unique<FlowStats>();
         st->tcp = false;
+        st->srcNode = src;
         uint16_t port = kPortBase + id;
         auto sink = std::make_unique<UdpSink>();
         sink->st = st.get();
@@ -933,6 +936,43 @@ class Harness
     }
 
     // Charge a drop to the flow and the transmission of the TCP segment it carried.
+    // A flow's throughput: the IP bytes of its data segments and datagrams its source's
+    // device finished sending (wtcp's "put on the wire"; a point-to-point device sends once).
+    void CountOnWire(Ptr<const Packet> pkt, int fromNode)
+    {
+        Ptr<Packet> p = pkt->Copy();
+        PppHeader ppp;
+        p->RemoveHeader(ppp);
+        Ipv4Header ip;
+        p->RemoveHeader(ip);
+        uint16_t port = 0;
+        uint32_t payload = 0;
+        if (ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+        {
+            TcpHeader th;
+            p->RemoveHeader(th);
+            port = th.GetDestinationPort();
+            payload = p->GetSize();
+        }
+        else if (ip.GetProtocol() == UdpL4Protocol::PROT_NUMBER)
+        {
+            UdpHeader uh;
+            p->PeekHeader(uh);
+            port = uh.GetDestinationPort();
+            payload = 1;
+        }
+        auto it = flowByPort.find(port);
+        if (payload == 0 || it == flowByPort.end())
+        {
+            return; // SYN, FIN, a pure ACK, or not a flow's
+        }
+        FlowStats* st = flows[it->second].get();
+        if (st->srcNode == fromNode)
+        {
+            st->bytesSent += ip.GetPayloadSize() + ip.GetSerializedSize();
+        }
+    }
+
     void Attribute(Ptr<const Packet> pkt, int cause)
     {
         Ptr<Packet> p = pkt->Copy();
@@ -1012,9 +1052,10 @@ DirProbe::OnMacTxDrop(Ptr<const Packet> p)
 }
 
 inline void
-DirProbe::OnPhyTxEnd(Ptr<const Packet>)
+DirProbe::OnPhyTxEnd(Ptr<const Packet> p)
 {
     h->dirs[dir].tx += 1;
+    h->CountOnWire(p, fromNode);
 }
 
 inline bool
