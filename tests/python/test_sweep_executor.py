@@ -130,3 +130,29 @@ def test_dask_options_without_dask_installed_exit_2_naming_the_extra(tmp_path, o
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "needs Dask" in done.stderr and "wtcp[dask]" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_runs_are_planned_as_they_are_needed_not_all_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A sweep of 40 runs: when the first batch is submitted, only it has been planned (the
+    # plans of a huge sweep are never held at once).
+    sweep = Sweep.from_dict({"name": "lazy", "scenario": "reference-simple2", "replications": 40, "set": {"run.duration_s": 3.0}})
+    produced = {"n": 0}
+    original = Sweep.runs
+
+    def counting_runs(self):
+        for run in original(self):
+            produced["n"] += 1
+            yield run
+
+    monkeypatch.setattr(Sweep, "runs", counting_runs)
+    seen_at_submit: list[int] = []
+
+    class Watching(InlineExecutor):
+        def submit(self, batch):
+            seen_at_submit.append(produced["n"])
+            return super().submit(batch)
+
+    outcome = run_sweep(sweep, tmp_path / "lazy.duckdb", Watching())
+    assert outcome.line() == "40 runs: 40 done, 0 skipped, 0 failed"
+    assert seen_at_submit[0] == 1, seen_at_submit
+    assert seen_at_submit == sorted(seen_at_submit) and seen_at_submit[-1] == 40

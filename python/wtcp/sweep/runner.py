@@ -679,26 +679,16 @@ def _job(run: Run, limits: RunLimits | None) -> Job:
 
 
 def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], None] | None, resubmits: int, limits: RunLimits | None = None) -> Outcome:
-    runs = list(sweep.runs())
-    outcome = Outcome(total=len(runs), errors=[])
-    params = {p: [] for p in sweep.swept_paths()}
-    for run in runs:
-        for p in params:
-            params[p].append(run.params.get(p))
-    names, done = st.begin_sweep(sweep.name, sweep.definition(), sweep.base._resolved_toml, params)
-    by_key: dict[str, Run] = {}
-    todo: list[Run] = []
-    invalid: list[dict[str, Any]] = []
-    for run in runs:
-        if run.key in done or run.key in by_key:
-            outcome.skipped += 1
-            continue
-        by_key[run.key] = run
-        if run.error is not None:
-            invalid.append({"key": run.key, "engine": run.engine, "status": "failed", "error": f"ScenarioError: {run.error}", "flows": [], "wtcp_version": _core.__version__, "platform": platform.platform(), "host": platform.node()})
-        else:
-            todo.append(run)
-    progress = Progress(total=len(runs) - outcome.skipped, started=time.perf_counter())
+    # The runs are planned as they are needed (`sweep.runs()` is a generator): only those
+    # waiting or in flight are held, and the count comes from the axes (`Sweep.size`).
+    total = sweep.size()
+    outcome = Outcome(total=total, errors=[])
+    names, done = st.begin_sweep(sweep.name, sweep.definition(), sweep.base._resolved_toml, sweep.param_values())
+    by_key: dict[str, Run] = {}  # planned and not yet stored
+    seen: set[str] = set()  # every key planned (a run repeated in the grid runs once)
+    plans = sweep.runs()
+    exhausted = False
+    progress = Progress(total=total, started=time.perf_counter())
 
     def store_records(records: list[dict[str, Any]]) -> None:
         # Gathered and committed about once a second (`Store.queue`); the store is not held
@@ -712,6 +702,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                 full.append({**rec, "sweep": sweep.name, "params": run.params, "algorithm": run.algorithm, "seed": run.seed, "replication": run.replication, "stream": run.stream, "created": now})
             st.queue(full, names)
             for rec in records:
+                run = by_key.pop(rec["key"])
                 if rec["status"] == "done":
                     outcome.done += 1
                     progress.sim_seconds += rec.get("sim_seconds") or 0.0
@@ -719,30 +710,53 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                         outcome.warnings[w] = outcome.warnings.get(w, 0) + 1
                 else:
                     outcome.failed += 1
-                    outcome.errors.append((by_key[rec["key"]], rec.get("error") or ""))
+                    outcome.errors.append((run, rec.get("error") or ""))
             progress.finished += len(records)
         if on_update is not None:
             on_update(progress)
 
-    if invalid:
-        store_records(invalid)
+    def pull(n: int) -> list[Job]:
+        """Up to `n` jobs from the plans: runs already stored or repeated are skipped, an
+        invalid point is stored as failed as it comes."""
+        nonlocal exhausted
+        jobs: list[Job] = []
+        invalid: list[dict[str, Any]] = []
+        while len(jobs) < n and not exhausted:
+            run = next(plans, None)
+            if run is None:
+                exhausted = True
+                break
+            if run.key in done or run.key in seen:
+                outcome.skipped += 1
+                progress.total -= 1
+                continue
+            seen.add(run.key)
+            by_key[run.key] = run
+            if run.error is not None:
+                invalid.append({"key": run.key, "engine": run.engine, "status": "failed", "error": f"ScenarioError: {run.error}", "flows": [],
+                                "wtcp_version": _core.__version__, "platform": platform.platform(), "host": platform.node()})
+            else:
+                jobs.append(_job(run, limits))
+        if invalid:
+            store_records(invalid)
+        return jobs
 
     # First a small probe batch per worker to estimate the run time, then sized batches.
-    queue: list[Job] = [_job(run, limits) for run in todo]
-    pos = 0
     inflight: dict[Any, tuple[list[Job], int]] = {}
     est: float | None = None
 
+    def runs_left() -> int:
+        return max(0, total - len(seen) - outcome.skipped)
+
     def next_batch() -> list[Job]:
-        nonlocal pos
-        size = batch_size(len(queue) - pos, ex.workers, est) if est is not None else 1
-        batch = queue[pos : pos + size]
-        pos += len(batch)
-        return batch
+        size = batch_size(runs_left(), ex.workers, est) if est is not None else 1
+        return pull(max(1, size))
 
     def fill() -> None:
-        while pos < len(queue) and len(inflight) < getattr(ex, "depth", ex.workers * 2):
+        while not exhausted and len(inflight) < getattr(ex, "depth", ex.workers * 2):
             batch = next_batch()
+            if not batch:
+                break
             inflight[ex.submit(batch)] = (batch, 0)
 
     def failed(jobs: Sequence[Job], error: str) -> list[dict[str, Any]]:
@@ -816,7 +830,7 @@ def _run(sweep: Sweep, st: Store, ex: Executor, on_update: Callable[[Progress], 
                 store_records(records)
                 plan = getattr(ex, "plan", None)
                 if plan is not None:
-                    plan(len(queue) - pos, est)
+                    plan(runs_left(), est)
                 fill()
                 break  # re-enter as_completed with the refreshed set of futures
         commit()  # the last results (a Ctrl-C during it ends the sweep as below)
@@ -914,17 +928,21 @@ def dry_run(sweep: Sweep, store: str | os.PathLike[str] | Store | None = None) -
         axes.append(("algorithm", list(sweep.algorithms)))
     if sweep.replications > 1:
         axes.append(("replication", list(range(sweep.replications))))
-    runs = list(sweep.runs())
     done: set[str] = set()
     if isinstance(store, Store):
         done = store.done_keys()
     elif store is not None and Path(store).is_file():
         with readable_store(store) as (st, _note):
             done = st.done_keys()
-    stored = sum(1 for r in runs if r.key in done)
-    bad = [r for r in runs if r.error is not None and r.key not in done]
+    # The plans one at a time (none is held): counted as they come.
+    total = stored = invalid = 0
     reasons: dict[str, tuple[str, int]] = {}
-    for r in bad:
-        point, n = reasons.get(r.error, (_value_text(r.params), 0))
-        reasons[r.error] = (point, n + 1)
-    return DryRun(total=len(runs), stored=stored, invalid=len(bad), axes=axes, reasons=[(p, e, n) for e, (p, n) in reasons.items()])
+    for r in sweep.runs():
+        total += 1
+        if r.key in done:
+            stored += 1
+        elif r.error is not None:
+            invalid += 1
+            point, n = reasons.get(r.error, (_value_text(r.params), 0))
+            reasons[r.error] = (point, n + 1)
+    return DryRun(total=total, stored=stored, invalid=invalid, axes=axes, reasons=[(p, e, n) for e, (p, n) in reasons.items()])

@@ -214,6 +214,17 @@ class Sweep:
             "with the environment variable WTCP_MEMORY_BUDGET_GIB (GiB)",
         )
 
+    def param_values(self) -> dict[str, list[Any]]:
+        """Every value each swept path takes, from the axes (no run is enumerated): what
+        the store's parameter columns must hold."""
+        values: dict[str, list[Any]] = {p: [] for p in self.swept_paths()}
+        for factor in self.factors():
+            for part in factor:
+                for p, v in part.items():
+                    if p in values:
+                        values[p].append(v)
+        return values
+
     def swept_paths(self) -> list[str]:
         """The scenario paths the sweep varies (the engine has its own column)."""
         paths: list[str] = []
