@@ -29,9 +29,10 @@ RESERVED_PATHS = ("run.seed", "run.replication")
 ENGINE_KEY = "engine"
 
 
-# Bytes one planned run holds beyond twice its scenario's TOML (the resolved text and its
-# key, the point, the Run record), measured: 1.5 KB a run of reference-simple2.
-RUN_PLAN_BYTES = 1024
+# Bytes a sweep holds for every run it plans, whatever its size: the run's key in the set of
+# keys planned (a 32-character str and its set slot, about 120 bytes in CPython). The runs
+# themselves are planned as the workers need them and are not held.
+RUN_KEY_BYTES = 128
 
 
 def memory_budget_bytes() -> int:
@@ -193,12 +194,12 @@ class Sweep:
         return n * max(1, len(self.algorithms)) * self.replications
 
     def check_size(self) -> None:
-        """Refuse, before any run is planned, a sweep whose plans (each run's resolved
-        scenario, kept until it is stored) would not fit the memory budget
-        (`WTCP_MEMORY_BUDGET_GIB`, default 4 GiB): the count is the product of the axes'
-        lengths, never an enumeration. `SweepError` names the longest axis."""
+        """Refuse, before any run is planned, a sweep whose run keys (kept to run a repeated
+        point once) would not fit the memory budget (`WTCP_MEMORY_BUDGET_GIB`, default 4
+        GiB): the count is the product of the axes' lengths, never an enumeration.
+        `SweepError` names the longest axis."""
         runs = self.size()
-        per_run = RUN_PLAN_BYTES + 2 * len(json.dumps(self.base.document, default=str))
+        per_run = RUN_KEY_BYTES
         budget = memory_budget_bytes()
         if runs * per_run <= budget:
             return
@@ -209,7 +210,7 @@ class Sweep:
         shown = " x ".join(f"{n} ({p})" for p, n in axes if n > 1) or "1"
         raise SweepError(
             path,
-            f"the sweep has {runs:.3g} runs ({shown}); planning them holds about {runs * per_run / 2**30:.3g} GiB; allowed: at most "
+            f"the sweep has {runs:.3g} runs ({shown}); keeping their keys holds about {runs * per_run / 2**30:.3g} GiB; allowed: at most "
             f"{budget // per_run:.3g} runs within the memory budget of {budget / 2**30:.3g} GiB; split the sweep, or raise the budget "
             "with the environment variable WTCP_MEMORY_BUDGET_GIB (GiB)",
         )
