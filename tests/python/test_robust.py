@@ -596,6 +596,11 @@ def test_a_damaged_store_is_refused_by_the_check(tmp_path, good_store):
     proc = run_cli("results", str(damaged), "--check")
     assert proc.returncode in (1, 2), proc.stdout
     assert ("damaged" in proc.stdout or "is damaged" in proc.stderr) and "Traceback" not in proc.stderr
+    # A sweep does not add to it (nor count its runs as done).
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(SWEEP, encoding="utf-8")
+    proc = run_cli("sweep", str(sweep), "--workers", "1", "--store", str(damaged))
+    assert proc.returncode == 2 and "is damaged" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("command", [["results"], ["report"], ["sweep", "SWEEP", "--store"]])

@@ -518,6 +518,11 @@ class Store:
     @_store_errors
     def _open_for_writing(self) -> None:
         version = self._check()
+        # Every value read once (DuckDB checks each block's checksum as it reads it): a
+        # damaged store is refused before a sweep adds to it or counts its runs as done.
+        damaged = self._unreadable_tables()
+        if damaged:
+            raise StoreError(self.path, f"is damaged: {'; '.join(damaged)}; allowed: {STORE_RULE} (`wtcp results STORE --check` lists the damage)")
         if version == 0:  # an empty DuckDB database: made a store
             self._create_tables()
             self._write_meta(created=True)
@@ -643,6 +648,21 @@ class Store:
         whose flow rows are gone, are run again)."""
         return {k for (k,) in self.con.execute("SELECT key FROM runs r WHERE status = 'done' AND EXISTS (SELECT 1 FROM flows f WHERE f.key = r.key)").fetchall()}
 
+    def _unreadable_tables(self) -> list[str]:
+        """Tables of the open connection one of whose values cannot be read, with why."""
+        import duckdb
+
+        out = []
+        tables = [t for (t,) in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        for table in sorted(tables):
+            try:
+                # Every value hashed, so every block is read and checked (nothing converted
+                # to Python objects).
+                self.con.execute(f"SELECT count(*), sum(hash(COLUMNS(*))) FROM {_quote(table)}").fetchall()
+            except duckdb.Error as e:
+                out.append(f"table {table}: cannot be read: {describe_duckdb_error(e)}")
+        return out
+
     def check(self) -> list[str]:
         """Verify the whole store: every table read to its last row (DuckDB checks each
         block as it reads it, so damaged data shows here), and every run stored as done has
@@ -652,14 +672,8 @@ class Store:
         problems: list[str] = []
         try:
             with self.session():
+                problems += self._unreadable_tables()
                 tables = [t for (t,) in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
-                for table in sorted(tables):
-                    try:
-                        # Every value hashed, so every block is read and checked (nothing
-                        # converted to Python objects).
-                        self.con.execute(f"SELECT count(*), sum(hash(COLUMNS(*))) FROM {_quote(table)}").fetchall()
-                    except duckdb.Error as e:
-                        problems.append(f"table {table}: cannot be read: {describe_duckdb_error(e)}")
                 if "runs" in tables and "flows" in tables:
                     orphans = self.con.execute(
                         "SELECT count(*), min(key) FROM runs r WHERE status = 'done' AND NOT EXISTS (SELECT 1 FROM flows f WHERE f.key = r.key)"
