@@ -330,7 +330,7 @@ def demo_command(out_dir: Path, quick: bool, algorithm_list: str | None) -> None
 def algorithm_names(text: str, option: str) -> list[str]:
     """A comma-separated list of algorithm names, each checked against the registry (an
     unknown one is a usage error naming the closest known names)."""
-    import difflib
+    from wtcp.fieldpath import close_matches
 
     known = [a["name"] for a in _core.algorithms()]
     names = [n.strip() for n in text.split(",") if n.strip()]
@@ -338,7 +338,7 @@ def algorithm_names(text: str, option: str) -> list[str]:
         raise CliError(f"{option}: is empty; allowed: a comma-separated list of {', '.join(known)}")
     for n in names:
         if n not in known:
-            close = difflib.get_close_matches(n, known, n=3, cutoff=0.6)
+            close = close_matches(n, known)
             hint = f" (did you mean {' or '.join(close)}?)" if close else ""
             raise CliError(f"{option}: unknown algorithm `{visible(n)}`{hint}; allowed: {', '.join(known)}")
     return list(dict.fromkeys(names))

@@ -298,16 +298,9 @@ def parse_grid(ctx: click.Context, param: click.Parameter, values: tuple[str, ..
 
 
 def parse_algorithms(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    from wtcp import _core
+    from wtcp.cli import algorithm_names
 
-    names = [a.strip() for a in value.split(",") if a.strip()]
-    known = [a["name"] for a in _core.algorithms()]
-    for a in names:
-        if a not in known:
-            raise click.BadParameter(f"unknown algorithm `{a}`; allowed: {', '.join(known)}")
-    return names
+    return None if value is None else algorithm_names(value, "--algorithms")
 
 
 @click.command("crosscheck")

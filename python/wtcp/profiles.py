@@ -46,7 +46,8 @@ def where(key: str) -> str:
     if scope == "tcp":
         return f"[tcp] {rest}"
     if scope == "links":
-        return f"[[links]] {rest} (when no limit is stated)"
+        limit = " (when no limit is stated)" if rest.startswith("queue.") else ""
+        return f"[[links]] {rest}{limit}"
     if scope == "wifi":
         return f"[[wifi]] {rest}"
     algorithm, param = rest.split(".", 1)

@@ -31,6 +31,17 @@ use crate::packet::{Packet, PacketKind};
 use crate::scenario::{BackoffReset, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset};
 use crate::time::Time;
 
+/// What an ACK is to PRR (`sack_send`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AckKind {
+    /// A duplicate ACK (SND.UNA unchanged).
+    Duplicate,
+    /// It covers retransmitted data during recovery.
+    RetransmissionAcked,
+    /// Anything else (a new ACK of original data; a pacing tick).
+    None,
+}
+
 /// Per-segment transmit record, from SND.UNA up (Karn's rule needs it).
 #[derive(Clone, Copy, Debug, Default)]
 struct SegTx {
@@ -108,8 +119,6 @@ pub struct Sender {
     pub inflation: f64,
     rwnd: u64,
     consecutive_rto: u32,
-    /// The ACK being processed acknowledged retransmitted data during recovery.
-    retransmission_acked: bool,
     /// SND.MAX at the first timeout of the current run (`timeout_count_reset =
     /// "recovery_point"`: the run lasts until an ACK reaches it).
     rto_recover: Option<u64>,
@@ -172,7 +181,6 @@ impl Sender {
             inflation: 0.0,
             rwnd: u64::MAX,
             consecutive_rto: 0,
-            retransmission_acked: false,
             rto_recover: None,
             snd_max_at_first_dup: 0,
             segs: VecDeque::new(),
@@ -362,7 +370,7 @@ impl Sender {
     pub fn on_pace_event(&mut self, io: &mut SenderIo) {
         if self.pace_timer.fire(io.now, io.ev, Event::Pace { flow: self.flow }) {
             if self.in_recovery && self.sb.is_some() {
-                self.sack_send(0, false, io);
+                self.sack_send(0, AckKind::None, io);
             }
             self.send_available(io);
         }
@@ -522,15 +530,23 @@ impl Sender {
             }
             None => None,
         };
+        // What the ACK is for PRR: a duplicate, or (ns-3's m_isRetransDataAcked) a partial
+        // ACK in recovery that covers a retransmitted segment.
+        let kind = if ack == una_before {
+            AckKind::Duplicate
+        } else if self.in_recovery && self.covers_retransmission(ack) {
+            AckKind::RetransmissionAcked
+        } else {
+            AckKind::None
+        };
         if ack > self.snd_una {
             self.on_new_ack(p, s, sacked, io);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dup_ack(s, sacked, io);
         }
         if self.in_recovery && self.sb.is_some() {
-            self.sack_send(delivered, ack == una_before, io);
+            self.sack_send(delivered, kind, io);
         }
-        self.retransmission_acked = false;
         if frto != Frto::Off {
             self.frto_step(frto, ack > una_before, io);
         }
@@ -587,10 +603,7 @@ impl Sender {
         let ack = p.ack;
         let acked = ack - self.snd_una;
         let sample = self.rtt_sample(p, io.now);
-        let done_segs = (ack.div_ceil(self.mss) - self.snd_una / self.mss) as usize;
-        // ns-3's m_isRetransDataAcked: a partial ACK in recovery covering a retransmission.
-        self.retransmission_acked = self.in_recovery && self.segs.iter().take(done_segs).any(|s| s.tx_count > 1);
-        self.segs.drain(..done_segs.min(self.segs.len()));
+        self.segs.drain(..self.segments_below(ack).min(self.segs.len()));
         io.oracle.advance(ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -763,9 +776,19 @@ impl Sender {
         }
     }
 
+    /// Segments (from SND.UNA up) wholly below `ack`.
+    fn segments_below(&self, ack: u64) -> usize {
+        (ack.div_ceil(self.mss) - self.snd_una / self.mss) as usize
+    }
+
+    /// Whether `ack` covers a segment that was retransmitted.
+    fn covers_retransmission(&self, ack: u64) -> bool {
+        self.segs.iter().take(self.segments_below(ack)).any(|s| s.tx_count > 1)
+    }
+
     /// RFC 6675 §5 step (C) (or RFC 6937 with PRR): while the window minus pipe has room
     /// for a segment, send what NextSeg() names.
-    fn sack_send(&mut self, delivered: u64, dup: bool, io: &mut SenderIo) {
+    fn sack_send(&mut self, delivered: u64, kind: AckKind, io: &mut SenderIo) {
         let Some(sb) = self.sb.as_ref() else { return };
         let mss = self.mss;
         let mut pipe = sb.pipe(self.snd_una, self.snd_max);
@@ -775,10 +798,10 @@ impl Sender {
                 // retransmitted data (`prr_extra_segment`).
                 let bound = match self.cfg.prr_extra_segment {
                     PrrExtraSegment::EveryAck => ReductionBound::SlowStart,
-                    PrrExtraSegment::RetransmissionAcked if self.retransmission_acked => ReductionBound::SlowStart,
+                    PrrExtraSegment::RetransmissionAcked if kind == AckKind::RetransmissionAcked => ReductionBound::SlowStart,
                     PrrExtraSegment::RetransmissionAcked => ReductionBound::Delivered,
                 };
-                prr.on_ack(delivered, dup, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound)
+                prr.on_ack(delivered, kind == AckKind::Duplicate, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound)
             }
             None => self.win.cwnd.max(0.0) as u64,
         };
