@@ -935,93 +935,82 @@ class Harness
         return &dirs[i];
     }
 
-    // Charge a drop to the flow and the transmission of the TCP segment it carried.
+    // A packet as the harness reads it: IP header, and for TCP its header, the flow's
+    // destination port and the payload bytes; a UDP datagram counts as 1 payload byte.
+    struct Decoded
+    {
+        Ipv4Header ip;
+        TcpHeader th;
+        bool tcp = false;
+        bool udp = false;
+        uint16_t port = 0;
+        uint32_t payload = 0;
+    };
+
+    static Decoded Decode(Ptr<const Packet> pkt)
+    {
+        Decoded d;
+        Ptr<Packet> p = pkt->Copy();
+        PppHeader ppp;
+        p->RemoveHeader(ppp);
+        p->RemoveHeader(d.ip);
+        if (d.ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+        {
+            d.tcp = true;
+            p->RemoveHeader(d.th);
+            d.port = d.th.GetDestinationPort();
+            d.payload = p->GetSize();
+        }
+        else if (d.ip.GetProtocol() == UdpL4Protocol::PROT_NUMBER)
+        {
+            d.udp = true;
+            UdpHeader uh;
+            p->PeekHeader(uh);
+            d.port = uh.GetDestinationPort();
+            d.payload = 1;
+        }
+        return d;
+    }
+
     // A flow's throughput: the IP bytes of its data segments and datagrams its source's
     // device finished sending (wtcp's "put on the wire"; a point-to-point device sends once).
     void CountOnWire(Ptr<const Packet> pkt, int fromNode)
     {
-        Ptr<Packet> p = pkt->Copy();
-        PppHeader ppp;
-        p->RemoveHeader(ppp);
-        Ipv4Header ip;
-        p->RemoveHeader(ip);
-        uint16_t port = 0;
-        uint32_t payload = 0;
-        if (ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
-        {
-            TcpHeader th;
-            p->RemoveHeader(th);
-            port = th.GetDestinationPort();
-            payload = p->GetSize();
-        }
-        else if (ip.GetProtocol() == UdpL4Protocol::PROT_NUMBER)
-        {
-            UdpHeader uh;
-            p->PeekHeader(uh);
-            port = uh.GetDestinationPort();
-            payload = 1;
-        }
-        auto it = flowByPort.find(port);
-        if (payload == 0 || it == flowByPort.end())
+        Decoded d = Decode(pkt);
+        auto it = flowByPort.find(d.port);
+        if (d.payload == 0 || it == flowByPort.end())
         {
             return; // SYN, FIN, a pure ACK, or not a flow's
         }
         FlowStats* st = flows[it->second].get();
         if (st->srcNode == fromNode)
         {
-            st->bytesSent += ip.GetPayloadSize() + ip.GetSerializedSize();
+            st->bytesSent += d.ip.GetPayloadSize() + d.ip.GetSerializedSize();
         }
     }
 
+    // Charge a drop to the flow and the transmission of the TCP segment it carried.
     void Attribute(Ptr<const Packet> pkt, int cause)
     {
-        Ptr<Packet> p = pkt->Copy();
-        PppHeader ppp;
-        p->RemoveHeader(ppp);
-        Ipv4Header ip;
-        p->RemoveHeader(ip);
-        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-        {
-            return;
-        }
-        TcpHeader th;
-        p->RemoveHeader(th);
-        if (p->GetSize() == 0)
-        {
-            return;
-        }
-        auto it = flowByPort.find(th.GetDestinationPort());
+        Decoded d = Decode(pkt);
+        auto it = flowByPort.find(d.port);
         TxNoTag tag;
-        if (it == flowByPort.end() || !p->PeekPacketTag(tag))
+        if (!d.tcp || d.payload == 0 || it == flowByPort.end() || !pkt->PeekPacketTag(tag))
         {
             return;
         }
         FlowStats* st = flows[it->second].get();
         if (st->haveIsn)
         {
-            st->OnDrop(st->Unwrap(th.GetSequenceNumber().GetValue()), tag.n, cause);
+            st->OnDrop(st->Unwrap(d.th.GetSequenceNumber().GetValue()), tag.n, cause);
         }
     }
 
     // What wtcp's `loss_applies_to = "data"` exposes: TCP segments carrying data, and UDP.
     static bool IsData(Ptr<const Packet> pkt)
     {
-        Ptr<Packet> p = pkt->Copy();
-        PppHeader ppp;
-        p->RemoveHeader(ppp);
-        Ipv4Header ip;
-        p->RemoveHeader(ip);
-        if (ip.GetProtocol() == UdpL4Protocol::PROT_NUMBER)
-        {
-            return true;
-        }
-        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-        {
-            return false;
-        }
-        TcpHeader th;
-        p->RemoveHeader(th);
-        return p->GetSize() > 0;
+        Decoded d = Decode(pkt);
+        return d.udp || (d.tcp && d.payload > 0);
     }
 
     void Clear()
