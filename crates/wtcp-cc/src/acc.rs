@@ -19,7 +19,8 @@
 //!   paper does not state it (a C global would be 0; the text names 1 as its minimum, l. 61).
 //!   `nvar0_initial_segments` sets it; by default it is the configured initial window, so the
 //!   host's first connection starts as the NewReno it modifies ("instead of starting from
-//!   cwnd = 1, we start using cwnd = nvar0", l. 61, where ns-2's NewReno starts at 1). The
+//!   cwnd = 1, we start using cwnd = nvar0", l. 61; ns-2's default windowInit_ is 2, the
+//!   clap scenarios set 1). The
 //!   seed is floored at 1 segment and not truncated (int() belongs to the update).
 //! - "Whenever any ongoing connection detects a packet loss on the network, its ssthresh
 //!   value is used to recalculate nvar0" (l. 61) and
@@ -29,12 +30,16 @@
 //!   sender's fast-recovery inflation. `halve = "flight_size"` (RFC 5681, the earlier
 //!   default) feeds nvar0 from FlightSize, which after a long inflated recovery can hold
 //!   hundreds of segments. "its ssthresh value" is the value after this loss's cut (before
-//!   the first cut ssthresh can be unlimited). ns-2 also truncates that ssthresh to whole
+//!   the first cut ssthresh is the initial one: ns-2's window_, unlimited in the `rfc`
+//!   profile). ns-2 also truncates that ssthresh to whole
 //!   packets; here only nvar0 is truncated (`integer_segments`).
 //! - Repeated timeouts of the same data: ns-2's timeout() calls slowdown() on every expiry,
 //!   so ssthresh = max(cwnd/2, 2 segments) of the restart window and nvar0 is updated again
-//!   each time; that is how "for poor link conditions nvar0 is set to its minimum value 1"
-//!   (l. 61) comes about. `repeated_timeouts = "ns2"` (default) does so;
+//!   each time, so on a poor link nvar0 falls to the floor that ssthresh's 2 segments set:
+//!   int(0.4 * 2 + 0.6 * n) = 2 for any n >= 2 (a test shows 2 after ten expiries). The
+//!   paper's "for poor link conditions nvar0 is set to its minimum value 1" (l. 61) is
+//!   reached only from a seed of 1, not by repeated expiries; the default rests on ns-2's
+//!   timeout(), not on that sentence. `repeated_timeouts = "ns2"` (default) does so;
 //!   `"rfc5681"` (the earlier default) leaves ssthresh and nvar0 alone after the first
 //!   expiry (RFC 5681 §3.1). ECN echoes are not losses: they get NewReno's RFC 3168 response
 //!   and do not update nvar0.
@@ -440,7 +445,7 @@ mod tests {
         assert_eq!(a.w.ssthresh, 2.5 * SEG);
         assert_eq!(a.host.initial_cwnd, Some(n4 * SEG));
         assert_eq!(a.w.cwnd, 3.0 * SEG);
-        // ... decaying towards 1 as the expiries repeat.
+        // ... falling to 2 segments, int(0.4 * 2 + 0.6 * n) with ssthresh at its floor.
         for k in 3..12 {
             a.loss(Loss::Timeout { consecutive: k });
         }

@@ -13,7 +13,11 @@
 //!
 //! Deviations and ambiguities resolved:
 //! - ABW is TCP Prairie's estimate ([`PrairieAbw`], itself a reading of an only partly
-//!   available paper; its parameters are the nested `abw` table).
+//!   available paper; its parameters are the nested `abw` table), counting each
+//!   acknowledged byte once (`westwood::net_of_duplicates`). Duplicates drawn by a
+//!   go-back-N resend of data the receiver already holds are still credited (see
+//!   `westwood`); Dynamic resends more of them than Westwood or Prairie, since it restarts
+//!   at cwnd >= beta = 10 kB after an RTO rather than at 1 MSS. Their effect is untested.
 //! - "ssthresh = ABW" (algorithm box line 1, l. 137; l. 155 "ssthresh is updated to the
 //!   estimated available bandwidth (ABW) at line 1 instead of being halved") is taken
 //!   literally by default (`ssthresh_from = "abw"`): ssthresh in bytes is ABW in bytes per
@@ -28,7 +32,9 @@
 //!   reading that ssthresh is a window is `ssthresh_from = "bdp"`: ABW * `window_rtt`
 //!   (SRTT by default; `"min_rtt"` gives Westwood's ABW * RTTmin). Either way ssthresh is floored at 2 MSS (the
 //!   paper states no floor). Before any estimate exists, Reno's max(FlightSize/2, 2 MSS)
-//!   stands in (on the first expiry of a timeout only, RFC 5681 §3.1).
+//!   stands in for ssthresh (on the first expiry of a timeout only, RFC 5681 §3.1); line 2
+//!   then halves it as it would an estimate, so cwnd ends at about FlightSize/4 or below
+//!   (Eq. 5). This happens only for a loss before the first ABW sample.
 //!   The Fig. 7 values do not fix the loss rate: cwnd "about 11024" at 54.75 s, 0.05 s after
 //!   the RTO, fits Eq. 5 at SLoss = 0.466 %, and equally cwnd = beta = 10000 (SLoss >= alpha)
 //!   plus one 1024-byte segment of slow start; l. 251 ("When the retransmissions end, cwnd of
@@ -53,7 +59,15 @@
 //!   l. 171's aside ("TCP's performance is maximized when cwnd is equal to BDP") is the
 //!   usual pipe-size statement, which uses RTTmin, and ABW * SRTT of a flow's own delivery
 //!   rate approaches its bytes in flight, so the test passes more easily as queues grow,
-//!   where l. 173 means the reset for a network that is not congested. The l. 271
+//!   where l. 173 means the reset for a network that is not congested. As Dynamic restarts
+//!   at cwnd >= beta = 10 kB after every FRR/RTO and slow-starts towards ssthresh = ABW,
+//!   the test (in flight above 12.5 kB) holds at nearly every timeout of a single flow: the
+//!   largest back-off of 1.0 above says so. `window_rtt` also sizes ssthresh under
+//!   `ssthresh_from = "bdp"`, where ABW * SRTT is about the current flight and cuts little;
+//!   the ablations that use `bdp` set `window_rtt = "min_rtt"` (Westwood's pipe size). The
+//!   RTO counts above come from the reproduction before the change (51.7 -> 53.7); the
+//!   reproduction after it reports 53.9 -> 51.9 for the reverse ablation (the 0.2 between
+//!   the two runs is not explained, untested). The l. 271
 //!   experiment itself (10 flows, 10 % loss) is not run, so which reading reproduces its
 //!   back-off of 8 is untested.
 //! - Eq. 2: partial_total_data_sent = the difference of `Ctx::segments_sent` (data segments

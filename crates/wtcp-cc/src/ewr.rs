@@ -54,7 +54,9 @@
 //!   what is sent, not cwnd, stays within oCwnd after (c)'s "cwnd + 2"). `ocwnd_source = "mirror"` is the former
 //!   default: the sender recomputes Eq. 1-3 over the arrival times echoed in the
 //!   timestamps (`rx_arrival`, one sample per ACK, d = newly acknowledged bytes,
-//!   duplicates counting one segment each as in Westwood+), with its own RTTmin. That
+//!   duplicates counting one segment each, taken off the next cumulative ACK whole as
+//!   Linux's Westwood+ does, not `westwood::net_of_duplicates`'s each-byte-once rule; this
+//!   touches only the mirror and the traced `bwe_bytes_per_s`), with its own RTTmin. That
 //!   accounting credits several segments to one arrival when a retransmission fills a
 //!   hole (single samples of 5 and 22 times the bottleneck rate at 1 % and 5 % loss on
 //!   `ewr-dumbbell`, oCwnd 149 and 228 segments, bursts that overflowed the queue by 48

@@ -35,19 +35,28 @@
 //!   segment counts, so an out-of-order segment's duplicate ACK counts it and the ACK that
 //!   fills a hole counts only the segment that filled it. The other reading, L_n = the
 //!   cumulative-ACK advance (`tabe_bytes = "cumulative_ack"`, algorithms.md §5.4 [REC]),
-//!   makes the estimate sag through recovery and jump on the hole-filling ACK: it reads up
-//!   to 1.9x the bottleneck's payload rate on the NJ+ two-hop path at 1 % loss (one 100 s
-//!   run), where the received count stays at or below 1.0x (`faithful_jersey.rs`). A lost
-//!   ACK's data is counted by the next one, so TABE stays immune to ACK loss.
+//!   is shaped by `dupack_credit` as ABE's is (next item). With `dupack_credit = false`
+//!   as well, the estimate sags through recovery and jumps on the hole-filling ACK: it
+//!   reads up to 1.9x the bottleneck's payload rate on the NJ+ two-hop path at 1 % loss
+//!   (one 100 s run; `faithful_jersey.rs` sets both), where the received count stays at or
+//!   below 1.0x. With the default `dupack_credit` it peaked at 1.00x / 0.98x at 1 / 5 %
+//!   loss (one 60 s run each). A lost ACK's data is counted by the next one, so TABE
+//!   stays immune to ACK loss.
 //! - ABE's L_n (`abe_bytes = "cumulative_ack"`, default): what the sender knows, "the size
 //!   of the data packet acknowledged by the nth ACK" (NJ+ l.86; l.124 "the length of the
-//!   data packet referenced by the nth ACK"): one data packet per ACK. A duplicate ACK
+//!   data packet referenced by the nth ACK"): one data packet per ACK. Read strictly, a
+//!   duplicate ACK acknowledges no data packet; the credit rests on l.86's premise that
+//!   "the pattern of an ACK returning to the sender is identical to the pattern of a data
+//!   packet reaching the receiver", and on l.88's MABE, which takes the larger of R_sn and
+//!   R_rn as two estimates of one quantity (they agree on the two-hop path with the
+//!   credit; without it R_sn peaked at 3.4x, and MABE picked it). A duplicate ACK
 //!   counts the segment whose arrival it reports, and a cumulative ACK its advance less what
 //!   duplicates already counted, at least one segment (`dupack_credit = true`, default; the
 //!   shared accounting of `westwood::net_of_duplicates`). The earlier reading,
 //!   `dupack_credit = false`, took the whole cumulative advance and 0 for a duplicate: the
 //!   ACK that fills a hole then counted every segment above it at once, and ABE read up to
-//!   55x the bottleneck over an RTT (NJ+'s R_sn 18x; `estimator_bounds.rs`), spikes that
+//!   55x the bottleneck over an RTT (NJ+'s R_sn 18x; one survey of random set-ups, another
+//!   found 26.7x / 16.3x; `estimator_bounds.rs` asserts more than 2x), spikes that
 //!   NJ+'s max(R_sn, R_rn) adopted. "One packet per ACK" is not strict: with no duplicate
 //!   credit pending a cumulative ACK counts its whole advance (a delayed ACK, the ACK after
 //!   a lost one). After a timeout, the go-back-N resend of segments the receiver already
@@ -215,7 +224,7 @@ pub(crate) const PARAMS: &[ParamInfo] = &[
         name: "dupack_credit",
         unit: "bool",
         default: "true",
-        doc: "L_n is one segment per ACK (l.86 \"the size of the data packet acknowledged by the nth ACK\"): a duplicate counts its segment, taken back from the covering cumulative ACK; off: L_n = the cumulative advance, 0 for a duplicate",
+        doc: "L_n is one segment per ACK (l.86: the ACK pattern mirrors the data arrivals): a duplicate counts its segment, taken back from the covering cumulative ACK; off: L_n = the cumulative advance, 0 for a duplicate",
         range: Range::Any,
     },
 ];
@@ -659,7 +668,8 @@ impl Jersey {
     }
 
     /// L_n for an ACK: the cumulative-ACK advance; with `dupack_credit`, one SMSS per
-    /// duplicate ACK, taken back from the cumulative ACK that covers it (Linux Westwood+).
+    /// duplicate ACK, taken back from the cumulative ACK that covers it
+    /// (`westwood::net_of_duplicates`).
     fn credited_bytes(&mut self, dup: bool, advance: u64, mss: f64) -> u64 {
         if !self.params.dupack_credit {
             return advance;

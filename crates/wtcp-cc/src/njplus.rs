@@ -35,7 +35,9 @@
 //!   L_n, and l.124 defines each. `new_jersey.abe_bytes = "received"` gives R_sn the
 //!   receiver's count instead (reading "referenced by" as the segment whose arrival sent the
 //!   ACK); that count is carried with the receiver's timestamp here, is not part of the
-//!   RFC 7323 option, and is not information an ACK-timed ABE has. What the choice does on
+//!   RFC 7323 option, and is not information an ACK-timed ABE has. For a duplicate ACK the
+//!   default already credits that segment, inferred by the sender; the two differ where
+//!   the sender cannot see arrivals (a lost ACK, a segment that arrives twice). What the choice does on
 //!   the NJ+ two-hop path (`faithful_jersey.rs`, 1 % loss): with the whole cumulative
 //!   advance (`dupack_credit = false`) R_sn jumps on the ACK that fills a hole and the
 //!   maximum takes the jump, far above the bottleneck's payload rate; one packet per ACK and

@@ -7,7 +7,8 @@
 //!   (also Casetti et al., Wireless Networks 8, 2002). One sample per ACK, Tustin filter.
 //! - `westwoodplus`: L. A. Grieco, S. Mascolo, "Performance evaluation and comparison of
 //!   Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 34(2), 2004; defaults
-//!   follow ns-3's `TcpWestwoodPlus` (ns-3.44). One sample per RTT.
+//!   follow ns-3's `TcpWestwoodPlus` (ns-3.44), except that each acknowledged byte is
+//!   credited once (`accounting`, below). One sample per RTT.
 //!
 //! Both grow the window as Reno does and use NewReno fast recovery. `westwood` with
 //! `flavour = "ns2"` reproduces UCLA's ns-2 TCPW-NR instead of the paper's description.
@@ -37,12 +38,12 @@
 //!   Linux (`filter = "linux"`): two cascaded 7/8 EWMAs started from the first sample.
 //!   `filter = "none"` is ns-3's FilterType None (bw = last sample).
 //! - Byte accounting (`accounting = "ns3"`), following ns-3's `PktsAcked` calls, except
-//!   that no byte is credited twice: a duplicate ACK counts one segment; a new ACK after k
-//!   duplicates (before recovery) counts max(acked - k segments, 0); a partial ACK counts
-//!   one segment; after an RTO, ACKs below the recovery point count in full and the one
-//!   crossing it only the part above; and each cumulative ACK, the one that ends recovery
-//!   included, counts at most what it acknowledges net of the segments duplicates already
-//!   counted (the correction shared with `"linux"`, next item). ns-3 (3.44,
+//!   that no byte is credited twice: a duplicate ACK counts one segment; a partial ACK
+//!   counts one segment; after an RTO, the ACK crossing the recovery point counts only the
+//!   part above it; other cumulative ACKs count their advance; and every cumulative ACK, a
+//!   new ACK after duplicates and the one that ends recovery included, counts at most its
+//!   advance net of the segments duplicates already counted, a net never below
+//!   min(acked, one segment) (the correction shared with `"linux"`, next item). ns-3 (3.44,
 //!   `TcpSocketBase::ProcessAck`) credits the ACK that leaves CA_RECOVERY with everything
 //!   from the old head, although its comment there means only the segments "we have not
 //!   passed to PktsAcked", and after an RTO it forgets its duplicate count and credits the
@@ -125,7 +126,9 @@
 //! agent the NJ+ authors ran is not stated [UNCONF]; Linux's Westwood+ through
 //! `Agent/TCP/Linux` corresponds to `westwoodplus` with `filter`, `sampling`, `accounting`,
 //! `response` = "linux", `window_rtt` = `min_rtt_of` = "sample" and
-//! `reset_min_rtt_on_timeout = true`.
+//! `reset_min_rtt_on_timeout = true`, except for one segment per partial ACK: `"linux"`
+//! accounting credits each byte once, where Linux's `westwood_acked_count` credits a
+//! partial ACK's segment twice (see "Each byte once"); Linux's exact count is not offered.
 //! - Per ACK (duplicates included): cumul_ack = packets newly acknowledged; a duplicate
 //!   counts 1 and is remembered (`unaccounted_`); a cumulative ACK of more than one packet
 //!   counts 1 if the duplicates already counted all of it (unaccounted_ -= cumul_ack - 1),
@@ -170,8 +173,9 @@ use crate::reno::{halved_ssthresh, Reno, RenoParams, ABC_LIMIT, BYTE_COUNTING};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Accounting {
-    /// MobiCom 2001 and Linux `westwood_acked_count`: duplicates count one segment and are
-    /// subtracted from the next cumulative ACK (each byte once; see the module header).
+    /// MobiCom 2001's rule, after Linux `westwood_acked_count`: duplicates count one segment
+    /// and are subtracted from the next cumulative ACK (each byte once, where Linux credits
+    /// a partial ACK's segment twice; see the module header).
     Linux,
     /// ns-3 `TcpSocketBase` calls of `PktsAcked`, without its double count (see the module
     /// header).
@@ -340,7 +344,7 @@ pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
         ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed", range: Range::above(0.0, MAX_SECONDS * 1e3) },
         ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)", range: Range::Any },
         ParamInfo { name: "virtual_sample_divisor", unit: "m", default: "2.0", doc: "m of tau/m, paper: m >= 2", range: Range::closed(1.0, 1e6) },
-        ParamInfo { name: "accounting", unit: "linux|ns3|ns3_literal", default: "linux", doc: "byte accounting of duplicate and cumulative ACKs (paper/Linux rule, ns-3's PktsAcked calls, or those with ns-3.44's double count)", range: Range::Any },
+        ParamInfo { name: "accounting", unit: "linux|ns3|ns3_literal", default: "linux", doc: "byte accounting of duplicate and cumulative ACKs (paper/Linux rule, each byte once; ns-3's PktsAcked calls, or those with ns-3.44's double count)", range: Range::Any },
         ParamInfo { name: "response", unit: "paper|ns3|linux", default: "paper", doc: "loss response: paper caps cwnd at ssthresh, ns3 sets cwnd = ssthresh, linux halves then sets BWE*RTTmin at recovery exit", range: Range::Any },
         BYTE_COUNTING,
         ABC_LIMIT,
@@ -360,7 +364,7 @@ pub const WESTWOODPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
         ParamInfo { name: "window_rtt", unit: "srtt|sample", default: "srtt", doc: "RTT that sizes a window: smoothed (ns-3) or latest raw sample (Linux)", range: Range::Any },
         ParamInfo { name: "min_rtt_of", unit: "srtt|sample", default: "srtt", doc: "RTTmin is the minimum smoothed RTT (ns-3) or the minimum raw sample (Linux, paper)", range: Range::Any },
         ParamInfo { name: "linux_min_window_ms", unit: "ms", default: "50.0", doc: "minimum window for linux sampling (Linux: 50 ms)", range: Range::closed(0.0, MAX_SECONDS * 1e3) },
-        ParamInfo { name: "accounting", unit: "ns3|linux|ns3_literal", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs: ns-3's PktsAcked calls (each byte once), Linux's rule, or ns-3.44's calls with their double count (the ns3 profile, to match ns-3)", range: Range::Any },
+        ParamInfo { name: "accounting", unit: "ns3|linux|ns3_literal", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs: ns-3's PktsAcked calls (each byte once), Linux's rule (each byte once), or ns-3.44's calls with their double count (the ns3 profile, to match ns-3)", range: Range::Any },
         ParamInfo { name: "response", unit: "ns3|paper|linux", default: "ns3", doc: "loss response: ns3 sets cwnd = ssthresh, paper caps cwnd at ssthresh, linux halves then sets BWE*RTTmin at recovery exit", range: Range::Any },
         ParamInfo { name: "reset_min_rtt_on_timeout", unit: "bool", default: "false", doc: "forget RTTmin on an RTO (Linux) or keep it (ns-3)", range: Range::Any },
         BYTE_COUNTING,
