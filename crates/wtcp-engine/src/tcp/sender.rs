@@ -531,10 +531,10 @@ impl Sender {
             None => None,
         };
         // What the ACK is for PRR: a duplicate, or (ns-3's m_isRetransDataAcked) a partial
-        // ACK in recovery that covers a retransmitted segment.
+        // ACK in recovery that covers a retransmitted segment (an old ACK is neither).
         let kind = if ack == una_before {
             AckKind::Duplicate
-        } else if self.in_recovery && self.covers_retransmission(ack) {
+        } else if ack > una_before && self.in_recovery && self.covers_retransmission(ack) {
             AckKind::RetransmissionAcked
         } else {
             AckKind::None
@@ -776,7 +776,7 @@ impl Sender {
         }
     }
 
-    /// Segments (from SND.UNA up) wholly below `ack`.
+    /// Segments (from SND.UNA up) below `ack`, for `ack` >= SND.UNA.
     fn segments_below(&self, ack: u64) -> usize {
         (ack.div_ceil(self.mss) - self.snd_una / self.mss) as usize
     }
