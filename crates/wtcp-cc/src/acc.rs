@@ -35,8 +35,10 @@
 //!   packets; here only nvar0 is truncated (`integer_segments`).
 //! - Repeated timeouts of the same data: ns-2's timeout() calls slowdown() on every expiry,
 //!   so ssthresh = max(cwnd/2, 2 segments) of the restart window and nvar0 is updated again
-//!   each time, so on a poor link nvar0 falls to the floor that ssthresh's 2 segments set:
-//!   int(0.4 * 2 + 0.6 * n) = 2 for any n >= 2 (a test shows 2 after ten expiries). The
+//!   each time, so on a poor link nvar0 falls to 2: each expiry takes n to
+//!   int(0.4 * max(int(n/2)/2, 2) + 0.6 * n) (ssthresh of the restart window int(n/2)),
+//!   which is below n for every n > 2 and 2 at n = 2 (10 -> 7 -> 5 -> 3 -> 2; a test shows 2
+//!   after ten repeated expiries). The
 //!   paper's "for poor link conditions nvar0 is set to its minimum value 1" (l. 61) is
 //!   reached only from a seed of 1, not by repeated expiries; the default rests on ns-2's
 //!   timeout(), not on that sentence. `repeated_timeouts = "ns2"` (default) does so;

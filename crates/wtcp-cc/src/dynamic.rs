@@ -16,8 +16,10 @@
 //!   available paper; its parameters are the nested `abw` table), counting each
 //!   acknowledged byte once (`westwood::net_of_duplicates`). Duplicates drawn by a
 //!   go-back-N resend of data the receiver already holds are still credited (see
-//!   `westwood`); Dynamic resends more of them than Westwood or Prairie, since it restarts
-//!   at cwnd >= beta = 10 kB after an RTO rather than at 1 MSS. Their effect is untested.
+//!   `westwood`). Dynamic may draw more of them than Westwood or Prairie: with ABW of at
+//!   least 2 * beta per second it restarts at cwnd >= beta = 10 kB after an RTO rather than
+//!   at 1 MSS, so more of the go-back-N resend leaves before the cumulative ACK jumps. How
+//!   many more, and their effect, is untested.
 //! - "ssthresh = ABW" (algorithm box line 1, l. 137; l. 155 "ssthresh is updated to the
 //!   estimated available bandwidth (ABW) at line 1 instead of being halved") is taken
 //!   literally by default (`ssthresh_from = "abw"`): ssthresh in bytes is ABW in bytes per
@@ -59,10 +61,12 @@
 //!   l. 171's aside ("TCP's performance is maximized when cwnd is equal to BDP") is the
 //!   usual pipe-size statement, which uses RTTmin, and ABW * SRTT of a flow's own delivery
 //!   rate approaches its bytes in flight, so the test passes more easily as queues grow,
-//!   where l. 173 means the reset for a network that is not congested. As Dynamic restarts
-//!   at cwnd >= beta = 10 kB after every FRR/RTO and slow-starts towards ssthresh = ABW,
-//!   the test (in flight above 12.5 kB) holds at nearly every timeout of a single flow: the
-//!   largest back-off of 1.0 above says so. `window_rtt` also sizes ssthresh under
+//!   where l. 173 means the reset for a network that is not congested. With the default
+//!   `ssthresh_from = "abw"` and ABW above 2 * beta per second, Dynamic restarts at
+//!   cwnd = min(ABW/2, reduced_cwnd) >= beta = 10 kB after an FRR/RTO and slow-starts
+//!   towards ssthresh = ABW; if that keeps ABW * SRTT (which approaches the bytes in
+//!   flight) above 12.5 kB, the test holds at nearly every timeout of a single flow. The
+//!   largest back-off of 1.0 above shows that the reset fired, not why (untested). `window_rtt` also sizes ssthresh under
 //!   `ssthresh_from = "bdp"`, where ABW * SRTT is about the current flight and cuts little;
 //!   the ablations that use `bdp` set `window_rtt = "min_rtt"` (Westwood's pipe size). The
 //!   RTO counts above come from the reproduction before the change (51.7 -> 53.7); the

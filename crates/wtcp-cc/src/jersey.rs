@@ -37,10 +37,11 @@
 //!   cumulative-ACK advance (`tabe_bytes = "cumulative_ack"`, algorithms.md §5.4 [REC]),
 //!   is shaped by `dupack_credit` as ABE's is (next item). With `dupack_credit = false`
 //!   as well, the estimate sags through recovery and jumps on the hole-filling ACK: it
-//!   reads up to 1.9x the bottleneck's payload rate on the NJ+ two-hop path at 1 % loss
-//!   (one 100 s run; `faithful_jersey.rs` sets both), where the received count stays at or
-//!   below 1.0x. With the default `dupack_credit` it peaked at 1.00x / 0.98x at 1 / 5 %
-//!   loss (one 60 s run each). A lost ACK's data is counted by the next one, so TABE
+//!   read up to 2.8x the bottleneck's payload rate on the NJ+ two-hop path at 1 % loss and
+//!   1.7x at 5 % (one 60 s run each, traced every 2 ms, the settings of
+//!   `faithful_jersey.rs`, which asserts more than 1.3x), where the received count stays at
+//!   or below 1.0x. With the default `dupack_credit` it peaked at 1.00x / 0.98x at 1 / 5 %
+//!   loss (the same runs). A lost ACK's data is counted by the next one, so TABE
 //!   stays immune to ACK loss.
 //! - ABE's L_n (`abe_bytes = "cumulative_ack"`, default): what the sender knows, "the size
 //!   of the data packet acknowledged by the nth ACK" (NJ+ l.86; l.124 "the length of the
@@ -55,8 +56,10 @@
 //!   shared accounting of `westwood::net_of_duplicates`). The earlier reading,
 //!   `dupack_credit = false`, took the whole cumulative advance and 0 for a duplicate: the
 //!   ACK that fills a hole then counted every segment above it at once, and ABE read up to
-//!   55x the bottleneck over an RTT (NJ+'s R_sn 18x; one survey of random set-ups, another
-//!   found 26.7x / 16.3x; `estimator_bounds.rs` asserts more than 2x), spikes that
+//!   55x the bottleneck over an RTT (NJ+'s R_sn 18x) in one survey of random set-ups and
+//!   26.7x / 16.3x in another (N, timestamps and code version not recorded; `survey()` in
+//!   `estimator_bounds.rs` covers Jersey's `dupack_credit = false` only; the test there
+//!   asserts more than 2x), spikes that
 //!   NJ+'s max(R_sn, R_rn) adopted. "One packet per ACK" is not strict: with no duplicate
 //!   credit pending a cumulative ACK counts its whole advance (a delayed ACK, the ACK after
 //!   a lost one). After a timeout, the go-back-N resend of segments the receiver already

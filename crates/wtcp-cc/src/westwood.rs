@@ -126,9 +126,11 @@
 //! agent the NJ+ authors ran is not stated [UNCONF]; Linux's Westwood+ through
 //! `Agent/TCP/Linux` corresponds to `westwoodplus` with `filter`, `sampling`, `accounting`,
 //! `response` = "linux", `window_rtt` = `min_rtt_of` = "sample" and
-//! `reset_min_rtt_on_timeout = true`, except for one segment per partial ACK: `"linux"`
-//! accounting credits each byte once, where Linux's `westwood_acked_count` credits a
-//! partial ACK's segment twice (see "Each byte once"); Linux's exact count is not offered.
+//! `reset_min_rtt_on_timeout = true`, except in the accounting: `"linux"` credits each byte
+//! once where Linux's `westwood_acked_count` over-credits one segment per partial ACK (a
+//! segment a duplicate already counted is credited again later; see "Each byte once"),
+//! and it applies to every ACK where Linux applies it on its slow path only. Linux's exact
+//! count is not offered.
 //! - Per ACK (duplicates included): cumul_ack = packets newly acknowledged; a duplicate
 //!   counts 1 and is remembered (`unaccounted_`); a cumulative ACK of more than one packet
 //!   counts 1 if the duplicates already counted all of it (unaccounted_ -= cumul_ack - 1),
@@ -173,9 +175,10 @@ use crate::reno::{halved_ssthresh, Reno, RenoParams, ABC_LIMIT, BYTE_COUNTING};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Accounting {
-    /// MobiCom 2001's rule, after Linux `westwood_acked_count`: duplicates count one segment
-    /// and are subtracted from the next cumulative ACK (each byte once, where Linux credits
-    /// a partial ACK's segment twice; see the module header).
+    /// The MobiCom 2001 / Linux `westwood_acked_count` rule (algorithms.md §4.2-4.3):
+    /// duplicates count one segment and are subtracted from the next cumulative ACK,
+    /// corrected so that each byte is credited once (Linux subtracts a partial ACK's whole
+    /// advance; see the module header).
     Linux,
     /// ns-3 `TcpSocketBase` calls of `PktsAcked`, without its double count (see the module
     /// header).

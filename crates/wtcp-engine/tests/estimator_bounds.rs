@@ -20,7 +20,8 @@
 //!   L_n, the whole cumulative-ACK advance (`dupack_credit = false`): the ACK that fills a
 //!   hole counts every segment the receiver held, and Eq. 1 over Tw = one RTT turns that
 //!   into a rate of several times the bottleneck (55x and 18x in one survey of random
-//!   set-ups, 26.7x and 16.3x in another; the test asserts more than 2x).
+//!   set-ups, 26.7x and 16.3x in another, N, timestamps and code version not recorded;
+//!   `survey` covers Jersey's `dupack_credit = false` only; the test asserts more than 2x).
 //! - `ewr`: the traced `bwe_bytes_per_s` is the sender's mirror of Eq. 1-2 (ewr.rs: "kept
 //!   up to date in every mode"), per ACK, with its own copy of Linux's duplicate-ACK
 //!   accounting (`delivered_bytes`, with the one-segment-per-partial-ACK over-credit
