@@ -26,11 +26,12 @@ from wtcp.ns3.translate import TCP_DEFAULTS
 LOSS = "links.1.ab.loss.rate"
 # What ns-3 fixes, matched in the reference scenario (the translator refuses wtcp's
 # defaults here: ns-3 always opens the connection, clears the backoff on new ACKs, grows on
-# the ACK that ends recovery and halves the pipe).
-MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True, "tcp.timeout_count_reset": "recovery_point",
+# the ACK that ends recovery, halves the pipe, cuts ssthresh on every timeout and recovers
+# without SACK from invented SACKs).
+MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True, "tcp.timeout_count_reset": "every_timeout", "tcp.reno_sack": True,
            "flows.0.cc_params.halve": "pipe"}
 MATCHED_SETS = ["--set", "tcp.handshake=true", "--set", 'tcp.backoff_reset="new_ack"', "--set", "tcp.recovery_exit_growth=true", "--set",
-                'tcp.timeout_count_reset="recovery_point"', "--set", 'flows.0.cc_params.halve="pipe"']
+                'tcp.timeout_count_reset="every_timeout"', "--set", "tcp.reno_sack=true", "--set", 'flows.0.cc_params.halve="pipe"']
 
 
 
@@ -59,21 +60,23 @@ REFUSED = {
     "Veno (paired only)": ({"flows.0.cc": "veno", "flows.0.cc_params": {}}, "flows.0.cc"),
     "a parameter ns-3 has not": ({"flows.0.cc_params": {"halve": "pipe", "byte_counting": True}}, "flows.0.cc_params.byte_counting"),
     # Under the rfc profile: the ns-3 engine runs a scenario that names none with ns3's.
-    "NewReno halving FlightSize (wtcp's default)": ({"profile": "rfc", "flows.0.cc_params": {}}, "flows.0.cc_params.halve"),
+    "NewReno halving FlightSize (wtcp's default)": ({"profile": "rfc", "tcp.reno_sack": True, "flows.0.cc_params": {}}, "flows.0.cc_params.halve"),
     "NewReno halving cwnd": ({"flows.0.cc_params": {"halve": "cwnd"}}, "flows.0.cc_params.halve"),
-    "CUBIC with HyStart++": ({"profile": "rfc", "flows.0.cc": "cubic", "flows.0.cc_params": {"reduce": "cwnd"}}, "flows.0.cc_params.hystart"),
-    "CUBIC reducing FlightSize": ({"profile": "rfc", "flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
+    "CUBIC with HyStart++": ({"profile": "rfc", "tcp.reno_sack": True, "flows.0.cc": "cubic", "flows.0.cc_params": {"reduce": "cwnd"}}, "flows.0.cc_params.hystart"),
+    "CUBIC reducing FlightSize": ({"profile": "rfc", "tcp.reno_sack": True, "flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
+    "CUBIC with RFC 5681 slow start": ({"flows.0.cc": "cubic", "flows.0.cc_params": {"slow_start": "rfc5681"}}, "flows.0.cc_params.slow_start"),
     "Westwood+ Linux filter": ({"flows.0.cc": "westwoodplus", "flows.0.cc_params": {"filter": "linux"}}, "flows.0.cc_params.filter"),
     "RFC 6298 backoff": ({"tcp.backoff_reset": "rtt_sample"}, "tcp.backoff_reset"),
     "no growth on the recovery-ending ACK": ({"tcp.recovery_exit_growth": False}, "tcp.recovery_exit_growth"),
     "PRR on FlightSize": ({"tcp.sack": True, "tcp.recovery": "prr", "tcp.prr_recover_fs": "flight_size"}, "tcp.prr_recover_fs"),
     "PRR without ns-3's duplicate-ACK credit": ({"tcp.sack": True, "tcp.recovery": "prr", "tcp.prr_dupack_credit": False}, "tcp.prr_dupack_credit"),
     "RFC 5681 timeout runs": ({"tcp.timeout_count_reset": "new_ack"}, "tcp.timeout_count_reset"),
+    "RFC 5681 inflation without SACK": ({"tcp.sack": False, "tcp.recovery": "classic", "tcp.reno_sack": False}, "tcp.reno_sack"),
     "no handshake": ({"tcp.handshake": False}, "tcp.handshake"),
     "no handshake, per flow": ({"flows.0.tcp": {"handshake": False}}, "flows.0.tcp.handshake"),
     "on/off": ({"flows.0.on_off": {"on_s": 1.0, "off_s": 1.0}}, "flows.0.on_off"),
-    "F-RTO": ({"tcp.frto": True}, "tcp.frto"),
-    "per-flow F-RTO": ({"flows.0.tcp": {"frto": True}}, "flows.0.tcp.frto"),
+    "F-RTO": ({"tcp.frto": True, "tcp.reno_sack": False}, "tcp.frto"),
+    "per-flow F-RTO": ({"flows.0.tcp": {"frto": True, "reno_sack": False}}, "flows.0.tcp.frto"),
     "slow-but-steady timer": ({"tcp.partial_ack_timer": "slow_but_steady"}, "tcp.partial_ack_timer"),
     "RTO cap": ({"tcp.rto_max_s": 30.0}, "tcp.rto_max_s"),
     "header size": ({"tcp.header_bytes": 52}, "tcp.header_bytes"),
@@ -111,7 +114,7 @@ def test_wtcp_defaults_are_explicit_parameters_and_pass(simple2):
 def test_a_default_ns3_cannot_match_is_refused_with_the_value_that_matches():
     with pytest.raises(Ns3TranslationError) as info:
         plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True,
-                                                         "tcp.timeout_count_reset": "recovery_point"}).document)
+                                                         "tcp.timeout_count_reset": "every_timeout", "tcp.reno_sack": True}).document)
     assert info.value.path == "flows.0.cc_params.halve"
     assert "(wtcp's default)" in info.value.reason and 'allowed: "pipe"' in info.value.reason
 

@@ -56,6 +56,11 @@ pub struct AckSample {
     pub ack: u64,
     /// Bytes newly acknowledged by this ACK (0 for a duplicate).
     pub acked_bytes: u64,
+    /// RFC 6937 §3 DeliveredData: bytes this ACK newly acknowledged, cumulatively or by
+    /// SACK, each byte once (bytes SACKed by an earlier ACK are not counted again when the
+    /// cumulative ACK passes them). Without SACK, `acked_bytes` (both are the part above the
+    /// recovery point on the ACK that ends ns-3's CA_LOSS, with `tcp.reno_sack`).
+    pub delivered_bytes: u64,
     /// A duplicate ACK in the RFC 5681 §2 sense.
     pub dup: bool,
     /// RTT sample taken from this ACK (Karn-filtered, or from the timestamp echo).

@@ -18,6 +18,15 @@
 //!   start (`reno::slow_start`, one SMSS per ACK). Linux and ns-3 ship the older HyStart
 //!   (Ha and Rhee 2011: ACK-train and delay detection), which is not implemented; the
 //!   two exit slow start on different signals.
+//! - `slow_start = "segments_acked"` (the `ns3` profile): slow start as ns-3.44's TcpCubic
+//!   runs it (tcp-cubic.cc:194-214, approximating Linux's QUICKACK): cwnd grows by every
+//!   whole segment the ACK newly delivers (RFC 6937 DeliveredData: with SACK, bytes SACKed
+//!   before are not counted again; tcp-socket-base.cc ProcessAck's segsAcked from the rate
+//!   sampler), the remainder kept for the next ACK, and not capped at ssthresh; nothing of
+//!   that ACK goes to congestion avoidance. Without SACK, after a timeout an ACK that jumps
+//!   over data the receiver held opens the window by the whole jump. Not reproduced: ns-3
+//!   grows only while the flow is cwnd-limited (`m_isCwndLimited`, tcp-cubic.cc:187-192),
+//!   which matters when the receive window, send buffer or application limits the flow.
 //! - The RFC works in segments: W_max, W_est, K and the cubic are kept in segments and
 //!   seconds, cwnd is converted at the boundary (`cwnd_bytes / MSS`).
 //! - §4.2 growth: cwnd += (target - cwnd)/cwnd once per new ACK (as the RFC says), with target
@@ -64,6 +73,13 @@ const PARAMS: &[ParamInfo] = &[
     ParamInfo { name: "alpha_switch", unit: "bool", default: "true", doc: "alpha_cubic becomes 1 once W_est >= cwnd_prior (RFC 9438 §4.3 SHOULD)", range: Range::Any },
     ParamInfo { name: "hystart", unit: "bool", default: "true", doc: "HyStart++ (RFC 9406) in the initial slow start; false: RFC 5681 slow start", range: Range::Any },
     ParamInfo {
+        name: "slow_start",
+        unit: "rfc5681|segments_acked",
+        default: "rfc5681",
+        doc: "slow start outside HyStart++: one SMSS per ACK at most, up to ssthresh (RFC 5681 eq. 2), or every whole segment acknowledged, uncapped (ns-3.44's TcpCubic)",
+        range: Range::Any,
+    },
+    ParamInfo {
         name: "reduce",
         unit: "flight_size|cwnd|pipe",
         default: "flight_size",
@@ -102,6 +118,19 @@ pub struct CubicParams {
     pub reduce: HalveOf,
     /// HyStart++ (RFC 9406) in the initial slow start (default true).
     pub hystart: bool,
+    /// Slow start outside HyStart++.
+    pub slow_start: SlowStart,
+}
+
+/// How slow start grows the window (outside HyStart++).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowStart {
+    /// RFC 5681 eq. 2: cwnd += min(N, SMSS) per ACK, not beyond ssthresh by more than that.
+    Rfc5681,
+    /// ns-3.44 tcp-cubic.cc:209: cwnd += segmentsAcked * SMSS, whole segments (the
+    /// remainder carried, as TcpSocketBase::ProcessAck does), no cap.
+    SegmentsAcked,
 }
 
 impl Default for CubicParams {
@@ -114,6 +143,7 @@ impl Default for CubicParams {
             alpha_switch: true,
             reduce: HalveOf::FlightSize,
             hystart: true,
+            slow_start: SlowStart::Rfc5681,
         }
     }
 }
@@ -178,6 +208,8 @@ struct State {
     w_cubic: f64,
     region: Region,
     hystart: HyStart,
+    /// `SlowStart::SegmentsAcked`: acknowledged bytes short of a whole segment.
+    ss_pending: u64,
 }
 
 /// The CUBIC state machine.
@@ -203,6 +235,7 @@ impl Cubic {
                 w_cubic: f64::NAN,
                 region: Region::SlowStart,
                 hystart: HyStart::default(),
+                ss_pending: 0,
             },
         }
     }
@@ -328,6 +361,12 @@ impl CongestionControl for Cubic {
             if self.params.hystart && w.ssthresh.is_infinite() {
                 // §4.10: the initial slow start with HyStart++ (RFC 9406).
                 self.hystart_ack(ack, w, cx);
+            } else if self.params.slow_start == SlowStart::SegmentsAcked {
+                // TcpSocketBase::ProcessAck's segsAcked counts DeliveredData (the rate
+                // sampler's delivered bytes): with SACK a jump over SACKed data adds little.
+                let bytes = ack.delivered_bytes + self.state.ss_pending;
+                self.state.ss_pending = bytes % cx.mss as u64;
+                w.cwnd += (bytes / cx.mss as u64) as f64 * mss;
             } else {
                 // §4.10: slow start per RFC 5681 eq. 2.
                 slow_start(w, ack.acked_bytes, mss);
@@ -578,6 +617,24 @@ mod tests {
         h.ack(1, 100 * MS);
         assert_eq!(var(&h, "k_s"), 0.0);
         assert_eq!(var(&h, "w_max_segments"), cwnd_epoch);
+    }
+
+    #[test]
+    fn ns3_slow_start_adds_every_acknowledged_segment_past_ssthresh() {
+        let p = CubicParams { hystart: false, ..CubicParams::default() };
+        let run = |slow_start| {
+            let mut h = Harness::new(build(&CubicParams { slow_start, ..p }));
+            h.w.ssthresh = 13.0 * SEG;
+            let start = h.w.cwnd;
+            h.ack(2, 100 * MS); // a delayed ACK
+            let after_two = h.w.cwnd - start;
+            h.ack(11, 100 * MS); // a cumulative jump (after a timeout, a filled hole)
+            (after_two, h.w.cwnd)
+        };
+        // RFC 5681 eq. 2: one SMSS per ACK, and the jump stops at ssthresh.
+        assert_eq!(run(SlowStart::Rfc5681), (SEG, 12.0 * SEG));
+        // ns-3.44's TcpCubic: every whole segment, uncapped: 10 + 2 + 11 segments.
+        assert_eq!(run(SlowStart::SegmentsAcked), (2.0 * SEG, 23.0 * SEG));
     }
 
     #[test]

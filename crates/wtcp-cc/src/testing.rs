@@ -83,6 +83,7 @@ impl Harness {
         let mut s = AckSample::default();
         s.ack = self.snd_una;
         s.acked_bytes = bytes;
+        s.delivered_bytes = bytes;
         s.rtt = Some(rtt);
         self.rx_bytes += bytes;
         s.rx_arrival = Some(self.now - rtt / 2);

@@ -52,3 +52,33 @@ fn westwoodplus_goodput_is_within_ten_percent_of_ns3() {
     }
     assert!(ok, "Westwood+ against ns-3:\n{report}");
 }
+
+/// ns-3 3.44 on simple2 without loss, `Sack=false` with `TcpClassicRecovery` (the suite's
+/// "no SACK" point, validation/results.json; the three seeds agree as no random loss is
+/// drawn): goodput Mb/s, retransmitted segments, of them data the receiver already held,
+/// fast retransmits, timeouts.
+const NS3_NO_SACK_LOSSLESS: (f64, u64, u64, u64, u64) = (1.81448, 2632, 2529, 75, 2);
+
+#[test]
+fn without_sack_the_ns3_profile_resends_what_ns3_resends() {
+    // ns-3's invented SACKs outlive recovery; an ACK that lands on one presumes the head lost
+    // and resends it (tcp-tx-buffer.cc:731-745), and the resent segments' duplicate ACKs start
+    // further recoveries: about 2500 needless retransmissions in 200 s on a lossless path.
+    let run = |reno_sack: &str| {
+        let sc = load(
+            "scenarios/reference-simple2.toml",
+            &[("profile", "\"ns3\""), ("tcp.sack", "false"), ("tcp.recovery", "\"classic\""), ("tcp.reno_sack", reno_sack), ("links.1.ab.loss.rate", "0.0")],
+        );
+        wtcp_engine::run(&sc).flows.remove(0)
+    };
+    let (goodput, retx, needless, fast, timeouts) = NS3_NO_SACK_LOSSLESS;
+    let near = |ours: u64, theirs: u64| (ours as f64 / theirs as f64 - 1.0).abs() <= 0.03;
+    let f = run("true");
+    let summary = format!("{:.4} Mb/s, {} retransmissions ({} needless), {} fast retransmits, {} timeouts", f.goodput_bps / 1e6, f.retransmitted_segments, f.unnecessary_retransmissions, f.fast_retransmits, f.timeouts);
+    assert!((f.goodput_bps / 1e6 / goodput - 1.0).abs() <= 0.01, "{summary}");
+    assert!(near(f.retransmitted_segments, retx) && near(f.unnecessary_retransmissions, needless), "{summary}");
+    assert!(near(f.fast_retransmits, fast) && f.timeouts == timeouts, "{summary}");
+    // RFC 5681 / RFC 6582 recovery (`reno_sack = false`) resends a tenth as much.
+    let rfc = run("false");
+    assert!(rfc.retransmitted_segments * 10 < retx, "{rfc:?}");
+}

@@ -187,3 +187,9 @@ fn a_ber_that_loses_most_packets_is_warned_about() {
     let sc = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("links.1.ab.loss".into(), "{ model = \"ber\", ber = 1e-6 }".into()), ("run.duration_s".into(), "2".into())]).unwrap();
     assert!(!wtcp_engine::run(&sc).warnings.iter().any(|w| w.contains("bit-error rate")));
 }
+
+#[test]
+fn ns3_recovery_without_sack_cannot_run_with_frto() {
+    // ns-3.44 has no F-RTO, and its CA_LOSS resends everything presumed lost at once.
+    check(&[("tcp.reno_sack", "true"), ("tcp.frto", "true")], "tcp.reno_sack", "set frto = false");
+}

@@ -70,6 +70,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "prr_extra_segment": "every_ack",
     "recovery_exit_growth": False,
     "timeout_count_reset": "new_ack",
+    "reno_sack": False,
 }
 
 NS3_RTO_CAP_S = 60.0  # tcp-socket-base.cc ReTxTimeout: m_rto = Min(2 * m_rto, 60 s)
@@ -115,6 +116,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         matched={
             "hystart": (False, "wtcp's CUBIC runs RFC 9406 HyStart++ by default; ns-3 3.44 has only the 2011 HyStart (ACK train and delay), a different slow-start exit, turned off with it"),
             "reduce": ("cwnd", "ns-3's TcpCubic::GetSsThresh multiplies cwnd by beta, as Linux does, not FlightSize (RFC 9438 §4.6)"),
+            "slow_start": ("segments_acked", "ns-3's TcpCubic::IncreaseWindow grows slow start by every segment an ACK acknowledges, uncapped, not by one SMSS per ACK (RFC 5681)"),
         },
     ),
     # ns-3's BBR needs pacing (as wtcp's paces).
@@ -161,13 +163,18 @@ TCP_MATCHED: dict[str, tuple[Any, str]] = {
     "handshake": (True, "ns-3 always opens the connection with SYN / SYN-ACK (TcpSocketBase::Connect)"),
     "backoff_reset": ("new_ack", "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data, which clears the backoff (TcpSocketBase::NewAck)"),
     "recovery_exit_growth": (True, "ns-3's TcpSocketBase::ProcessAck gives the ACK that ends fast recovery to IncreaseWindow with its whole span"),
-    "timeout_count_reset": ("recovery_point", "ns-3's TcpSocketBase::ReTxTimeout keeps ssthresh through CA_LOSS, which ends when the ACK reaches the timeout's recovery point"),
+    "timeout_count_reset": ("every_timeout", "ns-3's TcpSocketBase::ReTxTimeout cuts ssthresh on every timeout, from what was in flight (SetSentListLost clears the retransmitted flag its keep-ssthresh test reads)"),
 }
 # The same, where they apply only with PRR (`tcp.recovery = "prr"`).
 TCP_MATCHED_PRR: dict[str, tuple[Any, str]] = {
     "prr_recover_fs": ("pipe", "ns-3's TcpPrrRecovery::EnterRecovery takes RecoverFS from the pipe (tcb->m_bytesInFlight), not FlightSize"),
     "prr_dupack_credit": (True, "ns-3's TcpPrrRecovery::DoRecovery credits one more segment per duplicate ACK while less than RecoverFS was delivered"),
     "prr_extra_segment": ("retransmission_acked", "ns-3's TcpPrrRecovery::DoRecovery adds PRR-SSRB's extra segment only on an ACK of retransmitted data"),
+}
+
+# The same, where they apply only without SACK (`tcp.sack = false`).
+TCP_MATCHED_NO_SACK: dict[str, tuple[Any, str]] = {
+    "reno_sack": (True, "without SACK ns-3's TcpTxBuffer invents a SACK per duplicate ACK and keeps it after recovery, presumes everything sent lost after a timeout and ignores duplicate ACKs in CA_LOSS (AddRenoSack, SetSentListLost, TcpSocketBase::DupAck); RFC 5681 window inflation has no counterpart"),
 }
 
 
@@ -561,7 +568,7 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
         raise refuse(path, f"is \"{timer}\"; ns-3 restarts the RTO on the first partial ACK only (RFC 6582 Impatient, TcpSocketBase::ProcessAck); allowed: \"impatient\"")
     sack, _ = opt("sack")
     recovery, _ = opt("recovery")
-    matched = TCP_MATCHED | (TCP_MATCHED_PRR if recovery == "prr" else {})
+    matched = TCP_MATCHED | (TCP_MATCHED_PRR if recovery == "prr" else {}) | ({} if sack else TCP_MATCHED_NO_SACK)
     for key, (value, why) in matched.items():
         given, path = opt(key)
         if not same_value(given, value):

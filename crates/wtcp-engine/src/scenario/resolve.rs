@@ -66,12 +66,16 @@ pub struct TcpConfig {
     /// When PRR-SSRB's extra segment is allowed (`every_ack`, RFC 6937; ns-3: only on an ACK
     /// of retransmitted data).
     pub prr_extra_segment: PrrExtraSegment,
-    /// When a run of consecutive timeouts ends (`new_ack`, RFC 5681; `recovery_point`, ns-3).
+    /// When a run of consecutive timeouts ends (`new_ack`, RFC 5681; `every_timeout`, ns-3).
     pub timeout_count_reset: TimeoutCountReset,
     /// The ACK that ends fast recovery is also offered to the algorithm's window growth
     /// (ns-3.44's TcpSocketBase::ProcessAck calls IncreaseWindow with its whole span);
     /// RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 3 only deflate.
     pub recovery_exit_growth: bool,
+    /// Without SACK, ns-3.44's scoreboard of invented SACKs (one per duplicate ACK, kept
+    /// after recovery; everything lost after a timeout) drives the pipe and what is resent
+    /// (`tcp/reno_sack.rs`); RFC 5681 / RFC 6582 window inflation otherwise.
+    pub reno_sack: bool,
 }
 
 impl Default for TcpConfig {
@@ -104,6 +108,7 @@ impl Default for TcpConfig {
             prr_extra_segment: PrrExtraSegment::EveryAck,
             timeout_count_reset: TimeoutCountReset::NewAck,
             recovery_exit_growth: false,
+            reno_sack: false,
         }
     }
 }
@@ -1044,6 +1049,10 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
     if recovery == Recovery::Prr && !sack {
         return err(tp("recovery"), "is \"prr\", which needs sack = true here (PRR's pipe comes from the SACK scoreboard); allowed without SACK: \"classic\"");
     }
+    let reno_sack = pick!(reno_sack).unwrap_or(d.reno_sack);
+    if reno_sack && !sack && pick!(frto).unwrap_or(d.frto) {
+        return err(tp("reno_sack"), "is true, ns-3's recovery without SACK, which has no F-RTO; set frto = false, or reno_sack = false");
+    }
     let tcp = TcpConfig {
         mss,
         header_bytes,
@@ -1072,6 +1081,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         prr_extra_segment: pick!(prr_extra_segment).unwrap_or(d.prr_extra_segment),
         timeout_count_reset: pick!(timeout_count_reset).unwrap_or(d.timeout_count_reset),
         recovery_exit_growth: pick!(recovery_exit_growth).unwrap_or(d.recovery_exit_growth),
+        reno_sack,
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

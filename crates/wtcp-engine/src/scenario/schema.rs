@@ -96,6 +96,7 @@ pub struct TcpSection {
     pub prr_extra_segment: Option<PrrExtraSegment>,
     pub recovery_exit_growth: Option<bool>,
     pub timeout_count_reset: Option<TimeoutCountReset>,
+    pub reno_sack: Option<bool>,
 }
 
 /// When PRR-SSRB's extra segment (RFC 6937 §3) is allowed.
@@ -116,10 +117,10 @@ pub enum TimeoutCountReset {
     /// On any ACK of new data: the next timeout retransmits another segment for the first
     /// time and cuts ssthresh again.
     NewAck,
-    /// When an ACK reaches SND.MAX of the run's first timeout (ns-3.44 ReTxTimeout keeps
-    /// ssthresh while in CA_LOSS with the head already retransmitted,
-    /// tcp-socket-base.cc:3961-3964).
-    RecoveryPoint,
+    /// At every timeout: each one cuts ssthresh from what is in flight (ns-3.44: ReTxTimeout
+    /// clears every retransmitted flag in SetSentListLost, tcp-tx-buffer.cc:1299, before
+    /// the IsHeadRetransmitted test that would keep ssthresh, tcp-socket-base.cc:3939, 3961).
+    EveryTimeout,
 }
 
 /// What PRR's RecoverFS holds at the start of recovery.

@@ -2,6 +2,7 @@
 
 pub mod prr;
 pub mod receiver;
+pub mod reno_sack;
 pub mod sack;
 pub mod scoreboard;
 pub mod sender;

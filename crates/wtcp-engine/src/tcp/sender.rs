@@ -15,6 +15,19 @@
 //! first RTT sample unless the SYN was resent, and data follows at once (the first data
 //! segment acknowledges the SYN-ACK; no separate third packet).
 //!
+//! With `sack = false` and `reno_sack = true` (the `ns3` profile) an algorithm with NewReno
+//! recovery recovers as ns-3.44's TcpSocketBase does without SACK: invented SACKs from
+//! duplicate ACKs (`reno_sack.rs`) give the pipe, cwnd = ssthresh through recovery (no
+//! inflation), the head is resent on every partial ACK, and after a timeout everything
+//! sent is presumed lost and resent in order (CA_LOSS), with duplicate ACKs ignored until
+//! the ACK reaches the timeout's SND.MAX (tcp-socket-base.cc:1745-1748); the ACK that
+//! reaches it is credited to the algorithm only above that point (2219-2233). Not
+//! reproduced (an independent reading of the source; effects untested): ns-3 tells the
+//! algorithm of a duplicate ACK after its recovery bookkeeping and of a partial ACK as one
+//! segment after the retransmission, wtcp before and with the ACK's bytes; in CA_DISORDER
+//! ns-3 credits the segments less the duplicates counted; NextSeg sends a segment cut to the
+//! receive window where wtcp waits for a whole one.
+//!
 //! Simplifications (documented in docs/model.md): without the handshake data starts at the
 //! flow's start time with the initial window; segments always start at multiples of the
 //! MSS; no zero-window probing (the receive buffer is consumed at once).
@@ -24,6 +37,7 @@ use std::collections::VecDeque;
 use wtcp_cc::{AckSample, CongestionControl, Ctx, HostShared, Loss, RecoveryStyle, Requests, RttEstimator, Signal, Verdict, Window};
 
 use super::prr::{Prr, ReductionBound};
+use super::reno_sack::RenoSack;
 use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
@@ -119,9 +133,6 @@ pub struct Sender {
     pub inflation: f64,
     rwnd: u64,
     consecutive_rto: u32,
-    /// SND.MAX at the first timeout of the current run (`timeout_count_reset =
-    /// "recovery_point"`: the run lasts until an ACK reaches it).
-    rto_recover: Option<u64>,
     /// SND.MAX when the current run of duplicate ACKs began (limited transmit excluded
     /// from FlightSize, RFC 5681 §3.2 step 2).
     snd_max_at_first_dup: u64,
@@ -148,6 +159,13 @@ pub struct Sender {
     sb: Option<Scoreboard>,
     /// PRR state of the current recovery (RFC 6937), with `recovery = "prr"`.
     prr: Option<Prr>,
+    /// ns-3's scoreboard without SACK (`reno_sack`), for NewReno-style recovery.
+    reno: Option<RenoSack>,
+    /// `reno_sack`: after a timeout, until the ACK reaches `recover` (ns-3's CA_LOSS).
+    in_loss: bool,
+    /// `reno_sack`: bytes added to the pipe the algorithm sees when recovery starts (ns-3's
+    /// EnterRecovery passes BytesInFlight + one segment, tcp-socket-base.cc:1714-1717).
+    pipe_bonus: u64,
     /// The SYN-ACK has arrived (always true without the handshake).
     established: bool,
     /// When the first SYN left and how many were sent.
@@ -159,6 +177,7 @@ impl Sender {
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, total: Option<u64>) -> Self {
         let mss = u64::from(cfg.mss);
         let (cfg_sack, dupack_threshold, handshake) = (cfg.sack, cfg.dupack_threshold, cfg.handshake);
+        let reno = (cfg.reno_sack && !cfg.sack && cc.recovery_style() == RecoveryStyle::NewReno).then(|| RenoSack::new(mss));
         Sender {
             flow,
             src,
@@ -181,7 +200,6 @@ impl Sender {
             inflation: 0.0,
             rwnd: u64::MAX,
             consecutive_rto: 0,
-            rto_recover: None,
             snd_max_at_first_dup: 0,
             segs: VecDeque::new(),
             timed: None,
@@ -197,6 +215,9 @@ impl Sender {
             pace_timer: LazyTimer::default(),
             sb: cfg_sack.then(|| Scoreboard::new(mss, dupack_threshold)),
             prr: None,
+            reno,
+            in_loss: false,
+            pipe_bonus: 0,
             established: !handshake,
             syn_sent_at: 0,
             syns_sent: 0,
@@ -221,9 +242,10 @@ impl Sender {
         let head_lost = self.dupacks >= self.cfg.dupack_threshold && !self.in_recovery;
         let reported = (u64::from(self.dupacks) + u64::from(head_lost)) * self.mss;
         // With SACK, RFC 6675 SetPipe from the scoreboard.
-        let pipe = match &self.sb {
-            Some(sb) => sb.pipe(self.snd_una, self.snd_max),
-            None => outstanding.saturating_sub(reported),
+        let pipe = match (&self.sb, &self.reno) {
+            (Some(sb), _) => sb.pipe(self.snd_una, self.snd_max),
+            (None, Some(rs)) => rs.in_flight(self.snd_una, self.snd_max) + self.pipe_bonus,
+            (None, None) => outstanding.saturating_sub(reported),
         };
         let mut cx = Ctx {
             now: io.now,
@@ -335,6 +357,9 @@ impl Sender {
 
     /// Send new data while the window, the receive window and the send buffer allow.
     fn send_available(&mut self, io: &mut SenderIo) {
+        if self.reno.is_some() {
+            return self.reno_send(io);
+        }
         if !self.started || (self.in_recovery && self.sb.is_some()) {
             return; // RFC 6675 recovery sends through `sack_send`
         }
@@ -416,6 +441,9 @@ impl Sender {
         let retransmission = seq < self.snd_max;
         if retransmission {
             io.counters.retransmitted_segments += 1;
+            if let Some(rs) = self.reno.as_mut() {
+                rs.on_retransmit(self.snd_una, seq, len);
+            }
             if self.timed.is_some_and(|(end, _)| seq < end) {
                 self.timed = None; // Karn: the timed segment is ambiguous now
             }
@@ -530,6 +558,7 @@ impl Sender {
             }
             None => None,
         };
+        s.delivered_bytes = delivered;
         // What the ACK is for PRR: a duplicate, or (ns-3's m_isRetransDataAcked) a partial
         // ACK in recovery that covers a retransmitted segment (an old ACK is neither).
         let kind = if ack == una_before {
@@ -539,6 +568,14 @@ impl Sender {
         } else {
             AckKind::None
         };
+        if self.reno.is_some() {
+            if ack > self.snd_una {
+                self.reno_new_ack(p, s, io);
+            } else if ack == self.snd_una && self.snd_max > self.snd_una {
+                self.reno_dup_ack(s, io);
+            }
+            return self.reno_send(io);
+        }
         if ack > self.snd_una {
             self.on_new_ack(p, s, sacked, io);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
@@ -599,7 +636,9 @@ impl Sender {
         self.sb.is_none() && self.cc.recovery_style() == RecoveryStyle::Reno
     }
 
-    fn on_new_ack(&mut self, p: &Packet, mut s: AckSample, sacked: Option<SackUpdate>, io: &mut SenderIo) {
+    /// What every ACK of new data does first: RTT sample, SND.UNA, timer backoff, the
+    /// sample's fields, an ECN echo.
+    fn accept_new_ack(&mut self, p: &Packet, mut s: AckSample, io: &mut SenderIo) -> AckSample {
         let ack = p.ack;
         let acked = ack - self.snd_una;
         let sample = self.rtt_sample(p, io.now);
@@ -608,12 +647,8 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
-        // RFC 5681 §3.1: a new ACK ends the run of timeouts of one segment; ns-3 counts the
-        // run until the ACK reaches the timeout's recovery point (`timeout_count_reset`).
-        if self.cfg.timeout_count_reset == TimeoutCountReset::NewAck || self.rto_recover.is_none_or(|r| ack >= r) {
-            self.consecutive_rto = 0;
-            self.rto_recover = None;
-        }
+        // RFC 5681 §3.1: a new ACK ends the run of timeouts of one segment.
+        self.consecutive_rto = 0;
         if self.cfg.backoff_reset == BackoffReset::NewAck && self.rtt.backoff() > 0 {
             // As ns-3 (the RTO is recomputed from the estimator on every new ACK): new data
             // acknowledged ends the backoff even without a valid RTT sample. (Linux clears it
@@ -632,19 +667,17 @@ impl Sender {
             self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
             self.cwr_pending = true;
         }
+        s
+    }
+
+    fn on_new_ack(&mut self, p: &Packet, s: AckSample, sacked: Option<SackUpdate>, io: &mut SenderIo) {
+        let ack = p.ack;
+        let acked = ack - self.snd_una;
+        let mut s = self.accept_new_ack(p, s, io);
         if self.in_recovery {
             let full = self.reno_exit() || self.recover.is_none_or(|r| ack >= r);
             if full {
-                // RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6 / RFC 6675 §5: leave recovery.
-                self.in_recovery = false;
-                self.inflation = 0.0;
-                self.prr = None;
-                self.call_cc(io, |cc, w, cx| cc.on_recovery_exit(w, cx));
-                if self.cfg.recovery_exit_growth {
-                    // ns-3.44 tcp-socket-base.cc ProcessAck: IncreaseWindow on the exit ACK.
-                    self.call_cc(io, |cc, w, cx| cc.on_recovery_exit_growth(&s, w, cx));
-                }
-                self.rearm_after_new_ack(io);
+                self.leave_recovery(&s, io);
             } else if self.sb.is_some() {
                 // RFC 6675: a partial ACK; `sack_send` decides what goes out. The timer
                 // restarts on every ACK of new data (RFC 6298 §5.3).
@@ -663,12 +696,7 @@ impl Sender {
                 if acked >= self.mss {
                     self.inflation += self.mss as f64;
                 }
-                self.partial_acks += 1;
-                // RFC 6582 §4: Impatient restarts the timer on the first partial ACK only,
-                // Slow-but-Steady on every one.
-                if self.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady {
-                    self.restart_rto(io);
-                }
+                self.partial_ack_rearm(io);
             }
         } else {
             self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
@@ -683,6 +711,129 @@ impl Sender {
         }
     }
 
+    /// RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6 / RFC 6675 §5: leave recovery on `s`.
+    fn leave_recovery(&mut self, s: &AckSample, io: &mut SenderIo) {
+        self.in_recovery = false;
+        self.inflation = 0.0;
+        self.prr = None;
+        self.call_cc(io, |cc, w, cx| cc.on_recovery_exit(w, cx));
+        if self.cfg.recovery_exit_growth {
+            // ns-3.44 tcp-socket-base.cc ProcessAck: IncreaseWindow on the exit ACK.
+            self.call_cc(io, |cc, w, cx| cc.on_recovery_exit_growth(s, w, cx));
+        }
+        self.rearm_after_new_ack(io);
+    }
+
+    /// The partial-ACK timer rule of RFC 6582 §4: Impatient restarts the timer on the first
+    /// partial ACK only, Slow-but-Steady on every one.
+    fn partial_ack_rearm(&mut self, io: &mut SenderIo) {
+        self.partial_acks += 1;
+        if self.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady {
+            self.restart_rto(io);
+        }
+    }
+
+    // ---- ns-3's recovery without SACK (`reno_sack`) ----
+
+    /// An ACK of new data (tcp-socket-base.cc ProcessAck, its new-ACK branch 2040-2257).
+    fn reno_new_ack(&mut self, p: &Packet, s: AckSample, io: &mut SenderIo) {
+        let ack = p.ack;
+        if let Some(rs) = self.reno.as_mut() {
+            rs.discard(self.snd_una, ack, self.snd_max);
+        }
+        let mut s = self.accept_new_ack(p, s, io);
+        let below_recover = self.recover.is_some_and(|r| ack < r);
+        if self.in_recovery && below_recover {
+            // A partial ACK (2082-2131): the head is presumed lost and resent; the
+            // algorithm does not grow.
+            s.in_recovery = true;
+            self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+            if let Some(rs) = self.reno.as_mut() {
+                rs.mark_head_lost();
+            }
+            self.retransmit_head(io);
+            self.partial_ack_rearm(io);
+        } else if self.in_recovery {
+            self.leave_recovery(&s, io);
+        } else {
+            // CA_LOSS below its recovery point grows as usual (2134-2148); the ACK that
+            // leaves it is credited only above the recovery point (2219-2233).
+            if self.in_loss && !below_recover {
+                let above = ack - self.recover.unwrap_or(ack);
+                s.acked_bytes = above;
+                s.delivered_bytes = above;
+            }
+            self.in_loss &= below_recover;
+            self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+            self.rearm_after_new_ack(io);
+        }
+    }
+
+    /// A duplicate ACK (tcp-socket-base.cc DupAck, 1738-1840).
+    fn reno_dup_ack(&mut self, s: AckSample, io: &mut SenderIo) {
+        self.report_dup_ack(s, io);
+        if self.in_loss {
+            return; // "We do not count the DupAcks received in CA_LOSS" (1740-1748)
+        }
+        let (una, max) = (self.snd_una, self.snd_max);
+        if self.in_recovery {
+            if let Some(rs) = self.reno.as_mut() {
+                rs.add(una, max); // one segment has left the network (1772-1779)
+            }
+            return;
+        }
+        if self.dupacks == 0 {
+            self.snd_max_at_first_dup = self.snd_max;
+        }
+        self.dupacks += 1;
+        let recover_passed = self.recover.is_none_or(|r| una >= r);
+        let head_lost = self.reno.as_ref().is_some_and(|rs| rs.head_is_lost(una));
+        if (self.dupacks == self.cfg.dupack_threshold && recover_passed) || head_lost {
+            self.enter_fast_retransmit(io); // 1811-1827
+        } else if self.cfg.limited_transmit {
+            if let Some(rs) = self.reno.as_mut() {
+                rs.add(una, max); // limited transmit: a SACK that frees one segment (1834-1837)
+            }
+        }
+    }
+
+    /// ns-3's SendPendingData (3400-3540): while cwnd - BytesInFlight has room for a
+    /// segment, send what NextSeg names: a lost segment (rule 1) or new data (rule 2).
+    fn reno_send(&mut self, io: &mut SenderIo) {
+        if !self.started {
+            return;
+        }
+        let window = (self.win.cwnd.max(0.0) as u64).min(self.rwnd);
+        while let Some(rs) = self.reno.as_ref() {
+            let (una, max) = (self.snd_una, self.snd_max);
+            let lost = rs.next_lost(una, max);
+            let (seq, end) = match lost {
+                Some(seq) => (seq, max),
+                None if max < self.data_end => (max, self.data_end),
+                None => break,
+            };
+            let len = self.mss.min(end - seq);
+            if rs.in_flight(una, max) + len > window {
+                break;
+            }
+            if lost.is_none() {
+                let span = max + len - una;
+                if span > self.rwnd || span > self.cfg.send_buffer_bytes {
+                    break;
+                }
+            }
+            if self.pace_blocked(io) {
+                break;
+            }
+            self.pace_sent(len, io);
+            self.transmit(seq, len, io);
+            if lost.is_none() {
+                self.snd_max += len;
+            }
+            self.snd_nxt = self.snd_max;
+        }
+    }
+
     /// RFC 6298 §5.2-5.3: stop the timer when all data is acked, else restart it.
     fn rearm_after_new_ack(&mut self, io: &mut SenderIo) {
         if self.snd_una >= self.snd_max {
@@ -692,21 +843,14 @@ impl Sender {
         }
     }
 
-    fn on_dup_ack(&mut self, mut s: AckSample, sacked: Option<SackUpdate>, io: &mut SenderIo) {
+    fn on_dup_ack(&mut self, s: AckSample, sacked: Option<SackUpdate>, io: &mut SenderIo) {
         // RFC 6675 §2: with SACK a duplicate ACK is one that SACKs data not SACKed before.
         let counts = sacked.is_none_or(|u| u.newly_sacked > 0);
         if self.dupacks == 0 && counts {
             self.snd_max_at_first_dup = self.snd_max;
         }
         self.dupacks += u32::from(counts);
-        s.dup = true;
-        s.in_recovery = self.in_recovery;
-        s.delivered = self.snd_una;
-        if s.marked {
-            self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
-            self.cwr_pending = true;
-        }
-        self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
+        self.report_dup_ack(s, io);
         if self.in_recovery {
             if self.sb.is_none() {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per further duplicate.
@@ -715,6 +859,18 @@ impl Sender {
         } else {
             self.maybe_enter_recovery(io);
         }
+    }
+
+    /// Tell the algorithm of a duplicate ACK (and of the congestion mark it echoes).
+    fn report_dup_ack(&mut self, mut s: AckSample, io: &mut SenderIo) {
+        s.dup = true;
+        s.in_recovery = self.in_recovery;
+        s.delivered = self.snd_una;
+        if s.marked {
+            self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
+            self.cwr_pending = true;
+        }
+        self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
     }
 
     /// RFC 5681 §3.2 / RFC 6675 §5 (4): the DupThresh-th duplicate, or with SACK
@@ -738,7 +894,15 @@ impl Sender {
         let cause = io.oracle.cause_of(self.snd_una);
         io.counters.fast_retransmits += 1;
         io.counters.fast_retransmit_causes.add(cause);
+        if let Some(rs) = self.reno.as_mut() {
+            // ns-3 EnterRecovery (1686-1690): one more segment left, the head is lost; the
+            // algorithm halves BytesInFlight + one segment (1714-1717).
+            rs.add(self.snd_una, self.snd_max);
+            rs.mark_head_lost();
+            self.pipe_bonus = self.mss;
+        }
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::FastRetransmit, w, cx));
+        self.pipe_bonus = 0;
         io.counters.verdicts.add(cause, verdict);
         io.losses.push(LossEvent { timeout: false, seq: self.snd_una, cause, verdict });
         if self.cc.recovery_style() != RecoveryStyle::FastRetransmitOnly {
@@ -759,7 +923,7 @@ impl Sender {
                     };
                     self.prr = Some(Prr::start(recover_fs).with_dupack_credit(self.cfg.prr_dupack_credit));
                 }
-            } else {
+            } else if self.reno.is_none() {
                 // RFC 5681 §3.2 step 3: inflate by the segments that left the network.
                 self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
             }
@@ -871,16 +1035,20 @@ impl Sender {
             return;
         }
         self.consecutive_rto += 1;
-        if self.rto_recover.is_none() {
-            self.rto_recover = Some(self.snd_max);
-        }
         // RFC 6298 §5.5: back off the timer.
         self.rtt.on_timeout();
         io.counters.max_backoff = io.counters.max_backoff.max(self.rtt.backoff());
         let cause = io.oracle.cause_of(self.snd_una);
         io.counters.timeouts += 1;
         io.counters.timeout_causes.add(cause);
-        let consecutive = self.consecutive_rto;
+        // `timeout_count_reset = "every_timeout"`: ns-3.44's ReTxTimeout clears every
+        // retransmitted flag (SetSentListLost, tcp-tx-buffer.cc:1299) before it asks
+        // IsHeadRetransmitted (tcp-socket-base.cc:3939, 3961), so each timeout cuts ssthresh
+        // again from what was in flight: the algorithm sees every timeout as a first one.
+        let consecutive = match self.cfg.timeout_count_reset {
+            TimeoutCountReset::NewAck => self.consecutive_rto,
+            TimeoutCountReset::EveryTimeout => 1,
+        };
         let prior = self.win;
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
         io.counters.verdicts.add(cause, verdict);
@@ -894,6 +1062,12 @@ impl Sender {
         if let Some(sb) = self.sb.as_mut() {
             sb.on_timeout(self.snd_una);
         }
+        if let Some(rs) = self.reno.as_mut() {
+            // ns-3 ReTxTimeout (3917-3925 ResetRenoSack, 3939 SetSentListLost): forget the invented SACKs, everything sent is
+            // lost; CA_LOSS resends it in order through NextSeg.
+            rs.on_timeout(self.snd_max);
+            self.in_loss = true;
+        }
         self.dupacks = 0;
         self.timed = None;
         // RFC 5682 §2 step 1: F-RTO runs on the first timeout of an episode; it resends
@@ -903,7 +1077,9 @@ impl Sender {
         self.frto_allowance = 0;
         let len = self.mss.min(self.snd_max - self.snd_una);
         self.rto_head_end = self.snd_una + len;
-        if frto {
+        if self.reno.is_some() {
+            self.reno_send(io);
+        } else if frto {
             self.transmit(self.snd_una, len, io);
         } else {
             // Go-back-N: resend from SND.UNA (RFC 6298 §5.4 retransmits the earliest segment).
