@@ -14,6 +14,11 @@ Scale, wtcp alone: one NewReno dumbbell template with 1, 10, 100 and 1000 flows 
 100 Mb/s bottleneck, and with 10 flows over 2 Mb/s, 100 Mb/s, 1 Gb/s and 10 Gb/s;
 simulated durations chosen so that each case runs for about a second.
 
+Capacity traces, wtcp alone: the 10-flow dumbbell at 12 Mb/s with the bottleneck's
+forward direction at its fixed rate, following a mahimahi schedule of one opportunity per
+millisecond (the same 12 Mb/s), and following a CSV rate series of the same rate; the
+table gives the CPU time per event of each and its ratio to the fixed rate.
+
 Sweeps: the share of a sweep's CPU time spent simulating. A sweep of `SWEEP_RUNS` runs of
 two-hop-wireless (five algorithms x ten loss rates x ten replications) runs in this
 process (`--workers 1`) into a fresh store, once with 200-s and once with 20-s runs; the
@@ -184,6 +189,39 @@ def scale(repeats: int, duration_scale: float) -> list[dict[str, Any]]:
     return rows
 
 
+CAPACITY_SECONDS = 400.0  # simulated; about a second of CPU
+
+
+def capacity_cost(repeats: int, duration_scale: float) -> list[dict[str, Any]]:
+    """ns/event of the 12 Mb/s dumbbell at its fixed rate and with trace-driven capacity."""
+    import tempfile
+
+    duration = CAPACITY_SECONDS * duration_scale
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        mahimahi, csv = Path(d) / "one.trace", Path(d) / "rate.csv"
+        mahimahi.write_text("1\n")
+        csv.write_text("0,12\n1,12\n")
+        cases = {
+            "fixed 12 Mb/s": None,
+            "mahimahi, 1 opportunity/ms": {"trace": str(mahimahi)},
+            "CSV rate series, 12 Mb/s": {"trace": str(csv), "format": "csv"},
+        }
+        for label, capacity in cases.items():
+            doc = dumbbell_document(10, 12.0, duration)
+            bottleneck = next(link for link in doc["links"] if link.get("name") == "bottleneck")
+            if capacity is not None:
+                bottleneck["ab"] = {"capacity": capacity}
+            sc = Scenario.from_dict(doc)
+            runs = [wtcp_cpu(sc) for _ in range(repeats)]
+            cpu = statistics.median(c for c, _, _ in runs)
+            events = runs[-1][2]
+            rows.append({"case": label, "sim_seconds": duration, "cpu_s": cpu, "events": events, "ns_per_event": cpu * 1e9 / max(events, 1)})
+    for r in rows:
+        r["ratio"] = r["ns_per_event"] / rows[0]["ns_per_event"]
+    return rows
+
+
 SWEEP_RUNS = 500
 SWEEP_DURATIONS_S = (200.0, 20.0)
 
@@ -224,7 +262,8 @@ def sweep_share(duration_s: float, runs: int = SWEEP_RUNS) -> dict[str, Any]:
     return {"case": f"{sweep.size()} runs of {duration_s:g} s", "runs": outcome.done, "cpu_s": total, "simulation_s": simulation, "share": simulation / max(total, 1e-9)}
 
 
-def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], repeats: int, use_ns3: bool, why_no_ns3: str, swept: list[dict[str, Any]] = ()) -> None:
+def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], repeats: int, use_ns3: bool, why_no_ns3: str, swept: list[dict[str, Any]] = (),
+                 capacity: list[dict[str, Any]] = ()) -> None:
     from rich.table import Table
 
     from wtcp.report import stdout_console
@@ -251,6 +290,13 @@ def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], r
     for r in scaled:
         table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['cpu_s']:.3f}", f"{r['events']:,}", f"{r['ns_per_event']:.0f}")
     console.print(table)
+    if capacity:
+        table = Table(title=f"capacity traces: 10-flow dumbbell, 12 Mb/s bottleneck; event-loop CPU seconds: median of {repeats}", title_justify="left")
+        for header, justify in (("bottleneck", "left"), ("simulated s", "right"), ("loop CPU s", "right"), ("events", "right"), ("ns/event", "right"), ("vs fixed", "right")):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for r in capacity:
+            table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['cpu_s']:.3f}", f"{r['events']:,}", f"{r['ns_per_event']:.0f}", f"{r['ratio']:.2f}x")
+        console.print(table)
     if swept:
         table = Table(title="sweeps of two-hop-wireless in one process (--workers 1): CPU spent simulating", title_justify="left")
         for header, justify in (("sweep", "left"), ("sweep CPU s", "right"), ("event loops CPU s", "right"), ("simulating", "right")):
@@ -279,8 +325,9 @@ def main(argv: list[str] | None = None) -> None:
     why = "--no-ns3" if args.no_ns3 else "the ns3 package (ns-3 3.44) is not installed: pip install 'wtcp[ns3]'"
     compared = compare(repeats, use_ns3, args.duration_scale)
     scaled = scale(repeats, args.duration_scale)
+    capacity = capacity_cost(repeats, args.duration_scale)
     swept = [sweep_share(d * args.duration_scale, args.sweep_runs) for d in SWEEP_DURATIONS_S] if args.sweep_runs else []
-    print_tables(compared, scaled, repeats, use_ns3, why, swept)
+    print_tables(compared, scaled, repeats, use_ns3, why, swept, capacity)
 
 
 if __name__ == "__main__":

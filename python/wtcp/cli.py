@@ -157,6 +157,7 @@ LAZY_COMMANDS = {
     "report": "wtcp.reproduce.cli:report_command",
     "crosscheck": "wtcp.crosscheck:crosscheck_command",
     "validate": "wtcp.validate:validate_command",
+    "trace": "wtcp.trace_cli:trace_command",
 }
 
 

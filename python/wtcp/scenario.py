@@ -49,6 +49,24 @@ def builtin_scenarios() -> list[tuple[str, str, Path]]:
     return out
 
 
+def _trace_paths_beside(text: str, directory: Path) -> list[tuple[str, str]]:
+    """Overrides that make each link direction's relative `capacity.trace` path absolute,
+    relative to `directory` (a text the core will refuse is left to it)."""
+    try:
+        doc = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return []
+    links = doc.get("links")
+    out: list[tuple[str, str]] = []
+    for i, link in enumerate(links if isinstance(links, list) else []):
+        for side in ("ab", "ba"):
+            cap = link.get(side, {}).get("capacity") if isinstance(link, dict) and isinstance(link.get(side), dict) else None
+            trace = cap.get("trace") if isinstance(cap, dict) else None
+            if isinstance(trace, str) and trace and not os.path.isabs(trace):
+                out.append((f"links.{i}.{side}.capacity.trace", to_toml_value(os.fspath((directory / trace).absolute()))))
+    return out
+
+
 class Scenario:
     """A checked scenario document plus field overrides.
 
@@ -100,9 +118,10 @@ class Scenario:
 
     @classmethod
     def from_file(cls, path: PathLike) -> Scenario:
-        """Read a TOML scenario file (`OSError` if it cannot be read)."""
+        """Read a TOML scenario file (`OSError` if it cannot be read). A capacity trace
+        file named by a relative path is found beside the scenario file."""
         text = Path(path).read_text(encoding="utf-8")
-        return cls(text, "toml", source=os.fspath(path))
+        return cls(text, "toml", _trace_paths_beside(text, Path(path).parent), source=os.fspath(path))
 
     @classmethod
     def from_toml(cls, text: str) -> Scenario:

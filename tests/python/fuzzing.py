@@ -103,9 +103,20 @@ class DataChooser:
 # --- bases ---
 
 
+def traces_beside(doc: dict[str, Any], directory: Path) -> dict[str, Any]:
+    """The document with relative capacity trace paths made absolute against `directory`
+    (as `Scenario.from_file` finds them beside the scenario file)."""
+    for link in doc.get("links", []):
+        for side in ("ab", "ba"):
+            cap = link.get(side, {}).get("capacity", {})
+            if isinstance(cap.get("trace"), str) and not Path(cap["trace"]).is_absolute():
+                cap["trace"] = str(directory / cap["trace"])
+    return doc
+
+
 def bases() -> list[tuple[str, dict[str, Any]]]:
     """(name, document) of every base: shipped scenarios, then each sweep's first run."""
-    out = [(p.name, tomllib.loads(p.read_text(encoding="utf-8"))) for p in sorted(SCENARIO_DIR.glob("*.toml"))]
+    out = [(p.name, traces_beside(tomllib.loads(p.read_text(encoding="utf-8")), p.parent)) for p in sorted(SCENARIO_DIR.glob("*.toml"))]
     from wtcp.sweep.spec import Sweep
 
     for path in SWEEP_FILES:

@@ -36,7 +36,7 @@ def cases() -> dict[str, dict]:
     fuzzing.load_bases()
     out = {name: fuzzing.shorten(doc) for name, doc in fuzzing.BASES}
     traced = dict(out[TRACED])
-    traced["trace"] = {"interval_ms": 50.0}
+    traced["trace"] = {"enabled": True, "interval_ms": 50.0}
     out[f"{TRACED}+trace"] = traced
     return out
 

@@ -52,6 +52,7 @@ REFUSED = {
     "no PPP header": ({"links.0.link_header_bytes": 0}, "links.0.link_header_bytes"),
     "RED queue": ({"links.1.queue": {"discipline": "red", "limit_packets": 100}}, "links.1.queue.discipline"),
     "ARQ": ({"links.1.ab.arq": {"retry_limit": 3}}, "links.1.ab.arq"),
+    "a capacity trace": ({"links.1.ab.capacity": {"model": "steps", "steps": [[1.0, 2.0]], "duration_s": 1.0}}, "links.1.ab.capacity"),
     "delay spikes": ({"links.1.ab.delay_spikes": [{"start_s": 2.0, "duration_s": 1.0, "extra_delay_ms": 50.0}]}, "links.1.ab.delay_spikes"),
     "a cycle": ({"links.2": {"a": "S", "b": "D", "rate_mbps": 1.0, "delay_ms": 1.0, "link_header_bytes": 2}}, "links.2"),
     "Reno": ({"flows.0.cc": "reno", "flows.0.cc_params": {}}, "flows.0.cc"),

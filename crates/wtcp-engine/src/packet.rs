@@ -62,6 +62,8 @@ pub struct Packet {
     pub ece: bool,
     /// When the packet was created (for one-way delay of UDP).
     pub created: Time,
+    /// When it entered the queue of the link direction it is on (set by the link).
+    pub enqueued: Time,
 }
 
 impl Packet {
@@ -88,6 +90,7 @@ impl Packet {
             cwr: false,
             ece: false,
             created: now,
+            enqueued: now,
         }
     }
 }

@@ -91,6 +91,9 @@ pub struct Traces {
     pub queue_dir: Vec<u32>,
     pub queue_packets: Vec<u32>,
     pub queue_bytes: Vec<u64>,
+    /// The direction's capacity at the sample, Mb/s: its rate, or what its capacity trace
+    /// offers then (a mahimahi schedule: its opportunities in the surrounding 100 ms).
+    pub queue_capacity_mbps: Vec<f64>,
     /// Fast retransmits and timeouts.
     pub loss_time: Vec<f64>,
     pub loss_flow: Vec<u32>,

@@ -167,7 +167,8 @@ impl<'s> World<'s> {
                     loss,
                     imp.applies_to,
                     imp.arq,
-                ));
+                )
+                .with_capacity(imp.capacity.clone()));
                 outage_gens.push(imp.random_outages.clone().map(|cfg| OutageGen { cfg, rng: label(format!("{tag}:outages")) }));
             }
         }
@@ -721,6 +722,7 @@ impl<'s> World<'s> {
             tr.queue_dir.push(d.id);
             tr.queue_packets.push(d.queue_packets() as u32);
             tr.queue_bytes.push(d.queue_bytes());
+            tr.queue_capacity_mbps.push(d.capacity_bps(self.now) / 1e6);
         }
         let iv = self.sc.trace_interval.expect("tracing is on");
         self.ev.schedule(self.now + iv, Event::TraceSample);

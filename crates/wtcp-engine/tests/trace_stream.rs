@@ -36,6 +36,7 @@ fn append(a: &mut Traces, b: Traces) {
     a.queue_dir.extend(b.queue_dir);
     a.queue_packets.extend(b.queue_packets);
     a.queue_bytes.extend(b.queue_bytes);
+    a.queue_capacity_mbps.extend(b.queue_capacity_mbps);
     a.loss_time.extend(b.loss_time);
     a.loss_flow.extend(b.loss_flow);
     a.loss_timeout.extend(b.loss_timeout);

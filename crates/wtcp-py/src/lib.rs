@@ -398,6 +398,7 @@ fn traces_to_dict<'py>(py: Python<'py>, t: Traces) -> PyResult<Bound<'py, PyDict
     q.set_item("dir", t.queue_dir.into_pyarray(py))?;
     q.set_item("packets", t.queue_packets.into_pyarray(py))?;
     q.set_item("bytes", t.queue_bytes.into_pyarray(py))?;
+    q.set_item("capacity_mbps", t.queue_capacity_mbps.into_pyarray(py))?;
     out.set_item("queues", q)?;
 
     let l = PyDict::new(py);
@@ -467,6 +468,33 @@ fn profiles(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
+/// A link capacity from its `capacity` table as TOML text (a trace file or a synthetic
+/// model; `seed` seeds a model without its own). Returns a dict: `kind`
+/// ("opportunities": `times_ms`, one per opportunity of one period, the last the period;
+/// "rates": `times_s`, `rates_mbps`, `interpolate`).
+#[pyfunction]
+#[pyo3(signature = (text, seed = 1))]
+fn capacity<'py>(py: Python<'py>, text: &str, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+    use wtcp_engine::net::capacity::{Capacity, Interpolate};
+    let cap = wtcp_engine::scenario::traces::resolve_text(text, seed).map_err(scenario_err)?;
+    let d = PyDict::new(py);
+    match cap {
+        Capacity::Opportunities(o) => {
+            d.set_item("kind", "opportunities")?;
+            let ms: Vec<u64> = o.times().iter().map(|t| t / 1_000_000).collect();
+            d.set_item("times_ms", ms.into_pyarray(py))?;
+        }
+        Capacity::Rates(r) => {
+            d.set_item("kind", "rates")?;
+            let (t, v): (Vec<f64>, Vec<f64>) = r.points().iter().map(|&(t, v)| (t as f64 / 1e9, v / 1e6)).unzip();
+            d.set_item("times_s", t.into_pyarray(py))?;
+            d.set_item("rates_mbps", v.into_pyarray(py))?;
+            d.set_item("interpolate", if r.interpolate() == Interpolate::Linear { "linear" } else { "step" })?;
+        }
+    }
+    Ok(d)
+}
+
 /// Parameters as dicts: name, unit, default, doc, range (text; "" for a switch or a
 /// choice) and, for a nested table, its own `params`.
 fn param_list<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo]) -> PyResult<Bound<'py, PyList>> {
@@ -497,6 +525,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_document, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(capacity, m)?)?;
     m.add_class::<RunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

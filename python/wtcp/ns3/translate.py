@@ -327,7 +327,7 @@ TOP_KEYS = ("name", "description", "profile", "run", "tcp", "nodes", "links", "w
 RUN_KEYS = ("duration_s", "seed", "replication", "measure_from_s", "measure_to_s")
 LINK_KEYS = ("name", "a", "b", "rate_mbps", "delay_ms", "link_header_bytes", "queue", "ab", "ba")
 QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "min_th", "max_th", "max_p", "weight", "gentle", "ecn", "threshold", "mean_packet_bytes")
-DIR_KEYS = ("loss", "loss_applies_to", "outages", "random_outages", "delay_spikes", "arq")
+DIR_KEYS = ("loss", "loss_applies_to", "outages", "random_outages", "delay_spikes", "arq", "capacity")
 FLOW_KEYS = ("kind", "name", "src", "dst", "start_s", "stop_s", "count", "start_stagger_s", "on_off", "cc", "cc_params", "bytes", "tcp", "rate_mbps", "packet_bytes")
 
 
@@ -424,6 +424,8 @@ def dir_plan(p: str, d: dict[str, Any]) -> DirPlan | None:
     known(d, DIR_KEYS, p)
     if d.get("arq") is not None:
         raise refuse(f"{p}.arq", "link-layer ARQ has no counterpart on ns-3's point-to-point device; allowed: leave it out")
+    if d.get("capacity") is not None:
+        raise refuse(f"{p}.capacity", "ns-3 3.44 has no link whose capacity follows a trace (its point-to-point device sends at one DataRate); allowed: leave it out and set rate_mbps")
     if d.get("delay_spikes"):
         raise refuse(f"{p}.delay_spikes", "delay spikes have no counterpart on ns-3's point-to-point channel (one fixed delay); allowed: []")
     out = DirPlan(data_only=d.get("loss_applies_to", "data") == "data")

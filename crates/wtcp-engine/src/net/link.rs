@@ -1,11 +1,14 @@
 //! One direction of a full-duplex point-to-point link: a DropTail queue, a transmitter
-//! and a propagation pipe (htsim's Queue + Pipe).
+//! and a propagation pipe (htsim's Queue + Pipe). The transmitter runs at the link's rate,
+//! or follows a capacity trace (`capacity.rs`: mahimahi's delivery opportunities or a rate
+//! series).
 //!
 //! At most two events are pending per direction: the end of the current transmission
 //! and the arrival of the pipe's head. Packets in the pipe wait in a ring buffer.
 
 use std::collections::VecDeque;
 
+use super::capacity::{Capacity, Cursor};
 use super::loss::LossModel;
 use super::queue::{Admit, AqmState};
 use super::routing::DirId;
@@ -79,6 +82,11 @@ pub struct LinkDir {
     queue: VecDeque<PacketId>,
     queue_bytes: u64,
     in_tx: Option<PacketId>,
+    /// When the packet in transmission started (for a packet capture).
+    tx_start: Time,
+    /// A trace-driven capacity, and where the transmitter stands in it.
+    capacity: Option<Capacity>,
+    cursor: Cursor,
     pipe: VecDeque<(Time, PacketId)>,
     loss: Option<LossModel>,
     applies_to: AppliesTo,
@@ -116,6 +124,9 @@ impl LinkDir {
             queue: VecDeque::new(),
             queue_bytes: 0,
             in_tx: None,
+            tx_start: 0,
+            capacity: None,
+            cursor: Cursor::default(),
             pipe: VecDeque::new(),
             loss,
             applies_to,
@@ -126,9 +137,31 @@ impl LinkDir {
         }
     }
 
+    /// Take the capacity from a trace instead of the rate.
+    pub fn with_capacity(mut self, capacity: Option<Capacity>) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// The capacity available now, b/s (the rate, a trace's current rate, or a mahimahi
+    /// schedule's opportunities in the surrounding 100 ms), for traces.
+    pub fn capacity_bps(&self, now: Time) -> f64 {
+        match &self.capacity {
+            None => self.tx_times.rate_bps(),
+            Some(Capacity::Rates(r)) => r.rate_at(now),
+            Some(Capacity::Opportunities(o)) => {
+                const WINDOW: Time = 100_000_000;
+                let from = now.saturating_sub(WINDOW / 2);
+                let n = o.first_after(from + WINDOW) - o.first_after(from);
+                n as f64 * 1500.0 * 8.0 / (WINDOW as f64 / 1e9)
+            }
+        }
+    }
+
     /// Offer a packet: the queue discipline may drop or mark it; then start sending it at
     /// once if idle, queue it, or refuse it (full).
     pub fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time, ev: &mut EventQueue) -> Result<(), PacketId> {
+        pool.get_mut(id).enqueued = now;
         if !self.aqm.is_drop_tail() {
             let ect = pool.get(id).ect;
             match self.aqm.on_arrival(self.queue.len(), now, ect) {
@@ -146,7 +179,7 @@ impl LinkDir {
         }
         let size = pool.get(id).size;
         if self.in_tx.is_none() {
-            self.start_tx(id, size, now, ev);
+            self.start_tx(id, size, now, now, ev);
             return Ok(());
         }
         let full = match (self.queue_cfg.limit_packets, self.queue_cfg.limit_bytes) {
@@ -162,11 +195,18 @@ impl LinkDir {
         Ok(())
     }
 
-    fn start_tx(&mut self, id: PacketId, size: u32, now: Time, ev: &mut EventQueue) {
+    /// Start sending packet `id`, queued since `arrival`, at `now`.
+    fn start_tx(&mut self, id: PacketId, size: u32, arrival: Time, now: Time, ev: &mut EventQueue) {
         self.in_tx = Some(id);
+        self.tx_start = now;
         self.attempts += 1;
         let wire = size + self.link_header;
-        ev.schedule(now + self.tx_times.get(wire), Event::TxDone { dir: self.id });
+        let done = match &self.capacity {
+            None => now + self.tx_times.get(wire),
+            Some(Capacity::Opportunities(o)) => o.send(&mut self.cursor, arrival, wire).max(now),
+            Some(Capacity::Rates(r)) => r.finish(now, f64::from(wire) * 8.0),
+        };
+        ev.schedule(done, Event::TxDone { dir: self.id });
     }
 
     /// The transmitter finished: decide the packet's fate, put it in the pipe, start the next.
@@ -188,8 +228,8 @@ impl LinkDir {
             if self.attempts <= arq.retry_limit {
                 // ARQ: send the same frame again at once.
                 self.stats.retries += 1;
-                let size = p.size;
-                self.start_tx(id, size, now, ev);
+                let (size, queued) = (p.size, p.enqueued);
+                self.start_tx(id, size, queued, now, ev);
                 return TxOutcome::Retrying;
             }
         }
@@ -214,9 +254,9 @@ impl LinkDir {
             self.stats.drops[cause.index()] += 1;
         }
         if let Some(next) = self.queue.pop_front() {
-            let size = pool.get(next).size;
+            let (size, queued) = (pool.get(next).size, pool.get(next).enqueued);
             self.queue_bytes -= u64::from(size);
-            self.start_tx(next, size, now, ev);
+            self.start_tx(next, size, queued, now, ev);
         } else {
             self.aqm.on_idle(now);
         }
@@ -239,10 +279,8 @@ impl LinkDir {
     /// The packet being serialised, if any, and when its transmission began, given the
     /// time `now` at which it ends (for a packet capture; the memo of times is not used,
     /// so nothing changes).
-    pub fn in_tx(&self, now: Time, pool: &PacketPool) -> Option<(PacketId, Time)> {
-        let id = self.in_tx?;
-        let wire = pool.get(id).size + self.link_header;
-        Some((id, now - crate::time::tx_time(wire, self.tx_times.rate_bps())))
+    pub fn in_tx(&self, _now: Time, _pool: &PacketPool) -> Option<(PacketId, Time)> {
+        Some((self.in_tx?, self.tx_start))
     }
 
     /// The packet being serialised if this is its first attempt (ARQ retries excluded).

@@ -1,5 +1,6 @@
 //! The network: routing, link directions (queue, transmitter, pipe) and impairments.
 
+pub mod capacity;
 pub mod link;
 pub mod loss;
 pub mod queue;

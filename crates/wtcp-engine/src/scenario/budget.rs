@@ -64,19 +64,20 @@ fn packet_bytes() -> f64 {
 /// Fixed state of one flow (sender, receiver, algorithm, counters, result), bytes.
 const FLOW_BYTES: f64 = 4096.0;
 /// Bytes of a trace row: a flow row (time, flow, about a dozen columns), a congestion-control
-/// variable row (time, flow, name, value), a queue row (time, direction, packets, bytes);
+/// variable row (time, flow, name, value), a queue row (time, direction, packets, bytes,
+/// capacity);
 /// doubled for the copy made when the traces are handed over (NumPy arrays, CSV).
 const FLOW_ROW_BYTES: f64 = 2.0 * 120.0;
 const CC_ROW_BYTES: f64 = 2.0 * 40.0;
-const QUEUE_ROW_BYTES: f64 = 2.0 * 24.0;
+const QUEUE_ROW_BYTES: f64 = 2.0 * 32.0;
 /// Bytes of a trace row as CSV text (upper bounds: at most 24 characters and a separator
 /// per number, the direction's `link:from->to` name in a queue row taken as 64 at most):
 /// a flow row of 14 numbers, a congestion-control row of three numbers and a name, a
-/// queue row of four numbers and the link name. Measured on the dumbbell scenario: 125
+/// queue row of five numbers and the link name. Measured on the dumbbell scenario: 125
 /// bytes per flow row, 28 per queue row.
 const FLOW_ROW_CSV: f64 = 14.0 * 25.0;
 const CC_ROW_CSV: f64 = 3.0 * 25.0 + 25.0;
-const QUEUE_ROW_CSV: f64 = 4.0 * 25.0 + 65.0;
+const QUEUE_ROW_CSV: f64 = 5.0 * 25.0 + 65.0;
 /// Smallest packet on a wire: a bare IPv4 + TCP header.
 const MIN_PACKET: f64 = 40.0;
 /// Events per packet per hop (transmission end, arrival) and per 802.11 frame (backoff,

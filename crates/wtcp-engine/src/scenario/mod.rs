@@ -7,6 +7,7 @@ mod overrides;
 pub mod profile;
 mod resolve;
 pub mod schema;
+pub mod traces;
 
 pub use overrides::{apply_override, parse_value};
 pub use resolve::*;

@@ -12,6 +12,7 @@ pub use super::budget::TraceStore;
 use super::overrides::{apply_override, parse_value};
 use super::schema::*;
 use super::ScenarioError;
+use crate::net::capacity::Capacity;
 use crate::net::link::ArqCfg;
 use crate::net::queue::{Aqm, RedCfg, WarningCfg};
 use crate::net::routing::{Hop, RouteTable, Topology};
@@ -182,6 +183,8 @@ pub struct ImpairCfg {
     /// (start, duration, extra delay)
     pub delay_spikes: Vec<(Time, Time, Time)>,
     pub arq: Option<ArqCfg>,
+    /// A trace-driven capacity (the link's rate otherwise).
+    pub capacity: Option<Capacity>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -522,8 +525,8 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
         }
         let queue = resolve_queue(&format!("{p}.queue"), &l.queue)?;
         let dirs = [
-            resolve_impair(&format!("{p}.ab"), &l.ab)?,
-            resolve_impair(&format!("{p}.ba"), &l.ba)?,
+            resolve_impair(&format!("{p}.ab"), &l.ab, f.run.seed, f.run.replication)?,
+            resolve_impair(&format!("{p}.ba"), &l.ba, f.run.seed, f.run.replication)?,
         ];
         links.push(LinkCfg { name, a, b, rate_bps: rate_mbps * 1e6, delay, link_header_bytes: l.link_header_bytes, queue, dirs });
     }
@@ -861,7 +864,7 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
     Ok(QueueCfg { limit_packets, limit_bytes, aqm })
 }
 
-fn resolve_impair(p: &str, d: &DirectionSpec) -> R<ImpairCfg> {
+fn resolve_impair(p: &str, d: &DirectionSpec, run_seed: u64, replication: u64) -> R<ImpairCfg> {
     if let Some(loss) = &d.loss {
         let lp = format!("{p}.loss");
         match loss {
@@ -927,7 +930,8 @@ fn resolve_impair(p: &str, d: &DirectionSpec) -> R<ImpairCfg> {
             Some(ArqCfg { retry_limit: a.retry_limit, hint_delay, relay: a.mac_hint == MacHint::Relay })
         }
     };
-    Ok(ImpairCfg { loss: d.loss.clone(), applies_to: d.loss_applies_to, outages, random_outages, delay_spikes, arq })
+    let capacity = d.capacity.as_ref().map(|c| super::traces::resolve(&format!("{p}.capacity"), c, run_seed, replication)).transpose()?;
+    Ok(ImpairCfg { loss: d.loss.clone(), applies_to: d.loss_applies_to, outages, random_outages, delay_spikes, arq, capacity })
 }
 
 /// A TOML table as the parameter checker reads it.

@@ -392,6 +392,9 @@ pub struct DirectionSpec {
     /// Link-layer retransmission of frames hit by loss or outages.
     #[serde(default)]
     pub arq: Option<ArqSpec>,
+    /// Capacity from a trace or a synthetic model instead of the link's `rate_mbps`.
+    #[serde(default)]
+    pub capacity: Option<super::traces::CapacitySpec>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
