@@ -234,6 +234,13 @@ METRICS: dict[str, Quantity] = {
     "max_backoff": Quantity("largest RTO backoff", "doublings"),
     "packets_received": Quantity("packets received", "packets"),
     "mean_srtt_s": Quantity("mean smoothed RTT", "ms", 1e3),
+    "delay_mean_ms": Quantity("mean one-way delay", "ms"),
+    "delay_p50_ms": Quantity("median one-way delay", "ms"),
+    "delay_p95_ms": Quantity("95th percentile one-way delay", "ms"),
+    "delay_p99_ms": Quantity("99th percentile one-way delay", "ms"),
+    "rtt_p50_ms": Quantity("median RTT sample", "ms"),
+    "rtt_p95_ms": Quantity("95th percentile RTT sample", "ms"),
+    "rtt_p99_ms": Quantity("99th percentile RTT sample", "ms"),
     "fct_s": Quantity("flow completion time", "s"),
     "handshake_s": Quantity("handshake time", "s"),
     "jain_fairness": Quantity("Jain's fairness index", "0 to 1"),
@@ -885,3 +892,74 @@ def plot_store(store: Store, x: str, y: str, hue: str | None = "cc", path: str |
     if path is not None:
         save(fig, path)
     return fig
+
+
+def plot_delay_throughput(store: Store, path: str | os.PathLike[str] | None = None, *, sweep: str | None = None,
+                          where: Mapping[str, Any] | None = None, delay: str = "delay_p95_ms", throughput: str = "goodput_mbps",
+                          hue: str = "algorithm", kind: str | None = "tcp", title: str | None = None) -> Figure:
+    """Pantheon's comparison: throughput against delay, one small point per run and, per
+    `hue` value, a large marker at the mean over the runs with the 95 % Student-t
+    interval on both axes. Delay is on a logarithmic axis, inverted (better to the right).
+    Each run's flows (`kind`; None: all) count by their mean of each metric (of a delay
+    percentile too: not the percentile of the pooled packets). `where` selects runs by
+    column value (`{"links.1.ab.capacity.trace": "..."}` through the swept columns or any
+    flows column). `wtcp.plot.PlotError` (a ValueError) when the store holds no delay
+    results (runs made before wtcp reported them) or nothing matches."""
+    import numpy as np
+
+    from wtcp.sweep.store import param_column, summarize
+
+    flows = store.flows(sweep)
+    for metric in (delay, throughput):
+        if metric not in flows.columns:
+            raise PlotError(f"{metric}: not in the store's flows; allowed: {', '.join(c for c in flows.columns if c.endswith(('_ms', '_mbps', '_bps')))}")
+    if kind is not None and "kind" in flows.columns:
+        flows = flows[flows["kind"] == kind]
+    for key, value in (where or {}).items():
+        col = key if key in flows.columns else param_column(key)
+        if col not in flows.columns:
+            raise PlotError(f"where: {key} is neither a flows column nor a swept path of this store")
+        flows = flows[flows[col] == value]
+    hue_col = hue if hue in flows.columns else param_column(hue)
+    if hue_col not in flows.columns:
+        raise PlotError(f"hue: {hue} is neither a flows column nor a swept path of this store")
+    flows = flows.assign(_d=pd_numeric(flows[delay]), _t=pd_numeric(flows[throughput])).dropna(subset=["_d", "_t"])
+    if flows.empty:
+        raise PlotError(f"no flows with both {delay} and {throughput} (runs before wtcp reported delays have none)")
+    runs = flows.groupby(["key", hue_col], dropna=False)[["_d", "_t"]].mean().reset_index()
+    values = sort_naturally(runs[hue_col].unique())
+    styles = series_styles(values, algorithms=True if hue_col in ("cc", "algorithm") else None)
+    fig = new_figure(6.4, 4.4)
+    ax = fig.add_subplot()
+    d_q, t_q = quantity(delay), quantity(throughput)
+    for value in values:
+        part = runs[runs[hue_col] == value]
+        st = styles[value]
+        ax.scatter(part["_d"] * d_q.scale, part["_t"] * t_q.scale, s=10, color=st.color, marker=st.marker, alpha=0.35, linewidths=0)
+        sd, stt = summarize(part, "_d", []), summarize(part, "_t", [])
+        md, mt = float(sd["mean"][0]) * d_q.scale, float(stt["mean"][0]) * t_q.scale
+        xerr = np.array([[md - float(sd["ci_low"][0]) * d_q.scale], [float(sd["ci_high"][0]) * d_q.scale - md]]) if len(part) > 1 else None
+        yerr = np.array([[mt - float(stt["ci_low"][0]) * t_q.scale], [float(stt["ci_high"][0]) * t_q.scale - mt]]) if len(part) > 1 else None
+        ax.errorbar([md], [mt], xerr=xerr, yerr=yerr, color=st.color, marker=st.marker, markersize=8, linestyle="none", capsize=3, label=f"{value} ({len(part)} runs)")
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(d_q.axis_label + " (log, better to the right)")
+    ax.set_ylabel(t_q.axis_label)
+    ax.set_ylim(bottom=0)
+    style_axes(ax)
+    legend_outside(ax, title=f"{hue}\nmean over runs, 95 % t-interval")
+    if title:
+        ax.set_title(title, fontsize=FONT_SIZE + 1)
+    if path is not None:
+        save(fig, path)
+    return fig
+
+
+def pd_numeric(values: Any) -> Any:
+    import pandas as pd
+
+    return pd.to_numeric(values, errors="coerce")

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 CAUSE_PREFIXES = {"fast_retransmit_causes": "fr", "timeout_causes": "to", "loss_verdicts": "verdict", "verdicts_by_cause": "cm"}
 SUMMARY_KEYS = ("engine", "scenario", "profile", "seed", "replication", "jain_fairness", "events", "sim_seconds", "wall_seconds", "loop_cpu_seconds", "peak_packets", "warnings")
 TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
+# Per-flow delay results, ms (null, then NaN, where a flow has no samples).
+DELAY_COLUMNS = ("delay_mean_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms")
 ENGINES = ("wtcp", "ns3")
 
 
@@ -48,6 +50,9 @@ class Result:
 
         df = pd.DataFrame([flatten_flow(f) for f in self.raw["flows"]])
         df["mean_srtt_s"] = df["mean_srtt_s"].astype(float)
+        for c in DELAY_COLUMNS:
+            if c in df.columns:
+                df[c] = df[c].astype(float)
         df["goodput_mbps"] = df["goodput_bps"] / 1e6
         df["throughput_mbps"] = df["throughput_bps"] / 1e6
         return df
@@ -55,11 +60,16 @@ class Result:
     @cached_property
     def drops(self) -> pd.DataFrame:
         """One row per link direction: drops by cause (queue, channel, outage), frames sent,
-        link-layer retries and retry-limit drops."""
+        link-layer retries and retry-limit drops, and the queueing (sojourn) delay of the
+        packets that began their transmission in the measurement window (mean and 95th
+        percentile, ms; NaN for an engine that does not report it)."""
         import pandas as pd
 
-        columns = ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops"]
-        return pd.DataFrame(self.raw["drops"], columns=columns)
+        columns = ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops", "sojourn_mean_ms", "sojourn_p95_ms"]
+        df = pd.DataFrame(self.raw["drops"], columns=columns)
+        for c in ("sojourn_mean_ms", "sojourn_p95_ms"):
+            df[c] = df[c].astype(float)
+        return df
 
     @cached_property
     def wifi(self) -> pd.DataFrame:

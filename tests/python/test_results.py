@@ -56,7 +56,7 @@ def test_confusion_matrix_rows_are_the_causes_and_columns_the_verdicts():
 
 def test_drop_frame_has_one_row_per_link_direction(result):
     drops = result.drops
-    assert list(drops.columns) == ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops"]
+    assert list(drops.columns) == ["link", "from", "to", "queue", "channel", "outage", "tx_packets", "arq_retries", "retry_limit_drops", "sojourn_mean_ms", "sojourn_p95_ms"]
     assert len(drops) == len(result.raw["drops"]) == 4  # two links, two directions each
     assert drops["channel"].sum() > 0  # 1 % loss on the wireless hop
 

@@ -142,3 +142,25 @@ def test_the_shipped_cellular_scenario_runs_and_traces_the_capacity(tmp_path: Pa
     mean = traces.load(wtcp.builtin_scenario_path("cellular-trace").parent / "traces" / "lte-markov.trace").rate(0.1)[1][:200].mean()
     assert down["capacity_mbps"].mean() == pytest.approx(mean, rel=0.05)
     assert 0 < res.flows["goodput_bps"].iloc[0] < mean * 1e6
+
+
+def test_a_trace_study_stores_delays_and_draws_pantheons_figure(tmp_path: Path):
+    """Algorithms over two traces, a trace file as a sweep axis: the store holds each
+    flow's delay percentiles, and the delay-throughput figure is drawn from them."""
+    from wtcp.sweep import InlineExecutor, load_sweep, open_store, run_sweep
+
+    tr = wtcp.builtin_scenario_path("cellular-trace").parent / "traces"
+    sweep = load_sweep({"scenario": "cellular-trace", "algorithms": ["cubic", "vegas"], "replications": 1, "set": {"run.duration_s": 10.0},
+                        "grid": {"links.1.ab.capacity.trace": [str(tr / "lte-markov.trace"), str(tr / "wifi-fades.trace")]}})
+    assert run_sweep(sweep, tmp_path / "s.duckdb", InlineExecutor()).done == 4
+    store = open_store(tmp_path / "s.duckdb")
+    flows = store.flows()
+    assert (flows["delay_p50_ms"] <= flows["delay_p95_ms"]).all() and (flows["delay_p95_ms"] <= flows["delay_p99_ms"]).all()
+    # Vegas keeps the cellular queue short, CUBIC fills it: a delay gap of several times.
+    by = flows.groupby("algorithm")["delay_p95_ms"].mean()
+    assert by["vegas"] * 3 < by["cubic"], by
+    fig = store.plot_delay_throughput(tmp_path / "dt.png")
+    assert (tmp_path / "dt.png").stat().st_size > 1000
+    assert fig.axes[0].get_xscale() == "log" and fig.axes[0].xaxis_inverted()
+    with pytest.raises(ValueError, match="delay_p42_ms"):
+        store.plot_delay_throughput(delay="delay_p42_ms")

@@ -212,6 +212,12 @@ pub struct TcpCounters {
     /// Integral of SRTT over time (ns * ns) and the time it covers, for the mean SRTT.
     pub srtt_area: f64,
     pub srtt_span: u64,
+    /// Inside the measurement window (the delay histograms record only then).
+    pub measuring: bool,
+    /// One-way delay of the data segments that reached the receiver (each copy from its
+    /// own transmission), and the sender's RTT samples, in the measurement window.
+    pub one_way: DelayHistogram,
+    pub rtt: DelayHistogram,
 }
 
 /// Jain's fairness index (Jain, Chiu, Hawe 1984): (sum x)^2 / (n * sum x^2).
@@ -279,5 +285,153 @@ mod tests {
         o.on_send(0, 2);
         o.on_drop(0, 1, DropCause::Queue);
         assert_eq!(o.cause_of(0), LossCause::Spurious);
+    }
+}
+
+/// Delays (ns) in buckets of HdrHistogram's kind: exact below 64 ns, then 64 linear
+/// sub-buckets per power of two, each at most 1/64 of its lower bound wide. A percentile,
+/// reported at its bucket's middle (clamped to the exact minimum and maximum), is within
+/// 0.8 % of the exact nearest-rank percentile; the mean is exact (an integer sum). The
+/// bucket is found with integer operations (no logarithm per sample); the counters grow
+/// to the largest delay seen (about 1350 four-byte counters up to 100 ms, 2240 up to
+/// 1000 s), never per sample.
+#[derive(Clone, Debug, Default)]
+pub struct DelayHistogram {
+    counts: Vec<u32>,
+    zeros: u64,
+    n: u64,
+    sum_ns: u128,
+    min: u64,
+    max: u64,
+}
+
+/// Sub-buckets per power of two (2^SUB_BITS).
+const SUB_BITS: u32 = 6;
+
+impl DelayHistogram {
+    fn bucket(ns: u64) -> usize {
+        if ns < 1 << SUB_BITS {
+            return ns as usize;
+        }
+        let e = 63 - ns.leading_zeros(); // ns in [2^e, 2^(e+1))
+        let shift = e - SUB_BITS;
+        (((shift + 1) << SUB_BITS) as u64 + ((ns >> shift) & ((1 << SUB_BITS) - 1))) as usize
+    }
+
+    /// The bucket's bounds [lo, hi).
+    fn bounds(b: usize) -> (f64, f64) {
+        let sub = 1usize << SUB_BITS;
+        if b < sub {
+            return (b as f64, b as f64 + 1.0);
+        }
+        let shift = (b >> SUB_BITS) as i32 - 1;
+        let m = (b & (sub - 1)) as f64 + sub as f64;
+        let w = 2f64.powi(shift);
+        (m * w, (m + 1.0) * w)
+    }
+
+    pub fn record(&mut self, ns: u64) {
+        if ns == 0 {
+            // Most packets on an uncongested hop never wait: counted without touching the
+            // bucket array (kept in its own counter, bucket 0 at read time).
+            self.zeros += 1;
+            self.min = 0;
+            self.n += 1;
+            return;
+        }
+        let b = Self::bucket(ns);
+        if b >= self.counts.len() {
+            self.counts.resize(b + 1, 0);
+        }
+        // Saturates after 4.3e9 samples in one bucket (then the percentiles lean high).
+        self.counts[b] = self.counts[b].saturating_add(1);
+        if self.n == self.zeros {
+            (self.min, self.max) = (if self.zeros > 0 { 0 } else { ns }, ns);
+        } else {
+            self.min = self.min.min(ns);
+            self.max = self.max.max(ns);
+        }
+        self.n += 1;
+        self.sum_ns += u128::from(ns);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+
+    /// Mean, ns (None without samples).
+    pub fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum_ns as f64 / self.n as f64)
+    }
+
+    /// The nearest-rank `q` quantile (0 < q <= 1), ns, within 0.8 % (None without samples).
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        if self.n == 0 {
+            return None;
+        }
+        let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
+        if rank <= self.zeros {
+            return Some(0.0);
+        }
+        let mut seen = self.zeros;
+        for (b, &c) in self.counts.iter().enumerate() {
+            seen += u64::from(c);
+            if seen >= rank {
+                let (lo, hi) = Self::bounds(b);
+                let mid = if b < 1 << SUB_BITS { lo } else { (lo + hi) / 2.0 };
+                return Some(mid.clamp(self.min as f64, self.max as f64));
+            }
+        }
+        Some(self.max as f64)
+    }
+}
+
+#[cfg(test)]
+mod delay_tests {
+    use super::DelayHistogram;
+
+    #[test]
+    fn percentiles_are_within_one_percent_of_the_exact_ones_and_the_mean_is_exact() {
+        let mut h = DelayHistogram::default();
+        let mut xs: Vec<u64> = (0..10_000u64).map(|i| 2_000_000 + (i * i * 37) % 900_000_000).collect();
+        for &x in &xs {
+            h.record(x);
+        }
+        xs.sort_unstable();
+        for q in [0.01, 0.5, 0.95, 0.99, 1.0] {
+            let exact = xs[((q * xs.len() as f64).ceil() as usize).clamp(1, xs.len()) - 1] as f64;
+            let got = h.quantile(q).unwrap();
+            assert!((got / exact - 1.0).abs() <= 0.01, "q {q}: {got} vs {exact}");
+        }
+        let mean = xs.iter().map(|&x| x as f64).sum::<f64>() / xs.len() as f64;
+        assert!((h.mean().unwrap() - mean).abs() < 1e-6 * mean);
+        assert_eq!(h.quantile(1.0).unwrap(), *xs.last().unwrap() as f64);
+        assert_eq!(DelayHistogram::default().quantile(0.5), None);
+    }
+}
+
+#[cfg(test)]
+mod delay_properties {
+    use super::DelayHistogram;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any delays from 0 to 100 s: every percentile within 0.8 % of the brute-force
+        /// nearest-rank one (exact below 64 ns and at the extremes), the mean exact.
+        #[test]
+        fn percentiles_match_brute_force(xs in prop::collection::vec(0u64..100_000_000_000, 1..400), q in 0.001f64..1.0) {
+            let mut h = DelayHistogram::default();
+            for &x in &xs {
+                h.record(x);
+            }
+            let mut sorted = xs.clone();
+            sorted.sort_unstable();
+            let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+            let exact = sorted[rank - 1] as f64;
+            let got = h.quantile(q).unwrap();
+            prop_assert!((got / exact.max(1.0) - 1.0).abs() <= 0.008 || got == exact, "{} vs {}", got, exact);
+            let mean = xs.iter().map(|&x| x as f64).sum::<f64>() / xs.len() as f64;
+            prop_assert!((h.mean().unwrap() - mean).abs() <= 1e-9 * mean.max(1.0));
+        }
     }
 }

@@ -53,6 +53,17 @@ pub struct FlowResult {
     pub fct_s: Option<f64>,
     /// Time-averaged smoothed RTT, seconds (TCP; NaN before any sample, null in JSON).
     pub mean_srtt_s: Option<f64>,
+    /// One-way delay of the data packets that reached the receiver in the measurement
+    /// window (each copy from its own transmission), ms: mean (exact) and percentiles
+    /// (within 1 %, `metrics::DelayHistogram`); null without such packets.
+    pub delay_mean_ms: Option<f64>,
+    pub delay_p50_ms: Option<f64>,
+    pub delay_p95_ms: Option<f64>,
+    pub delay_p99_ms: Option<f64>,
+    /// Percentiles of the sender's RTT samples in the window, ms (TCP; within 1 %).
+    pub rtt_p50_ms: Option<f64>,
+    pub rtt_p95_ms: Option<f64>,
+    pub rtt_p99_ms: Option<f64>,
     /// UDP: datagrams received.
     pub packets_received: u64,
 }
@@ -67,6 +78,11 @@ pub struct DropResult {
     pub outage: u64,
     /// Frames put on the wire, link-layer retransmissions included.
     pub tx_packets: u64,
+    /// Time packets waited in the queue before their first transmission began, for those
+    /// that began it in the measurement window, ms: mean (exact) and 95th percentile
+    /// (within 1 %); null if none did.
+    pub sojourn_mean_ms: Option<f64>,
+    pub sojourn_p95_ms: Option<f64>,
     /// Link-layer (ARQ) retransmissions.
     pub arq_retries: u64,
     /// Frames the link layer gave up at its retry limit.

@@ -7,7 +7,7 @@ use std::time::Instant;
 use wtcp_cc::HostShared;
 
 use crate::events::{Event, EventQueue, LazyTimer};
-use crate::metrics::{jain_index, Oracle, TcpCounters};
+use crate::metrics::{jain_index, DelayHistogram, Oracle, TcpCounters};
 use crate::net::link::{LinkDir, TxOutcome};
 use crate::net::loss::LossModel;
 use crate::net::queue::AqmState;
@@ -84,6 +84,8 @@ struct CbrFlow {
     received_bytes: u64,
     received_packets: u64,
     bytes_sent: u64,
+    /// One-way delay of the datagrams received in the measurement window.
+    one_way: DelayHistogram,
     /// On-time still to wait for the next datagram when the supply was switched off.
     on_time_left: Option<Time>,
 }
@@ -143,6 +145,8 @@ pub struct World<'s> {
     cc_vars: Vec<(&'static str, f64)>,
     /// Packet capture: sees each packet where it goes on the medium (off: `None`).
     tap: Option<&'s mut dyn PacketTap>,
+    /// Inside the measurement window.
+    measuring: bool,
 }
 
 impl<'s> World<'s> {
@@ -190,6 +194,7 @@ impl<'s> World<'s> {
                         sent: 0,
                         received_bytes: 0,
                         received_packets: 0,
+                        one_way: DelayHistogram::default(),
                         bytes_sent: 0,
                         on_time_left: None,
                     }),
@@ -242,6 +247,7 @@ impl<'s> World<'s> {
             traces,
             cc_vars: Vec::new(),
             tap: None,
+            measuring: false,
         }
     }
 
@@ -362,7 +368,17 @@ impl<'s> World<'s> {
                 if let Some(id) = self.dirs[dir as usize].first_transmission() {
                     self.count_put_on_wire(self.dirs[dir as usize].from, id);
                 }
-                if let TxOutcome::Dropped { id, cause, retry_limit } = self.dirs[dir as usize].on_tx_done(&self.pool, self.now, &mut self.ev) {
+                let outcome = self.dirs[dir as usize].on_tx_done(&mut self.pool, self.now, &mut self.ev);
+                if !self.dirs[dir as usize].dequeue_drops.is_empty() {
+                    // CoDel's drops at dequeue (the buffer keeps its capacity).
+                    let mut drops = std::mem::take(&mut self.dirs[dir as usize].dequeue_drops);
+                    for &id in &drops {
+                        self.drop_packet(id, dir, DropCause::Queue);
+                    }
+                    drops.clear();
+                    self.dirs[dir as usize].dequeue_drops = drops;
+                }
+                if let TxOutcome::Dropped { id, cause, retry_limit } = outcome {
                     let p = *self.pool.get(id);
                     if retry_limit && p.kind == PacketKind::Data {
                         // The sender's own link layer, or a relay when configured (as 802.11).
@@ -410,11 +426,13 @@ impl<'s> World<'s> {
                 for f in &mut self.flows {
                     f.at_measure_start = f.progress();
                 }
+                self.set_measuring(true);
             }
             Event::MeasureEnd => {
                 for f in &mut self.flows {
                     f.at_measure_end = Some(f.progress());
                 }
+                self.set_measuring(false);
             }
             Event::TraceSample => self.trace_sample(),
             Event::Wifi { channel, station, kind } => self.on_wifi_event(channel, station, kind),
@@ -635,13 +653,30 @@ impl<'s> World<'s> {
         }
     }
 
+    /// Delay histograms record inside the measurement window only, with `metrics.delays`.
+    fn set_measuring(&mut self, on: bool) {
+        let on = on && self.sc.delay_metrics;
+        self.measuring = on;
+        for f in &mut self.flows {
+            if let FlowState::Tcp(t) = &mut f.state {
+                t.counters.measuring = on;
+            }
+        }
+        for d in &mut self.dirs {
+            d.measuring = on;
+        }
+    }
+
     fn deliver_local(&mut self, id: PacketId) {
-        let World { now, ev, out, hosts, losses, flows, pool, .. } = self;
+        let World { now, ev, out, hosts, losses, flows, pool, measuring, .. } = self;
         let (now, p) = (*now, pool.get(id));
         let fl = &mut flows[p.flow as usize];
         match p.kind {
             PacketKind::Data => {
                 if let FlowState::Tcp(t) = &mut fl.state {
+                    if *measuring {
+                        t.counters.one_way.record(now - p.created);
+                    }
                     t.oracle.on_delivered(p.seq);
                     t.receiver.on_data(p, now, ev, out);
                     // A finite transfer is complete when its last byte is held in order.
@@ -659,6 +694,9 @@ impl<'s> World<'s> {
             PacketKind::SynAck => sender_hook(now, ev, out, hosts, losses, fl, |s, io| s.on_syn_ack(p, io)),
             PacketKind::Udp => {
                 if let FlowState::Cbr(c) = &mut fl.state {
+                    if *measuring {
+                        c.one_way.record(now - p.created);
+                    }
                     c.received_bytes += u64::from(p.len);
                     c.received_packets += 1;
                 }
@@ -765,6 +803,13 @@ impl<'s> World<'s> {
                 handshake_s: None,
                 fct_s: None,
                 mean_srtt_s: None,
+                delay_mean_ms: None,
+                delay_p50_ms: None,
+                delay_p95_ms: None,
+                delay_p99_ms: None,
+                rtt_p50_ms: None,
+                rtt_p95_ms: None,
+                rtt_p99_ms: None,
                 packets_received: 0,
             };
             match &mut f.state {
@@ -791,6 +836,8 @@ impl<'s> World<'s> {
                     // the handshake) to the last byte held in order at the receiver.
                     r.fct_s = c.completed_at.map(|t| (t - cfg.start) as f64 / 1e9);
                     r.mean_srtt_s = (c.srtt_span > 0).then(|| c.srtt_area / c.srtt_span as f64 / 1e9);
+                    set_delays(&mut r, &c.one_way);
+                    (r.rtt_p50_ms, r.rtt_p95_ms, r.rtt_p99_ms) = (ms(c.rtt.quantile(0.5)), ms(c.rtt.quantile(0.95)), ms(c.rtt.quantile(0.99)));
                     if t.receiver.rcv_nxt == 0 {
                         let (fr, to) = (c.fast_retransmit_causes, c.timeout_causes);
                         let why = if fr.wireless + to.wireless > 0 {
@@ -809,6 +856,7 @@ impl<'s> World<'s> {
                     r.kind = "cbr";
                     r.segments_sent = c.sent;
                     r.packets_received = c.received_packets;
+                    set_delays(&mut r, &c.one_way);
                     if c.received_packets == 0 {
                         starved.push((Starved::Cbr, i));
                     }
@@ -830,6 +878,8 @@ impl<'s> World<'s> {
                 channel: d.stats.drops[DropCause::Channel.index()],
                 outage: d.stats.drops[DropCause::Outage.index()],
                 tx_packets: d.stats.tx_packets,
+                sojourn_mean_ms: ms(d.sojourn.mean()),
+                sojourn_p95_ms: ms(d.sojourn.quantile(0.95)),
                 arq_retries: d.stats.retries,
                 retry_limit_drops: d.stats.retry_limit_drops,
             })
@@ -983,4 +1033,15 @@ fn capture_link_tx(tap: &mut dyn PacketTap, d: &LinkDir, pool: &PacketPool, now:
 /// Run a scenario until it ends or `stop` is set (checked every [`POLL_EVERY`] events).
 pub fn run_until(sc: &Scenario, stop: &std::sync::atomic::AtomicBool) -> Result<RunResult, Stopped> {
     run_polled(sc, |_| if stop.load(std::sync::atomic::Ordering::Relaxed) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+}
+
+/// Nanoseconds as milliseconds.
+fn ms(ns: Option<f64>) -> Option<f64> {
+    ns.map(|v| v / 1e6)
+}
+
+/// A flow's one-way delay mean and percentiles.
+fn set_delays(r: &mut FlowResult, h: &DelayHistogram) {
+    r.delay_mean_ms = ms(h.mean());
+    (r.delay_p50_ms, r.delay_p95_ms, r.delay_p99_ms) = (ms(h.quantile(0.5)), ms(h.quantile(0.95)), ms(h.quantile(0.99)));
 }

@@ -193,3 +193,11 @@ fn ns3_recovery_without_sack_cannot_run_with_frto() {
     // ns-3.44 has no F-RTO, and its CA_LOSS resends everything presumed lost at once.
     check(&[("tcp.reno_sack", "true"), ("tcp.frto", "true")], "tcp.reno_sack", "set frto = false");
 }
+
+#[test]
+fn codel_options_are_checked_and_belong_to_codel() {
+    check(&[("links.1.queue", "{ discipline = \"codel\", target_ms = 100, interval_ms = 50 }")], "links.1.queue.target_ms", "target < interval");
+    check(&[("links.1.queue", "{ discipline = \"codel\", target_ms = -1 }")], "links.1.queue.target_ms", "milliseconds from 0.001");
+    check(&[("links.1.queue", "{ discipline = \"codel\", min_th = 5 }")], "links.1.queue.min_th", "target_ms, interval_ms, ecn");
+    check(&[("links.1.queue", "{ discipline = \"red\", target_ms = 5 }")], "links.1.queue.target_ms", "not an option of discipline Red");
+}

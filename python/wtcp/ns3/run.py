@@ -189,6 +189,8 @@ def collect(p: Plan, h: Any, events: int, wall: float, loop_cpu: float) -> dict[
             "handshake_s": None,
             "fct_s": ((st.completedNs - f.start_ns) / 1e9) if tcp and st.completedNs >= 0 else None,
             "mean_srtt_s": (st.srttArea / st.srttSpan / 1e9) if tcp and st.srttSpan > 0 else None,
+            # The harness records no per-packet delays (wtcp's delay metrics: docs/model.md).
+            **dict.fromkeys(("delay_mean_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms")),
             "packets_received": int(st.packetsReceived),
         }
         if st.delivered == 0:
@@ -211,6 +213,8 @@ def collect(p: Plan, h: Any, events: int, wall: float, loop_cpu: float) -> dict[
                 "tx_packets": int(d.tx),
                 "arq_retries": 0,
                 "retry_limit_drops": 0,
+                "sojourn_mean_ms": None,
+                "sojourn_p95_ms": None,
             })
     return {
         "engine": "ns3",

@@ -987,6 +987,17 @@ class Store:
         return plot_store(self, x, y, hue, path, sweep=sweep, where=where, kind=kind, flows=flows, ci=ci, title=title)
 
     @_store_errors
+    def plot_delay_throughput(self, path: str | os.PathLike[str] | None = None, *, sweep: str | None = None, where: dict[str, Any] | None = None,
+                              delay: str = "delay_p95_ms", throughput: str = "goodput_mbps", hue: str = "algorithm", kind: str | None = "tcp",
+                              title: str | None = None) -> Figure:
+        """Throughput against one-way delay as Pantheon draws it: a point per run, per
+        algorithm (`hue`) the mean with its 95 % interval on both axes, delay on an
+        inverted log axis. See `wtcp.plot.plot_delay_throughput`."""
+        from wtcp.plot import plot_delay_throughput
+
+        return plot_delay_throughput(self, path, sweep=sweep, where=where, delay=delay, throughput=throughput, hue=hue, kind=kind, title=title)
+
+    @_store_errors
     def prune_failed(self, sweep: str | None = None) -> int:
         """Delete the failed runs (of every sweep, or of `sweep`) with their rows in the
         other tables, in one transaction; returns how many runs were removed. (A sweep

@@ -35,6 +35,8 @@ pub const OPPORTUNITY_BYTES: u32 = 1504;
 /// Bytes each packet counts beyond its wire size (the TUN packet information header).
 pub const TUN_HEADER_BYTES: u32 = 4;
 const NS_PER_MS: u64 = 1_000_000;
+/// The largest timestamp a trace may hold, ms (about 31 years; keeps ns times in range).
+pub const MAX_TIMESTAMP_MS: u64 = 1_000_000_000_000;
 
 /// A schedule of delivery opportunities that repeats.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,7 +47,8 @@ pub struct Opportunities {
 }
 
 impl Opportunities {
-    /// From millisecond timestamps as mahimahi reads them (checked by the loader).
+    /// From millisecond timestamps as mahimahi reads them (checked by the loader: at most
+    /// `MAX_TIMESTAMP_MS`).
     pub fn from_ms(ms: &[u64]) -> Self {
         let times: Vec<u64> = ms.iter().map(|&m| m * NS_PER_MS).collect();
         let period = *times.last().expect("a schedule has at least one opportunity");
@@ -194,7 +197,9 @@ impl RateSeries {
             let left = (t1 - t) as f64 / 1e9;
             // Bits this segment still carries from t: ra * left + slope * left^2 / 2.
             let room = ra * left + 0.5 * slope * left * left;
-            if room >= need && room > 0.0 {
+            // A relative allowance of 1e-9 keeps a packet that exactly fills the rest of
+            // the segment in it (rounding would push it past a following outage).
+            if room >= need * (1.0 - 1e-9) && room > 0.0 {
                 // Solve ra * x + slope * x^2 / 2 = need (the stable root; linear when flat).
                 let x = if slope == 0.0 { need / ra } else { 2.0 * need / (ra + (ra * ra + 2.0 * slope * need).max(0.0).sqrt()) };
                 let dt = (x * 1e9).ceil() as Time;
@@ -285,6 +290,14 @@ mod tests {
         // Started 0.5 ms before the outage, the rest waits for the next period.
         assert_eq!(s.finish(999_500_000, 8000.0), 2_000_000_000 + 500_000);
         assert_eq!(s.rate_at(1_500_000_000), 0.0);
+        // Back-to-back 1500-byte packets at 10 Mb/s fill the 3 s segment exactly: the
+        // 2500th ends at 3 s, not after the next second's outage.
+        let s = RateSeries::new(vec![(0, 10e6), (3_000_000_000, 0.0), (4_000_000_000, 0.0)], Interpolate::Step);
+        let mut t = 0;
+        for _ in 0..2500 {
+            t = s.finish(t, 12_000.0);
+        }
+        assert!(t.abs_diff(3_000_000_000) <= 1, "{t}");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! One direction of a full-duplex point-to-point link: a DropTail queue, a transmitter
+//! One direction of a full-duplex point-to-point link: a queue (DropTail, RED, congestion
+//! warning or CoDel, `queue.rs`, `codel.rs`), a transmitter
 //! and a propagation pipe (htsim's Queue + Pipe). The transmitter runs at the link's rate,
 //! or follows a capacity trace (`capacity.rs`: mahimahi's delivery opportunities or a rate
 //! series).
@@ -9,10 +10,12 @@
 use std::collections::VecDeque;
 
 use super::capacity::{Capacity, Cursor};
+use super::codel::{Codel, Fifo};
 use super::loss::LossModel;
-use super::queue::{Admit, AqmState};
+use super::queue::{Admit, Aqm, AqmState};
 use super::routing::DirId;
 use crate::events::{Event, EventQueue};
+use crate::metrics::DelayHistogram;
 use crate::packet::{PacketId, PacketKind, PacketPool};
 use crate::scenario::{AppliesTo, QueueCfg};
 use crate::time::{Time, TxTimes};
@@ -96,6 +99,14 @@ pub struct LinkDir {
     /// Number of overlapping outages in force.
     pub outage_depth: u32,
     pub stats: DirStats,
+    /// Inside the measurement window; then each packet's time in the queue, from its
+    /// arrival to the start of its first transmission, is recorded in `sojourn`.
+    pub measuring: bool,
+    pub sojourn: DelayHistogram,
+    /// CoDel's state when the discipline is CoDel (it decides at dequeue).
+    codel: Option<Codel>,
+    /// Packets the discipline dropped at dequeue, for the caller to free and record.
+    pub dequeue_drops: Vec<PacketId>,
 }
 
 /// What happened to the packet whose transmission just ended.
@@ -111,6 +122,7 @@ pub enum TxOutcome {
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: QueueCfg, aqm: AqmState, loss: Option<LossModel>, applies_to: AppliesTo, arq: Option<ArqCfg>) -> Self {
+        let queue_cfg_aqm = queue_cfg.aqm.clone();
         LinkDir {
             id,
             from,
@@ -134,6 +146,13 @@ impl LinkDir {
             attempts: 0,
             outage_depth: 0,
             stats: DirStats::default(),
+            measuring: false,
+            sojourn: DelayHistogram::default(),
+            codel: match &queue_cfg_aqm {
+                Aqm::Codel(c) => Some(Codel::new(*c)),
+                _ => None,
+            },
+            dequeue_drops: Vec::new(),
         }
     }
 
@@ -199,6 +218,9 @@ impl LinkDir {
     fn start_tx(&mut self, id: PacketId, size: u32, arrival: Time, now: Time, ev: &mut EventQueue) {
         self.in_tx = Some(id);
         self.tx_start = now;
+        if self.attempts == 0 && self.measuring {
+            self.sojourn.record(now - arrival);
+        }
         self.attempts += 1;
         let wire = size + self.link_header;
         let done = match &self.capacity {
@@ -210,13 +232,16 @@ impl LinkDir {
     }
 
     /// The transmitter finished: decide the packet's fate, put it in the pipe, start the next.
-    pub fn on_tx_done(&mut self, pool: &PacketPool, now: Time, ev: &mut EventQueue) -> TxOutcome {
+    pub fn on_tx_done(&mut self, pool: &mut PacketPool, now: Time, ev: &mut EventQueue) -> TxOutcome {
         let id = self.in_tx.take().expect("TxDone without a packet in transmission");
-        let p = pool.get(id);
-        let wire = p.size + self.link_header;
+        let (p_size, p_kind, p_enqueued) = {
+            let p = pool.get(id);
+            (p.size, p.kind, p.enqueued)
+        };
+        let wire = p_size + self.link_header;
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(wire);
-        let exposed = self.applies_to == AppliesTo::All || p.kind != PacketKind::Ack;
+        let exposed = self.applies_to == AppliesTo::All || p_kind != PacketKind::Ack;
         let hit = if exposed && self.outage_depth > 0 {
             Some(DropCause::Outage)
         } else if exposed && self.loss.as_mut().is_some_and(|m| m.lose(u64::from(wire) * 8)) {
@@ -228,8 +253,7 @@ impl LinkDir {
             if self.attempts <= arq.retry_limit {
                 // ARQ: send the same frame again at once.
                 self.stats.retries += 1;
-                let (size, queued) = (p.size, p.enqueued);
-                self.start_tx(id, size, queued, now, ev);
+                self.start_tx(id, p_size, p_enqueued, now, ev);
                 return TxOutcome::Retrying;
             }
         }
@@ -253,14 +277,27 @@ impl LinkDir {
         if let TxOutcome::Dropped { cause, .. } = outcome {
             self.stats.drops[cause.index()] += 1;
         }
-        if let Some(next) = self.queue.pop_front() {
+        if let Some(next) = self.dequeue(pool, now) {
             let (size, queued) = (pool.get(next).size, pool.get(next).enqueued);
-            self.queue_bytes -= u64::from(size);
             self.start_tx(next, size, queued, now, ev);
         } else {
             self.aqm.on_idle(now);
         }
         outcome
+    }
+
+    /// The next packet to send: the queue's head, or what CoDel lets through (its drops go
+    /// to `dequeue_drops`, counted as queue drops).
+    fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
+        let Some(codel) = self.codel.as_mut() else {
+            let id = self.queue.pop_front()?;
+            self.queue_bytes -= u64::from(pool.get(id).size);
+            return Some(id);
+        };
+        let before = self.dequeue_drops.len();
+        let next = codel.dequeue(now, &mut Fifo { queue: &mut self.queue, bytes: &mut self.queue_bytes, pool, dropped: &mut self.dequeue_drops });
+        self.stats.drops[DropCause::Queue.index()] += (self.dequeue_drops.len() - before) as u64;
+        next
     }
 
     /// The pipe's head arrives at the far end; returns it and schedules the next arrival.

@@ -1,6 +1,7 @@
 //! The network: routing, link directions (queue, transmitter, pipe) and impairments.
 
 pub mod capacity;
+pub mod codel;
 pub mod link;
 pub mod loss;
 pub mod queue;

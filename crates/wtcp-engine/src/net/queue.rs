@@ -35,6 +35,8 @@ pub enum Aqm {
     DropTail,
     Red(RedCfg),
     Warning(WarningCfg),
+    /// Decides at dequeue (`codel.rs`); arrivals are only tail-dropped at the limit.
+    Codel(crate::net::codel::CodelCfg),
 }
 
 /// What the discipline decides for an arriving packet (overflow is checked separately).
@@ -92,7 +94,7 @@ impl AqmState {
     /// Decide for a packet arriving at a queue holding `queue_len` packets.
     pub fn on_arrival(&mut self, queue_len: usize, now: Time, ect: bool) -> Admit {
         match self.aqm.clone() {
-            Aqm::DropTail => Admit::Accept,
+            Aqm::DropTail | Aqm::Codel(_) => Admit::Accept,
             Aqm::Warning(c) => {
                 self.update_average(queue_len, now, c.weight, c.mean_packet_bytes);
                 if self.avg > c.threshold {

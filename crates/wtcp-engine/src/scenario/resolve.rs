@@ -243,6 +243,8 @@ pub struct Scenario {
     pub trace_interval: Option<Time>,
     /// Flow indices entering Jain's fairness index.
     pub fairness_flows: Vec<usize>,
+    /// `metrics.delays`: record the delay histograms.
+    pub delay_metrics: bool,
 }
 
 impl Scenario {
@@ -719,6 +721,7 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
         routes,
         trace_interval,
         fairness_flows,
+        delay_metrics: f.metrics.delays,
     };
     // What the run will need, before it starts.
     budget::estimate(&sc, &entry_of, traces).check(&limits)?;
@@ -814,11 +817,14 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
         ("weight", q.weight.is_some()),
         ("threshold", q.threshold.is_some()),
         ("mean_packet_bytes", q.mean_packet_bytes.is_some()),
+        ("target_ms", q.target_ms.is_some()),
+        ("interval_ms", q.interval_ms.is_some()),
     ];
     let allowed: &[&str] = match q.discipline {
         Discipline::Droptail => &[],
         Discipline::Red => &["min_th", "max_th", "max_p", "gentle", "ecn", "weight", "mean_packet_bytes"],
         Discipline::Cw => &["threshold", "weight", "mean_packet_bytes"],
+        Discipline::Codel => &["target_ms", "interval_ms", "ecn"],
     };
     if let Some((name, _)) = given.iter().find(|(n, set)| *set && !allowed.contains(n)) {
         return err(format!("{p}.{name}"), format!("is not an option of discipline {:?}; allowed: {}", q.discipline, if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }));
@@ -859,6 +865,21 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
                 return err(format!("{p}.threshold"), format!("is {threshold}; allowed: packets >= 0"));
             }
             Aqm::Warning(WarningCfg { threshold, weight: weight(0.002)?, mean_packet_bytes })
+        }
+        Discipline::Codel => {
+            let ms = |field: &str, v: Option<f64>, default: Time| -> R<Time> {
+                match v {
+                    None => Ok(default),
+                    Some(x) if x.is_finite() && (0.001..=60_000.0).contains(&x) => Ok((x * 1e6).round() as Time),
+                    Some(x) => err(format!("{p}.{field}"), format!("is {}; allowed: milliseconds from 0.001 to 60000", fmt_num(x))),
+                }
+            };
+            let target = ms("target_ms", q.target_ms, crate::net::codel::DEFAULT_TARGET)?;
+            let interval = ms("interval_ms", q.interval_ms, crate::net::codel::DEFAULT_INTERVAL)?;
+            if target >= interval {
+                return err(format!("{p}.target_ms"), format!("is {} ms, not below interval_ms ({} ms); allowed: target < interval (RFC 8289: 5 and 100 ms)", target as f64 / 1e6, interval as f64 / 1e6));
+            }
+            Aqm::Codel(crate::net::codel::CodelCfg { target, interval, ecn: q.ecn.unwrap_or(false) })
         }
     };
     Ok(QueueCfg { limit_packets, limit_bytes, aqm })

@@ -340,6 +340,12 @@ pub struct QueueSpec {
     /// RED and congestion warning: packet size used to age the average over idle time.
     #[serde(default)]
     pub mean_packet_bytes: Option<u32>,
+    /// CoDel: the acceptable standing queue delay (RFC 8289 TARGET, default 5 ms).
+    #[serde(default)]
+    pub target_ms: Option<f64>,
+    /// CoDel: the window over which the delay must stay above target (INTERVAL, 100 ms).
+    #[serde(default)]
+    pub interval_ms: Option<f64>,
 }
 
 impl Default for QueueSpec {
@@ -356,6 +362,8 @@ impl Default for QueueSpec {
             ecn: None,
             threshold: None,
             mean_packet_bytes: None,
+            target_ms: None,
+            interval_ms: None,
         }
     }
 }
@@ -370,6 +378,8 @@ pub enum Discipline {
     /// Congestion warning (TCP-Jersey): RED's average queue, every packet marked while it
     /// exceeds a threshold; drops only on overflow.
     Cw,
+    /// CoDel (RFC 8289): drops (or marks) at dequeue when packets wait longer than a target.
+    Codel,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -572,6 +582,10 @@ pub struct MetricsSection {
     /// Flows (by name) over which Jain's fairness index is computed (default: all TCP flows).
     #[serde(default)]
     pub fairness_flows: Option<Vec<String>>,
+    /// Record delays: per flow one-way delay and RTT percentiles, per link direction the
+    /// queueing delay (default false: they cost 10-25 % more time per event).
+    #[serde(default)]
+    pub delays: bool,
 }
 
 fn one_copy() -> u32 {

@@ -26,7 +26,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::ScenarioError;
-use crate::net::capacity::{Capacity, Interpolate, Opportunities, RateSeries};
+use crate::net::capacity::{Capacity, Interpolate, Opportunities, RateSeries, MAX_TIMESTAMP_MS};
 use crate::rng::{exponential, stream, unit, SimRng};
 
 type R<T> = Result<T, ScenarioError>;
@@ -234,6 +234,9 @@ pub fn parse_mahimahi(text: &str) -> Result<Vec<u64>, String> {
             return Err(format!("line {n}: empty line; allowed: a timestamp in milliseconds"));
         }
         let v: u64 = line.trim().parse().map_err(|_| format!("line {n}: `{}` is not a timestamp; allowed: a whole number of milliseconds >= 0", truncate(line)))?;
+        if v > MAX_TIMESTAMP_MS {
+            return Err(format!("line {n}: {v} ms; allowed: up to {MAX_TIMESTAMP_MS} ms"));
+        }
         if ms.last().is_some_and(|&last| v < last) {
             return Err(format!("line {n}: {v} is before the previous timestamp {}; timestamps must not decrease", ms[ms.len() - 1]));
         }
@@ -333,6 +336,10 @@ pub fn generate(p: &str, model: Model, s: &CapacitySpec, rng: &mut SimRng) -> R<
             for (i, &(d, r)) in steps.iter().enumerate() {
                 let d = positive(f(&format!("steps.{i}.0")), Some(d), "a duration in seconds, > 0")?;
                 pieces.push((d, rate(f(&format!("steps.{i}.1")), Some(r), None)?));
+            }
+            let total: f64 = pieces.iter().map(|p| p.0).sum();
+            if (total - duration).abs() > 1e-9 * duration {
+                return err(f("steps"), format!("last {total} s in all; allowed: durations summing to duration_s ({duration} s)"));
             }
         }
         Model::OnOff => {
@@ -447,23 +454,22 @@ fn reflect(mut x: f64, lo: f64, hi: f64) -> f64 {
 fn opportunities(pieces: &Pieces, duration: f64) -> Vec<u64> {
     let period_ms = (duration * 1e3).round().max(1.0) as u64;
     let mut out = Vec::new();
-    let (mut t, mut bytes, mut next) = (0.0f64, 0.0f64, MTU);
+    // Each opportunity's time from its own byte count within its piece (no error carried
+    // from one opportunity to the next).
+    let (mut t0, mut bytes0, mut k) = (0.0f64, 0.0f64, 1u64);
     for &(d, r) in pieces {
-        let end = (t + d).min(duration);
+        let end = (t0 + d).min(duration);
         let per_s = r / 8.0;
-        while per_s > 0.0 && bytes + per_s * (end - t) >= next {
-            let at = t + (next - bytes) / per_s;
+        let bytes1 = bytes0 + per_s * (end - t0);
+        while per_s > 0.0 && k as f64 * MTU <= bytes1 {
+            let at = t0 + (k as f64 * MTU - bytes0) / per_s;
             // The millisecond in which the byte count is reached (a 1e-9 ms allowance for
             // rounding: 1500 bytes at 12 Mb/s are in at 1 ms, not 0.999...).
-            let ms = ((at * 1e3 + 1e-9).floor() as u64).min(period_ms);
-            out.push(ms);
-            bytes = next;
-            t = at;
-            next += MTU;
+            out.push(((at * 1e3 + 1e-9).floor() as u64).min(period_ms));
+            k += 1;
         }
-        bytes += per_s * (end - t);
-        t = end;
-        if t >= duration {
+        (t0, bytes0) = (end, bytes1);
+        if t0 >= duration {
             break;
         }
     }
@@ -512,6 +518,9 @@ mod tests {
         // 6 Mb/s: one every 2 ms.
         let ms = opportunities(&vec![(1.0, 6e6)], 1.0);
         assert_eq!((ms.len(), ms[0], ms[1]), (500, 2, 4));
+        // No drift over an hour: still exactly one per millisecond.
+        let ms = opportunities(&vec![(3600.0, 12e6)], 3600.0);
+        assert!(ms.iter().copied().eq(1..=3_600_000), "first mismatch at {:?}", ms.iter().zip(1u64..).find(|(a, b)| **a != *b));
     }
 
     #[test]

@@ -656,6 +656,9 @@ impl Sender {
             self.rtt.reset_backoff();
         }
         if let Some(r) = sample {
+            if io.counters.measuring {
+                io.counters.rtt.record(r);
+            }
             self.integrate_srtt(io.now, io.counters);
             self.rtt.on_sample(r);
             self.srtt_since = Some(io.now);
