@@ -134,6 +134,24 @@ def drops_table(metrics: Mapping[str, Any]) -> Table:
     return fitted_tables(10_000, "drops per link direction", DROP_HEADERS, drop_rows(metrics), left=2)[0]
 
 
+DELAY_HEADERS = ("flow", "one-way mean", "p50", "p95", "p99", "RTT p50", "RTT p95", "RTT p99")
+SOJOURN_HEADERS = ("link direction", "queueing mean", "p95")
+
+
+def ms_text(v: Any) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
+def delay_rows(metrics: Mapping[str, Any]) -> list[list[str]]:
+    """Per flow, one-way delay and RTT percentiles in ms (recorded with `metrics.delays`)."""
+    keys = ("delay_mean_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms")
+    return [[f["name"], *(ms_text(f.get(k)) for k in keys)] for f in metrics["flows"] if f.get("delay_p50_ms") is not None]
+
+
+def sojourn_rows(metrics: Mapping[str, Any]) -> list[list[str]]:
+    return [[f"{d['link']} {d['from']}→{d['to']}", ms_text(d.get("sojourn_mean_ms")), ms_text(d.get("sojourn_p95_ms"))] for d in metrics["drops"] if d.get("sojourn_mean_ms") is not None]
+
+
 def run_footer(metrics: Mapping[str, Any]) -> str:
     wall = metrics["wall_seconds"]
     rate = f" ({metrics['events'] / wall / 1e6:.2f} M events/s)" if wall > 0 else ""
@@ -154,6 +172,10 @@ def print_run(console: Console, metrics: Mapping[str, Any]) -> None:
     if metrics.get("wifi"):
         wifi = [[f"{w['channel']} {w['node']}", *(str(w[c]) for c in WIFI_COLUMNS)] for w in metrics["wifi"]]
         print_tables(console, fitted_tables(width, "802.11 stations", ("channel node", *WIFI_HEADERS), wifi, what="stations"))
+    if rows := delay_rows(metrics):
+        print_tables(console, fitted_tables(width, "delays (ms; metrics.delays)", DELAY_HEADERS, rows, what="flows"))
+    if rows := sojourn_rows(metrics):
+        print_tables(console, fitted_tables(width, "queueing delay per link direction (ms)", SOJOURN_HEADERS, rows, what="link directions"))
     console.print(run_footer(metrics), highlight=False)
     console.print("[dim]FR = fast retransmits, RTO = timeouts; c/w/s = true cause congestion/wireless/spurious[/dim]")
 

@@ -164,3 +164,11 @@ def test_a_trace_study_stores_delays_and_draws_pantheons_figure(tmp_path: Path):
     assert fig.axes[0].get_xscale() == "log" and fig.axes[0].xaxis_inverted()
     with pytest.raises(ValueError, match="delay_p42_ms"):
         store.plot_delay_throughput(delay="delay_p42_ms")
+
+
+def test_wtcp_run_prints_delays_only_when_recorded():
+    done = run_cli("run", "cellular-trace", "--set", "run.duration_s=10")
+    assert done.returncode == 0, done.stderr
+    assert "delays (ms; metrics.delays)" in done.stdout and "queueing delay per link direction" in done.stdout
+    off = run_cli("run", "cellular-trace", "--set", "run.duration_s=10", "--set", "metrics.delays=false")
+    assert off.returncode == 0 and "delays (ms" not in off.stdout
