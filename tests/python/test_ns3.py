@@ -52,6 +52,7 @@ REFUSED = {
     "no PPP header": ({"links.0.link_header_bytes": 0}, "links.0.link_header_bytes"),
     "RED queue": ({"links.1.queue": {"discipline": "red", "limit_packets": 100}}, "links.1.queue.discipline"),
     "CoDel queue": ({"links.1.queue": {"discipline": "codel", "limit_packets": 100, "target_ms": 5.0}}, "links.1.queue.discipline"),
+    "PIE queue": ({"links.1.queue": {"discipline": "pie", "limit_packets": 100, "t_update_ms": 15.0}}, "links.1.queue.discipline"),
     "ARQ": ({"links.1.ab.arq": {"retry_limit": 3}}, "links.1.ab.arq"),
     "a capacity trace": ({"links.1.ab.capacity": {"model": "steps", "steps": [[1.0, 2.0]], "duration_s": 1.0}}, "links.1.ab.capacity"),
     "delay spikes": ({"links.1.ab.delay_spikes": [{"start_s": 2.0, "duration_s": 1.0, "extra_delay_ms": 50.0}]}, "links.1.ab.delay_spikes"),

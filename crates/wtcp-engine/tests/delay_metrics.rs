@@ -64,3 +64,16 @@ fn without_metrics_delays_nothing_is_recorded() {
     assert!(r.flows[0].delay_p50_ms.is_none() && r.flows[0].rtt_p50_ms.is_none());
     assert!(r.drops.iter().all(|d| d.sojourn_mean_ms.is_none()));
 }
+
+#[test]
+fn pie_at_the_bottleneck_holds_the_queueing_delay_near_its_target() {
+    let bottleneck = |r: &wtcp_engine::RunResult| r.drops.iter().find(|d| d.link == "wireless" && d.from == "BS").unwrap().clone();
+    let droptail = two_hop(&[("metrics.delays", "true"), ("run.measure_from_s", "5.0")]);
+    let pie = two_hop(&[("metrics.delays", "true"), ("run.measure_from_s", "5.0"), ("links.1.queue", "{ discipline = \"pie\", limit_packets = 100 }")]);
+    let (d, p) = (bottleneck(&droptail), bottleneck(&pie));
+    // RFC 8033's target is 15 ms: the mean sojourn settles around it, far below DropTail's.
+    let mean = p.sojourn_mean_ms.unwrap();
+    assert!((5.0..40.0).contains(&mean) && mean < d.sojourn_mean_ms.unwrap() / 3.0, "{p:?} vs {d:?}");
+    assert!(p.queue > 0, "{p:?}");
+    assert!(pie.flows[0].goodput_bps > 0.9 * droptail.flows[0].goodput_bps, "{} vs {}", pie.flows[0].goodput_bps, droptail.flows[0].goodput_bps);
+}

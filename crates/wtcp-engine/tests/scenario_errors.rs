@@ -201,3 +201,9 @@ fn codel_options_are_checked_and_belong_to_codel() {
     check(&[("links.1.queue", "{ discipline = \"codel\", min_th = 5 }")], "links.1.queue.min_th", "target_ms, interval_ms, ecn");
     check(&[("links.1.queue", "{ discipline = \"red\", target_ms = 5 }")], "links.1.queue.target_ms", "not an option of discipline Red");
 }
+
+#[test]
+fn pie_options_are_checked_and_belong_to_pie() {
+    check(&[("links.1.queue", "{ discipline = \"pie\", t_update_ms = 0 }")], "links.1.queue.t_update_ms", "milliseconds from 0.001");
+    check(&[("links.1.queue", "{ discipline = \"pie\", interval_ms = 100 }")], "links.1.queue.interval_ms", "target_ms, t_update_ms, max_burst_ms, ecn");
+}

@@ -105,6 +105,8 @@ pub struct LinkDir {
     pub sojourn: DelayHistogram,
     /// CoDel's state when the discipline is CoDel (it decides at dequeue).
     codel: Option<Codel>,
+    /// PIE samples the queueing delay of every departing packet.
+    pie_on: bool,
     /// Packets the discipline dropped at dequeue, for the caller to free and record.
     pub dequeue_drops: Vec<PacketId>,
 }
@@ -153,6 +155,7 @@ impl LinkDir {
                 _ => None,
             },
             dequeue_drops: Vec::new(),
+            pie_on: matches!(queue_cfg_aqm, Aqm::Pie(_)),
         }
     }
 
@@ -183,7 +186,7 @@ impl LinkDir {
         pool.get_mut(id).enqueued = now;
         if !self.aqm.is_drop_tail() {
             let ect = pool.get(id).ect;
-            match self.aqm.on_arrival(self.queue.len(), now, ect) {
+            match self.aqm.on_arrival(self.queue.len(), self.queue_bytes, now, ect) {
                 Admit::Accept => {}
                 Admit::Mark => pool.get_mut(id).ce = true,
                 Admit::Drop => {
@@ -218,8 +221,13 @@ impl LinkDir {
     fn start_tx(&mut self, id: PacketId, size: u32, arrival: Time, now: Time, ev: &mut EventQueue) {
         self.in_tx = Some(id);
         self.tx_start = now;
-        if self.attempts == 0 && self.measuring {
-            self.sojourn.record(now - arrival);
+        if self.attempts == 0 {
+            if self.measuring {
+                self.sojourn.record(now - arrival);
+            }
+            if self.pie_on {
+                self.aqm.on_departure(now, now - arrival, self.queue.is_empty());
+            }
         }
         self.attempts += 1;
         let wire = size + self.link_header;

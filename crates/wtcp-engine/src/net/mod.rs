@@ -2,6 +2,7 @@
 
 pub mod capacity;
 pub mod codel;
+pub mod pie;
 pub mod link;
 pub mod loss;
 pub mod queue;

@@ -1,4 +1,5 @@
-//! Active queue management: RED (Floyd & Jacobson, ToN 1993; RFC 3168 ECN marking) and
+//! Active queue management: RED (Floyd & Jacobson, ToN 1993; RFC 3168 ECN marking), PIE
+//! (`pie.rs`, decided here at arrival; CoDel decides at dequeue, `codel.rs`) and
 //! the congestion warning of TCP-Jersey (RED's average queue, every packet marked while
 //! the average exceeds one threshold; no early drops).
 //!
@@ -37,6 +38,8 @@ pub enum Aqm {
     Warning(WarningCfg),
     /// Decides at dequeue (`codel.rs`); arrivals are only tail-dropped at the limit.
     Codel(crate::net::codel::CodelCfg),
+    /// Random early drop by a PI controller on the queueing delay (`pie.rs`).
+    Pie(crate::net::pie::PieCfg),
 }
 
 /// What the discipline decides for an arriving packet (overflow is checked separately).
@@ -59,11 +62,17 @@ pub struct AqmState {
     idle_since: Option<Time>,
     rate_bps: f64,
     rng: Option<SimRng>,
+    pie: Option<crate::net::pie::Pie>,
 }
 
 impl AqmState {
     pub fn new(aqm: Aqm, rate_bps: f64, rng: Option<SimRng>) -> Self {
-        AqmState { aqm, avg: 0.0, count: 0, idle_since: Some(0), rate_bps, rng }
+        let (pie, rng) = match (&aqm, rng) {
+            (Aqm::Pie(c), Some(r)) => (Some(crate::net::pie::Pie::new(*c, r)), None),
+            (Aqm::Pie(c), None) => (Some(crate::net::pie::Pie::new(*c, crate::rng::stream(0, 0, "pie"))), None),
+            (_, r) => (None, r),
+        };
+        AqmState { aqm, avg: 0.0, count: 0, idle_since: Some(0), rate_bps, rng, pie }
     }
 
     pub fn is_drop_tail(&self) -> bool {
@@ -91,10 +100,28 @@ impl AqmState {
         self.avg = (1.0 - weight) * self.avg + weight * queue_len as f64;
     }
 
-    /// Decide for a packet arriving at a queue holding `queue_len` packets.
-    pub fn on_arrival(&mut self, queue_len: usize, now: Time, ect: bool) -> Admit {
+    #[cfg(test)]
+    fn on_arrival_pkts(&mut self, queue_len: usize, now: Time, ect: bool) -> Admit {
+        self.on_arrival(queue_len, 0, now, ect)
+    }
+
+    /// A packet that waited `sojourn` started its transmission (PIE's delay sample).
+    pub fn on_departure(&mut self, now: Time, sojourn: Time, queue_empty: bool) {
+        if let Some(p) = self.pie.as_mut() {
+            p.on_departure(now, sojourn, queue_empty);
+        }
+    }
+
+    /// Decide for a packet arriving at a queue holding `queue_len` packets of
+    /// `queue_bytes` bytes.
+    pub fn on_arrival(&mut self, queue_len: usize, queue_bytes: u64, now: Time, ect: bool) -> Admit {
         match self.aqm.clone() {
             Aqm::DropTail | Aqm::Codel(_) => Admit::Accept,
+            Aqm::Pie(_) => match self.pie.as_mut().map(|p| p.on_arrival(now, queue_bytes, ect)) {
+                Some(crate::net::pie::PieVerdict::Mark) => Admit::Mark,
+                Some(crate::net::pie::PieVerdict::Drop) => Admit::Drop,
+                _ => Admit::Accept,
+            },
             Aqm::Warning(c) => {
                 self.update_average(queue_len, now, c.weight, c.mean_packet_bytes);
                 if self.avg > c.threshold {
@@ -158,10 +185,10 @@ mod tests {
     fn congestion_warning_marks_every_packet_while_the_average_is_above_threshold() {
         let mut q = warning(4.0);
         // w = 0.5: the average goes 0, 5, 2.5, 6.25 for arrivals seeing 0, 10, 0, 10.
-        assert_eq!(q.on_arrival(0, 0, false), Admit::Accept);
-        assert_eq!(q.on_arrival(10, 1, false), Admit::Mark);
-        assert_eq!(q.on_arrival(0, 2, false), Admit::Accept);
-        assert_eq!(q.on_arrival(10, 3, false), Admit::Mark);
+        assert_eq!(q.on_arrival_pkts(0, 0, false), Admit::Accept);
+        assert_eq!(q.on_arrival_pkts(10, 1, false), Admit::Mark);
+        assert_eq!(q.on_arrival_pkts(0, 2, false), Admit::Accept);
+        assert_eq!(q.on_arrival_pkts(10, 3, false), Admit::Mark);
         assert_eq!(q.average(), 6.25);
     }
 
@@ -169,8 +196,8 @@ mod tests {
     fn red_accepts_below_min_th_and_drops_above_max_th() {
         let cfg = RedCfg { min_th: 5.0, max_th: 15.0, max_p: 0.1, weight: 1.0, gentle: false, ecn: false, mean_packet_bytes: 1000 };
         let mut q = AqmState::new(Aqm::Red(cfg), 1e6, Some(stream(1, 0, "red")));
-        assert_eq!(q.on_arrival(3, 0, true), Admit::Accept);
-        assert_eq!(q.on_arrival(20, 1, true), Admit::Drop);
+        assert_eq!(q.on_arrival_pkts(3, 0, true), Admit::Accept);
+        assert_eq!(q.on_arrival_pkts(20, 1, true), Admit::Drop);
     }
 
     #[test]
@@ -178,7 +205,7 @@ mod tests {
         let cfg = RedCfg { min_th: 5.0, max_th: 15.0, max_p: 1.0, weight: 1.0, gentle: true, ecn: true, mean_packet_bytes: 1000 };
         let mut q = AqmState::new(Aqm::Red(cfg), 1e6, Some(stream(1, 0, "red")));
         // avg = 14.9: pb close to 1, pa = 1 after one packet: an early action happens.
-        let decisions: Vec<Admit> = (0..4).map(|t| q.on_arrival(14, t, true)).collect();
+        let decisions: Vec<Admit> = (0..4).map(|t| q.on_arrival_pkts(14, t, true)).collect();
         assert!(decisions.contains(&Admit::Mark));
         assert!(!decisions.contains(&Admit::Drop));
     }
@@ -190,7 +217,7 @@ mod tests {
         let cfg = RedCfg { min_th: 5.0, max_th: 15.0, max_p: 0.1, weight: 1.0, gentle: false, ecn: false, mean_packet_bytes: 1000 };
         let mut q = AqmState::new(Aqm::Red(cfg), 1e6, Some(stream(9, 0, "red")));
         let n = 200_000;
-        let drops = (0..n).filter(|&t| q.on_arrival(10, t as Time, false) == Admit::Drop).count();
+        let drops = (0..n).filter(|&t| q.on_arrival_pkts(10, t as Time, false) == Admit::Drop).count();
         let gap = n as f64 / drops as f64;
         assert!((gap - 10.5).abs() < 0.1, "{gap}");
     }
@@ -198,12 +225,12 @@ mod tests {
     #[test]
     fn the_average_decays_over_idle_time() {
         let mut q = warning(100.0);
-        q.on_arrival(10, 0, false);
-        q.on_arrival(10, 1, false);
+        q.on_arrival_pkts(10, 0, false);
+        q.on_arrival_pkts(10, 1, false);
         let before = q.average();
         q.on_idle(2);
         // 1 s idle at 1 Mb/s with 1000-byte packets = 125 empty arrivals at w = 0.5.
-        q.on_arrival(0, 1_000_000_002, false);
+        q.on_arrival_pkts(0, 1_000_000_002, false);
         assert!(q.average() < before * 1e-30);
     }
 }

@@ -819,12 +819,15 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
         ("mean_packet_bytes", q.mean_packet_bytes.is_some()),
         ("target_ms", q.target_ms.is_some()),
         ("interval_ms", q.interval_ms.is_some()),
+        ("t_update_ms", q.t_update_ms.is_some()),
+        ("max_burst_ms", q.max_burst_ms.is_some()),
     ];
     let allowed: &[&str] = match q.discipline {
         Discipline::Droptail => &[],
         Discipline::Red => &["min_th", "max_th", "max_p", "gentle", "ecn", "weight", "mean_packet_bytes"],
         Discipline::Cw => &["threshold", "weight", "mean_packet_bytes"],
         Discipline::Codel => &["target_ms", "interval_ms", "ecn"],
+        Discipline::Pie => &["target_ms", "t_update_ms", "max_burst_ms", "ecn"],
     };
     if let Some((name, _)) = given.iter().find(|(n, set)| *set && !allowed.contains(n)) {
         return err(format!("{p}.{name}"), format!("is not an option of discipline {:?}; allowed: {}", q.discipline, if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }));
@@ -866,14 +869,18 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
             }
             Aqm::Warning(WarningCfg { threshold, weight: weight(0.002)?, mean_packet_bytes })
         }
-        Discipline::Codel => {
-            let ms = |field: &str, v: Option<f64>, default: Time| -> R<Time> {
-                match v {
-                    None => Ok(default),
-                    Some(x) if x.is_finite() && (0.001..=60_000.0).contains(&x) => Ok((x * 1e6).round() as Time),
-                    Some(x) => err(format!("{p}.{field}"), format!("is {}; allowed: milliseconds from 0.001 to 60000", fmt_num(x))),
-                }
+        Discipline::Pie => {
+            use crate::net::pie::{DEFAULT_MAX_BURST, DEFAULT_TARGET, DEFAULT_T_UPDATE};
+            let target = queue_ms(p, "target_ms", q.target_ms, DEFAULT_TARGET)?;
+            let t_update = queue_ms(p, "t_update_ms", q.t_update_ms, DEFAULT_T_UPDATE)?;
+            let max_burst = match q.max_burst_ms {
+                Some(0.0) => 0,
+                v => queue_ms(p, "max_burst_ms", v, DEFAULT_MAX_BURST)?,
             };
+            Aqm::Pie(crate::net::pie::PieCfg { target, t_update, max_burst, ecn: q.ecn.unwrap_or(false) })
+        }
+        Discipline::Codel => {
+            let ms = |field: &str, v: Option<f64>, default: Time| queue_ms(p, field, v, default);
             let target = ms("target_ms", q.target_ms, crate::net::codel::DEFAULT_TARGET)?;
             let interval = ms("interval_ms", q.interval_ms, crate::net::codel::DEFAULT_INTERVAL)?;
             if target >= interval {
@@ -883,6 +890,15 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
         }
     };
     Ok(QueueCfg { limit_packets, limit_bytes, aqm })
+}
+
+/// A queue discipline's time option in ms (`default` when absent).
+fn queue_ms(p: &str, field: &str, v: Option<f64>, default: Time) -> R<Time> {
+    match v {
+        None => Ok(default),
+        Some(x) if x.is_finite() && (0.001..=60_000.0).contains(&x) => Ok((x * 1e6).round() as Time),
+        Some(x) => err(format!("{p}.{field}"), format!("is {}; allowed: milliseconds from 0.001 to 60000", fmt_num(x))),
+    }
 }
 
 fn resolve_impair(p: &str, d: &DirectionSpec, run_seed: u64, replication: u64) -> R<ImpairCfg> {

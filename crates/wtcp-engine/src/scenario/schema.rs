@@ -346,6 +346,12 @@ pub struct QueueSpec {
     /// CoDel: the window over which the delay must stay above target (INTERVAL, 100 ms).
     #[serde(default)]
     pub interval_ms: Option<f64>,
+    /// PIE: period of the drop-probability update (T_UPDATE, 15 ms).
+    #[serde(default)]
+    pub t_update_ms: Option<f64>,
+    /// PIE: burst allowance (MAX_BURST, 150 ms).
+    #[serde(default)]
+    pub max_burst_ms: Option<f64>,
 }
 
 impl Default for QueueSpec {
@@ -364,6 +370,8 @@ impl Default for QueueSpec {
             mean_packet_bytes: None,
             target_ms: None,
             interval_ms: None,
+            t_update_ms: None,
+            max_burst_ms: None,
         }
     }
 }
@@ -380,6 +388,9 @@ pub enum Discipline {
     Cw,
     /// CoDel (RFC 8289): drops (or marks) at dequeue when packets wait longer than a target.
     Codel,
+    /// PIE (RFC 8033): random early drops (or marks) with a probability a PI controller
+    /// keeps the queueing delay near its target with.
+    Pie,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
