@@ -355,10 +355,6 @@ impl DelayHistogram {
         self.sum_ns += u128::from(ns);
     }
 
-    pub fn count(&self) -> u64 {
-        self.n
-    }
-
     /// Mean, ns (None without samples).
     pub fn mean(&self) -> Option<f64> {
         (self.n > 0).then(|| self.sum_ns as f64 / self.n as f64)

@@ -34,6 +34,8 @@ use crate::time::Time;
 pub const OPPORTUNITY_BYTES: u32 = 1504;
 /// Bytes each packet counts beyond its wire size (the TUN packet information header).
 pub const TUN_HEADER_BYTES: u32 = 4;
+/// Bytes of IP packet one opportunity carries (mahimahi's "one 1500-byte packet").
+pub const OPPORTUNITY_IP_BYTES: u32 = OPPORTUNITY_BYTES - TUN_HEADER_BYTES;
 const NS_PER_MS: u64 = 1_000_000;
 /// The largest timestamp a trace may hold, ms (about 31 years; keeps ns times in range).
 pub const MAX_TIMESTAMP_MS: u64 = 1_000_000_000_000;

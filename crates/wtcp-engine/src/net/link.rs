@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::capacity::{Capacity, Cursor};
+use super::capacity::{Capacity, Cursor, OPPORTUNITY_IP_BYTES};
 use super::codel::{Codel, Fifo};
 use super::loss::LossModel;
 use super::queue::{Admit, Aqm, AqmState};
@@ -105,8 +105,6 @@ pub struct LinkDir {
     pub sojourn: DelayHistogram,
     /// CoDel's state when the discipline is CoDel (it decides at dequeue).
     codel: Option<Codel>,
-    /// PIE samples the queueing delay of every departing packet.
-    pie_on: bool,
     /// Packets the discipline dropped at dequeue, for the caller to free and record.
     pub dequeue_drops: Vec<PacketId>,
 }
@@ -155,7 +153,6 @@ impl LinkDir {
                 _ => None,
             },
             dequeue_drops: Vec::new(),
-            pie_on: matches!(queue_cfg_aqm, Aqm::Pie(_)),
         }
     }
 
@@ -175,7 +172,7 @@ impl LinkDir {
                 const WINDOW: Time = 100_000_000;
                 let from = now.saturating_sub(WINDOW / 2);
                 let n = o.first_after(from + WINDOW) - o.first_after(from);
-                n as f64 * 1500.0 * 8.0 / (WINDOW as f64 / 1e9)
+                n as f64 * f64::from(OPPORTUNITY_IP_BYTES) * 8.0 / (WINDOW as f64 / 1e9)
             }
         }
     }
@@ -225,9 +222,7 @@ impl LinkDir {
             if self.measuring {
                 self.sojourn.record(now - arrival);
             }
-            if self.pie_on {
-                self.aqm.on_departure(now, now - arrival, self.queue.is_empty());
-            }
+            self.aqm.on_departure(now, now - arrival, self.queue.is_empty());
         }
         self.attempts += 1;
         let wire = size + self.link_header;

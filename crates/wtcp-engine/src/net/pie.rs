@@ -159,35 +159,33 @@ mod tests {
         Pie::new(PieCfg { target: DEFAULT_TARGET, t_update: DEFAULT_T_UPDATE, max_burst: DEFAULT_MAX_BURST, ecn: false }, stream(1, 0, "pie"))
     }
 
+    /// A 40 ms standing delay (a departure and an arrival to a 100-packet queue every
+    /// millisecond, for `ms` ms): the first drop, if any.
+    fn first_drop_under_standing_delay(p: &mut Pie, ms: u64) -> Option<Time> {
+        let mut first = None;
+        for k in 1..=ms {
+            let t = k * MS;
+            p.on_departure(t, 40 * MS, false);
+            if p.on_arrival(t, 100 * 1500, false) == PieVerdict::Drop && first.is_none() {
+                first = Some(t);
+            }
+        }
+        first
+    }
+
     #[test]
     fn nothing_is_dropped_while_the_burst_allowance_lasts() {
         let mut p = pie();
         p.drop_prob = 0.5;
-        let mut first_drop = None;
-        for k in 1..=400u64 {
-            let t = k * MS;
-            p.on_departure(t, 40 * MS, false);
-            if p.on_arrival(t, 100 * 1500, false) == PieVerdict::Drop && first_drop.is_none() {
-                first_drop = Some(t);
-            }
-        }
         // 150 ms: ten updates of 15 ms use the allowance up; then about every other packet.
-        let first = first_drop.unwrap();
+        let first = first_drop_under_standing_delay(&mut p, 400).unwrap();
         assert!((150 * MS..=155 * MS).contains(&first), "{first}");
     }
 
     #[test]
     fn a_standing_delay_above_target_raises_the_probability_after_the_burst_allowance() {
         let mut p = pie();
-        // 40 ms of standing delay, reported at every departure each millisecond.
-        let mut first_drop = None;
-        for k in 1..=2000u64 {
-            let t = k * MS;
-            p.on_departure(t, 40 * MS, false);
-            if p.on_arrival(t, 100 * 1500, false) == PieVerdict::Drop && first_drop.is_none() {
-                first_drop = Some(t);
-            }
-        }
+        let first_drop = first_drop_under_standing_delay(&mut p, 2000);
         // No drop before the 150 ms burst allowance has run out (at the 10th update).
         assert!(first_drop.unwrap() >= 150 * MS, "{first_drop:?}");
         // The integral term keeps raising drop_prob while the delay stays above target.

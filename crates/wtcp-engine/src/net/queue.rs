@@ -105,7 +105,9 @@ impl AqmState {
         self.on_arrival(queue_len, 0, now, ect)
     }
 
-    /// A packet that waited `sojourn` started its transmission (PIE's delay sample).
+    /// A packet that waited `sojourn` started its transmission (PIE's delay sample; nothing
+    /// for the other disciplines).
+    #[inline]
     pub fn on_departure(&mut self, now: Time, sojourn: Time, queue_empty: bool) {
         if let Some(p) = self.pie.as_mut() {
             p.on_departure(now, sojourn, queue_empty);

@@ -15,6 +15,7 @@
 //! - `random_walk`: from `start_mbps`, every `step_s` the rate moves by a normal draw of
 //!   standard deviation `sigma_mbps`, reflected into [`min_mbps`, `max_mbps`] (an LTE-like
 //!   bounded walk).
+//!
 //! Every model needs `duration_s`, the period after which it repeats, and takes an optional
 //! `seed`: with it the draws come from that seed alone (as `wtcp trace generate` uses it);
 //! without it from the run's seed and the direction, so each direction and run differs.
@@ -26,13 +27,13 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::ScenarioError;
-use crate::net::capacity::{Capacity, Interpolate, Opportunities, RateSeries, MAX_TIMESTAMP_MS};
+use crate::net::capacity::{Capacity, Interpolate, Opportunities, RateSeries, MAX_TIMESTAMP_MS, OPPORTUNITY_IP_BYTES};
 use crate::rng::{exponential, stream, unit, SimRng};
 
 type R<T> = Result<T, ScenarioError>;
 
 /// Bytes of IP packet one generated opportunity carries (mahimahi's contract).
-const MTU: f64 = 1500.0;
+const MTU: f64 = OPPORTUNITY_IP_BYTES as f64;
 /// At most this many opportunities per period (8 bytes each once loaded).
 const MAX_OPPORTUNITIES: usize = 100_000_000;
 
