@@ -16,8 +16,8 @@
 //!   available paper; its parameters are the nested `abw` table), counting each
 //!   acknowledged byte once (`westwood::net_of_duplicates`). Duplicates drawn by a
 //!   go-back-N resend of data the receiver already holds are still credited (see
-//!   `westwood`). Dynamic may draw more of them than Westwood or Prairie: with ABW of at
-//!   least 2 * beta per second it restarts at cwnd >= beta = 10 kB after an RTO rather than
+//!   `westwood`). Dynamic may draw more of them than Westwood or Prairie: with
+//!   `ssthresh_from = "abw"` and ABW of at least 2 * beta per second it restarts at cwnd >= beta = 10 kB after an RTO rather than
 //!   at 1 MSS, so more of the go-back-N resend leaves before the cumulative ACK jumps. How
 //!   many more, and their effect, is untested.
 //! - "ssthresh = ABW" (algorithm box line 1, l. 137; l. 155 "ssthresh is updated to the
@@ -36,7 +36,8 @@
 //!   paper states no floor). Before any estimate exists, Reno's max(FlightSize/2, 2 MSS)
 //!   stands in for ssthresh (on the first expiry of a timeout only, RFC 5681 §3.1); line 2
 //!   then halves it as it would an estimate, so cwnd ends at about FlightSize/4 or below
-//!   (Eq. 5). This happens only for a loss before the first ABW sample.
+//!   (Eq. 5). This happens only for a loss before the first ABW sample (with
+//!   `ssthresh_from = "bdp"` also before the first RTT sample).
 //!   The Fig. 7 values do not fix the loss rate: cwnd "about 11024" at 54.75 s, 0.05 s after
 //!   the RTO, fits Eq. 5 at SLoss = 0.466 %, and equally cwnd = beta = 10000 (SLoss >= alpha)
 //!   plus one 1024-byte segment of slow start; l. 251 ("When the retransmissions end, cwnd of

@@ -54,13 +54,16 @@
 //!   what is sent, not cwnd, stays within oCwnd after (c)'s "cwnd + 2"). `ocwnd_source = "mirror"` is the former
 //!   default: the sender recomputes Eq. 1-3 over the arrival times echoed in the
 //!   timestamps (`rx_arrival`, one sample per ACK, d = newly acknowledged bytes,
-//!   duplicates counting one segment each, taken off the next cumulative ACK whole as
-//!   Linux's Westwood+ does, not `westwood::net_of_duplicates`'s each-byte-once rule; this
-//!   touches only the mirror and the traced `bwe_bytes_per_s`), with its own RTTmin. That
-//!   accounting credits several segments to one arrival when a retransmission fills a
-//!   hole (single samples of 5 and 22 times the bottleneck rate at 1 % and 5 % loss on
-//!   `ewr-dumbbell`, oCwnd 149 and 228 segments, bursts that overflowed the queue by 48
-//!   and 150 packets); the receiver's per-packet Eq. 1 cannot exceed the bottleneck rate.
+//!   duplicates counting one segment each, taken off the next cumulative ACK as Linux's
+//!   Westwood+ does for an ACK of more than one segment (on a one-segment ACK the code
+//!   also takes them off, which Linux does not), not `westwood::net_of_duplicates`'s
+//!   each-byte-once rule; this touches only the mirror and the traced `bwe_bytes_per_s`),
+//!   with its own RTTmin. The mirror read single samples of 5 and 22 times the bottleneck
+//!   rate at 1 % and 5 % loss on `ewr-dumbbell` (oCwnd 149 and 228 segments, bursts that
+//!   overflowed the queue by 48 and 150 packets), where a retransmission filled a hole;
+//!   that the accounting rule is what makes them is untested (both rules credit such an
+//!   ACK alike when the duplicates were fewer than the segments it covers). The
+//!   receiver's per-packet Eq. 1 cannot exceed the bottleneck rate.
 //! - Eq. 1: d_n is the size of the n-th arriving segment (every arrival counts,
 //!   retransmissions and out-of-order segments included) and t_n - t_(n-1) the gap to the
 //!   previous arrival. The first arrival only sets t_0; the first sample initialises

@@ -48,15 +48,16 @@
 //!   data packet referenced by the nth ACK"): one data packet per ACK. Read strictly, a
 //!   duplicate ACK acknowledges no data packet; the credit rests on l.86's premise that
 //!   "the pattern of an ACK returning to the sender is identical to the pattern of a data
-//!   packet reaching the receiver", and on l.88's MABE, which takes the larger of R_sn and
-//!   R_rn as two estimates of one quantity (they agree on the two-hop path with the
-//!   credit; without it R_sn peaked at 3.4x, and MABE picked it). A duplicate ACK
+//!   packet reaching the receiver" (l.88's MABE takes the larger of R_sn and R_rn, which
+//!   the paper expects to differ with each link's traffic, l.90 and l.124; on the two-hop
+//!   path they agree with the credit, and without it R_sn peaked at 3.4x and MABE picked
+//!   it). A duplicate ACK
 //!   counts the segment whose arrival it reports, and a cumulative ACK its advance less what
 //!   duplicates already counted, at least one segment (`dupack_credit = true`, default; the
 //!   shared accounting of `westwood::net_of_duplicates`). The earlier reading,
 //!   `dupack_credit = false`, took the whole cumulative advance and 0 for a duplicate: the
 //!   ACK that fills a hole then counted every segment above it at once, and ABE read up to
-//!   55x the bottleneck over an RTT (NJ+'s R_sn 18x) in one survey of random set-ups and
+//!   55x the bottleneck over an RTT (NJ+'s rate, max(R_sn, R_rn), 18x) in one survey of random set-ups and
 //!   26.7x / 16.3x in another (N, timestamps and code version not recorded; `survey()` in
 //!   `estimator_bounds.rs` covers Jersey's `dupack_credit = false` only; the test there
 //!   asserts more than 2x), spikes that

@@ -37,7 +37,9 @@
 //!   ACK); that count is carried with the receiver's timestamp here, is not part of the
 //!   RFC 7323 option, and is not information an ACK-timed ABE has. For a duplicate ACK the
 //!   default already credits that segment, inferred by the sender; the two differ where
-//!   the sender cannot see arrivals (a lost ACK, a segment that arrives twice). What the choice does on
+//!   the sender cannot see arrivals (a lost duplicate ACK, whose credit then comes late
+//!   with the covering cumulative ACK; a segment that arrives twice; the ACK that ends
+//!   recovery). What the choice does on
 //!   the NJ+ two-hop path (`faithful_jersey.rs`, 1 % loss): with the whole cumulative
 //!   advance (`dupack_credit = false`) R_sn jumps on the ACK that fills a hole and the
 //!   maximum takes the jump, far above the bottleneck's payload rate; one packet per ACK and

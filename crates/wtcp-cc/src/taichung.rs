@@ -62,9 +62,10 @@
 //!   segments of ssthresh and a linear climb (the paper does not consider the case); with
 //!   `"fig2"` Fig. 2's estimates take over at the next ACK. The paper's comparator, ns-2's
 //!   NewReno, also cuts ssthresh on every expiry (its timeout() calls slowdown(), see
-//!   `acc`), but wtcp's `newreno` keeps it after the first (RFC 5681 §3.1) and offers no
-//!   ns-2 option, so in `wtcp reproduce taichung` the two follow different rules on
-//!   repeated timeouts; the effect on the comparison is untested.
+//!   `acc`), but wtcp's `newreno` keeps it after the first (RFC 5681 §3.1) unless
+//!   `tcp.timeout_count_reset = "every_timeout"`, which the `ns2` profile does not set (it
+//!   would also change `westwoodplus` in the same runs), so in `wtcp reproduce taichung`
+//!   the two follow different rules on repeated timeouts; the effect is untested.
 //!   ssthresh is floored at 2 segments (RFC 5681 eq. 4; the paper gives no floor). With no RTT sample yet the shrink factor is unknown
 //!   and the NewReno halving of FlightSize is used.
 //! - ECN (not in the paper): an echo applies the three-duplicate-ACK response, once per

@@ -85,8 +85,9 @@
 //!   exit. `"paper"`: cwnd = min(cwnd, ssthresh) on fast retransmit (Mascolo et al.).
 //!   `"linux"`: Reno's max(cwnd/2, 2 MSS) on fast retransmit and, at recovery exit,
 //!   ssthresh = cwnd = max(BWE * RTTmin, 2 MSS) (Linux's PRR is not modelled).
-//! - Repeated RTOs (consecutive > 1) leave ssthresh alone (RFC 5681 §3.1; ns-3 tests
-//!   whether the head was already retransmitted, which is the same condition). The paper
+//! - Repeated RTOs (consecutive > 1) leave ssthresh alone (RFC 5681 §3.1; ns-3.44 cuts it
+//!   on every timeout, which the `ns3` profile reproduces by reporting each as a first one,
+//!   `tcp.timeout_count_reset = "every_timeout"`). The paper
 //!   flavour does the same, a departure from algorithms.md §4.1, which gives no exception for
 //!   a repeated expiry.
 //! - The sender does not pass the ACK that ends recovery to `on_ack`; its bytes are
@@ -126,7 +127,8 @@
 //! agent the NJ+ authors ran is not stated [UNCONF]; Linux's Westwood+ through
 //! `Agent/TCP/Linux` corresponds to `westwoodplus` with `filter`, `sampling`, `accounting`,
 //! `response` = "linux", `window_rtt` = `min_rtt_of` = "sample" and
-//! `reset_min_rtt_on_timeout = true`, except in the accounting: `"linux"` credits each byte
+//! `reset_min_rtt_on_timeout = true`, except for Linux's PRR (not modelled, above) and the
+//! ns-2 `Agent/TCP/Linux` glue, and in the accounting: `"linux"` credits each byte
 //! once where Linux's `westwood_acked_count` over-credits one segment per partial ACK (a
 //! segment a duplicate already counted is credited again later; see "Each byte once"),
 //! and it applies to every ACK where Linux applies it on its slow path only. Linux's exact
@@ -175,7 +177,7 @@ use crate::reno::{halved_ssthresh, Reno, RenoParams, ABC_LIMIT, BYTE_COUNTING};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Accounting {
-    /// The MobiCom 2001 / Linux `westwood_acked_count` rule (algorithms.md §4.2-4.3):
+    /// The MobiCom 2001 / Linux `westwood_acked_count` rule (algorithms.md §4.1, §4.3):
     /// duplicates count one segment and are subtracted from the next cumulative ACK,
     /// corrected so that each byte is credited once (Linux subtracts a partial ACK's whole
     /// advance; see the module header).
