@@ -503,6 +503,10 @@ def store_report(store_path: str | Path, out: str | Path | None = None, metric: 
                 for img, title in images:
                     if img.suffix == ".svg":
                         body.append(f"<figure>{image(img, title)}<figcaption>{esc(title)} (total of the flows of a run; mean over replications, 95 % interval)</figcaption></figure>")
+                delay_svg = delay_figure(store, name, flows, Path(tmp) / f"{_safe(name)}-delay.svg")
+                if delay_svg is not None:
+                    title = f"{name}: throughput against p95 one-way delay"
+                    body.append(f"<figure>{image(delay_svg, title)}<figcaption>{esc(title)} (Pantheon's plane: a point per TCP flow of a run, per algorithm the mean with its 95 % interval on both axes; delay on an inverted log axis)</figcaption></figure>")
                 d = defs.get(name)
                 if d:
                     body.append(f"<details><summary>sweep definition</summary><pre>{esc(d['definition'])}</pre></details>")
@@ -524,6 +528,24 @@ def store_figure(store: Any, sweep: str, x: str, metric: str, path: Path) -> Pat
 
     try:
         fig = store.plot(x=x, y=metric, hue="cc", path=path, sweep=sweep, flows="sum", title=f"{sweep}: {metric}")
+    except PlotError:
+        return None
+    plt.close(fig)
+    return path
+
+
+def delay_figure(store: Any, sweep: str, flows: pd.DataFrame, path: Path) -> Path | None:
+    """`Store.plot_delay_throughput` for `sweep` as SVG at `path`, when its TCP flows
+    recorded delays (`metrics.delays`); None otherwise."""
+    import matplotlib.pyplot as plt
+
+    from wtcp.plot import PlotError
+
+    tcp = flows[flows["kind"] == "tcp"] if "kind" in flows.columns else flows
+    if "delay_p95_ms" not in tcp.columns or not tcp["delay_p95_ms"].notna().any():
+        return None
+    try:
+        fig = store.plot_delay_throughput(path, sweep=sweep)
     except PlotError:
         return None
     plt.close(fig)

@@ -145,25 +145,54 @@ def test_the_shipped_cellular_scenario_runs_and_traces_the_capacity(tmp_path: Pa
 
 
 def test_a_trace_study_stores_delays_and_draws_pantheons_figure(tmp_path: Path):
-    """Algorithms over two traces, a trace file as a sweep axis: the store holds each
-    flow's delay percentiles, and the delay-throughput figure is drawn from them."""
+    """The README's study in reduced form: algorithms over traces, a trace file and the
+    bottleneck's discipline as sweep axes; the store holds each flow's delay percentiles,
+    the delay-throughput figure is drawn from them, and `wtcp report` shows it."""
+    from wtcp.htmlreport import store_report
     from wtcp.sweep import InlineExecutor, load_sweep, open_store, run_sweep
 
     tr = wtcp.builtin_scenario_path("cellular-trace").parent / "traces"
     sweep = load_sweep({"scenario": "cellular-trace", "algorithms": ["cubic", "vegas"], "replications": 1, "set": {"run.duration_s": 10.0},
-                        "grid": {"links.1.ab.capacity.trace": [str(tr / "lte-markov.trace"), str(tr / "wifi-fades.trace")]}})
-    assert run_sweep(sweep, tmp_path / "s.duckdb", InlineExecutor()).done == 4
+                        "grid": {"links.1.ab.capacity.trace": [str(tr / "lte-markov.trace"), str(tr / "wifi-fades.trace")],
+                                 "links.1.queue.discipline": ["droptail", "codel"]}})
+    assert run_sweep(sweep, tmp_path / "s.duckdb", InlineExecutor()).done == 8
     store = open_store(tmp_path / "s.duckdb")
     flows = store.flows()
     assert (flows["delay_p50_ms"] <= flows["delay_p95_ms"]).all() and (flows["delay_p95_ms"] <= flows["delay_p99_ms"]).all()
-    # Vegas keeps the cellular queue short, CUBIC fills it: a delay gap of several times.
-    by = flows.groupby("algorithm")["delay_p95_ms"].mean()
-    assert by["vegas"] * 3 < by["cubic"], by
-    fig = store.plot_delay_throughput(tmp_path / "dt.png")
+    p95 = flows.groupby(["algorithm", "links_1_queue_discipline"])["delay_p95_ms"].mean()
+    # With DropTail, Vegas keeps the cellular queue short and CUBIC fills it: a delay gap
+    # of several times. CoDel at the bottleneck takes most of CUBIC's queueing delay away.
+    assert p95["vegas", "droptail"] * 3 < p95["cubic", "droptail"], p95
+    assert p95["cubic", "codel"] * 2 < p95["cubic", "droptail"], p95
+    fig = store.plot_delay_throughput(tmp_path / "dt.png", where={"links.1.queue.discipline": "codel"})
     assert (tmp_path / "dt.png").stat().st_size > 1000
     assert fig.axes[0].get_xscale() == "log" and fig.axes[0].xaxis_inverted()
     with pytest.raises(ValueError, match="delay_p42_ms"):
         store.plot_delay_throughput(delay="delay_p42_ms")
+    store.close()
+    page = store_report(tmp_path / "s.duckdb", tmp_path / "report.html").read_text()
+    assert "throughput against p95 one-way delay" in page and page.count("<figure>") >= 2
+
+
+def test_a_sweep_file_finds_its_trace_files_beside_it(tmp_path: Path, monkeypatch):
+    """Relative trace paths in a sweep file resolve from the sweep file's folder, as its
+    scenario does, in both the path form and the table form."""
+    from wtcp.sweep import load_sweep
+
+    (tmp_path / "study" / "traces").mkdir(parents=True)
+    for name in ("one.trace", "two.trace"):
+        (tmp_path / "study" / "traces" / name).write_text("1\n")
+    (tmp_path / "study" / "s.toml").write_text(
+        'scenario = "cellular-trace"\n[set]\n"run.duration_s" = 6.0\n"links.1.ba.capacity" = { trace = "traces/two.trace" }\n'
+        '[grid]\n"links.1.ab.capacity.trace" = ["traces/one.trace", "traces/two.trace"]\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    sweep = load_sweep(tmp_path / "study" / "s.toml")
+    where = tmp_path / "study" / "traces"
+    assert sweep.grid["links.1.ab.capacity.trace"] == [os.fspath(where / "one.trace"), os.fspath(where / "two.trace")]
+    assert sweep.fixed["links.1.ba.capacity.trace"] == os.fspath(where / "two.trace")  # a table is read key by key
+    runs = list(sweep.runs())
+    assert len(runs) == 2 and all(r.error is None for r in runs), [r.error for r in runs]
 
 
 def test_wtcp_run_prints_delays_only_when_recorded():

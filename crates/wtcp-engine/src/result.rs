@@ -166,7 +166,8 @@ pub struct WifiStationResult {
     /// Frames given up at the retry limit although a copy had arrived (every ACK lost):
     /// not drops, but still retry-limit hints.
     pub gave_up_after_delivery: u64,
-    /// Packets refused by the full interface queue.
+    /// Packets the interface queue dropped: refused when full or by its discipline at
+    /// arrival, or dropped by it later (CoDel, FQ-CoDel).
     pub queue_drops: u64,
 }
 

@@ -10,7 +10,6 @@ use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{jain_index, DelayHistogram, Oracle, TcpCounters};
 use crate::net::link::{LinkDir, TxOutcome};
 use crate::net::loss::LossModel;
-use crate::net::queue::AqmState;
 use crate::net::routing::{Hop, RouteTable};
 use crate::wifi::{WifiChannel, WifiOutcome};
 use crate::net::DropCause;
@@ -134,6 +133,8 @@ pub struct World<'s> {
     wifi: Vec<WifiChannel>,
     /// Outcomes of the last 802.11 event (reused buffer).
     wifi_out: Vec<WifiOutcome>,
+    /// Scratch for the packets an interface queue's discipline dropped at enqueue.
+    wifi_victims: Vec<PacketId>,
     routes: &'s RouteTable,
     flows: Vec<Flow>,
     hosts: Vec<HostShared>,
@@ -166,8 +167,8 @@ impl<'s> World<'s> {
                     l.rate_bps,
                     l.delay,
                     l.link_header_bytes,
-                    l.queue.clone(),
-                    AqmState::new(l.queue.aqm.clone(), l.rate_bps, Some(label(format!("{tag}:aqm")))),
+                    &l.queue,
+                    label(format!("{tag}:aqm")),
                     loss,
                     imp.applies_to,
                     imp.arq,
@@ -218,7 +219,8 @@ impl<'s> World<'s> {
             .enumerate()
             .map(|(c, w)| {
                 let positions: Vec<(f64, f64)> = w.stations.iter().map(|&(_, x, y)| (x, y)).collect();
-                WifiChannel::new(c as u32, w.config.clone(), &positions, sc.seed, sc.replication, &format!("wifi:{}", w.name))
+                let label = format!("wifi:{}", w.name);
+                WifiChannel::new(c as u32, w.config.clone(), &positions, sc.seed, sc.replication, &label).with_queues(&w.queues, sc.seed, sc.replication, &label)
             })
             .collect();
         let traces = sc.trace_interval.map(|_| Traces {
@@ -238,6 +240,7 @@ impl<'s> World<'s> {
             dirs,
             wifi,
             wifi_out: Vec::with_capacity(8),
+            wifi_victims: Vec::new(),
             routes: &sc.routes,
             flows,
             hosts: vec![HostShared::default(); sc.nodes.len()],
@@ -369,15 +372,7 @@ impl<'s> World<'s> {
                     self.count_put_on_wire(self.dirs[dir as usize].from, id);
                 }
                 let outcome = self.dirs[dir as usize].on_tx_done(&mut self.pool, self.now, &mut self.ev);
-                if !self.dirs[dir as usize].dequeue_drops.is_empty() {
-                    // CoDel's drops at dequeue (the buffer keeps its capacity).
-                    let mut drops = std::mem::take(&mut self.dirs[dir as usize].dequeue_drops);
-                    for &id in &drops {
-                        self.drop_packet(id, dir, DropCause::Queue);
-                    }
-                    drops.clear();
-                    self.dirs[dir as usize].dequeue_drops = drops;
-                }
+                self.record_discipline_drops(dir);
                 if let TxOutcome::Dropped { id, cause, retry_limit } = outcome {
                     let p = *self.pool.get(id);
                     if retry_limit && p.kind == PacketKind::Data {
@@ -574,15 +569,38 @@ impl<'s> World<'s> {
                     self.dirs[dir as usize].count_queue_drop();
                     self.drop_packet(id, dir, DropCause::Queue);
                 }
+                self.record_discipline_drops(dir);
             }
             Hop::Wifi { channel, from, to } => {
-                if let Err(id) = self.wifi[channel as usize].enqueue(from, id, to, self.now, &mut self.ev, &self.pool) {
+                let queued = self.wifi[channel as usize].enqueue(from, id, to, self.now, &mut self.ev, &mut self.pool);
+                if let Err(id) = queued {
                     self.drop_packet(id, self.wifi_trace_dir(channel), DropCause::Queue);
                 } else if let Some(tap) = self.tap.as_deref_mut() {
                     tap.wifi_tx(channel, from, self.now, self.pool.get(id));
                 }
+                let mut victims = std::mem::take(&mut self.wifi_victims);
+                victims.extend(self.wifi[channel as usize].take_queue_drops());
+                for v in victims.drain(..) {
+                    self.drop_packet(v, self.wifi_trace_dir(channel), DropCause::Queue);
+                }
+                self.wifi_victims = victims;
             }
         }
+    }
+
+    /// Drops the queue discipline made other than refusing an arrival (CoDel's at dequeue,
+    /// FQ-CoDel's overload drops); the buffer keeps its capacity.
+    #[inline]
+    fn record_discipline_drops(&mut self, dir: u32) {
+        if self.dirs[dir as usize].dequeue_drops.is_empty() {
+            return;
+        }
+        let mut drops = std::mem::take(&mut self.dirs[dir as usize].dequeue_drops);
+        for &id in &drops {
+            self.drop_packet(id, dir, DropCause::Queue);
+        }
+        drops.clear();
+        self.dirs[dir as usize].dequeue_drops = drops;
     }
 
     /// A flow's throughput counts the IP bytes its source put on the wire: a data segment
@@ -610,7 +628,7 @@ impl<'s> World<'s> {
     /// retry-limit hint to the TCP sender, see [`World::wifi_hint_delay`]).
     fn on_wifi_event(&mut self, channel: u32, station: u32, kind: u8) {
         let mut out = std::mem::take(&mut self.wifi_out);
-        self.wifi[channel as usize].on_event(station, kind, self.now, &mut self.ev, &mut out);
+        self.wifi[channel as usize].on_event(station, kind, self.now, &mut self.ev, &mut self.pool, &mut out);
         let stations = &self.sc.wifi[channel as usize].stations;
         for o in out.drain(..) {
             match o {

@@ -62,11 +62,11 @@ fn acknowledged_frames_use_at_most_limit_minus_one_retries() {
     loop {
         while !ch.is_backlogged(0) || ch.queue_len(0) < 1 {
             let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, now));
-            ch.enqueue(0, id, 1, now, &mut ev, &pool).unwrap();
+            ch.enqueue(0, id, 1, now, &mut ev, &mut pool).unwrap();
         }
         let Some((t, Event::Wifi { station, kind, .. })) = ev.pop_until(end) else { break };
         now = t;
-        ch.on_event(station, kind, now, &mut ev, &mut out);
+        ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
         for o in out.drain(..) {
             if let WifiOutcome::Delivered { packet, .. } | WifiOutcome::Dropped { packet, .. } = o {
                 pool.free(packet);

@@ -199,7 +199,16 @@ fn codel_options_are_checked_and_belong_to_codel() {
     check(&[("links.1.queue", "{ discipline = \"codel\", target_ms = 100, interval_ms = 50 }")], "links.1.queue.target_ms", "target < interval");
     check(&[("links.1.queue", "{ discipline = \"codel\", target_ms = -1 }")], "links.1.queue.target_ms", "milliseconds from 0.001");
     check(&[("links.1.queue", "{ discipline = \"codel\", min_th = 5 }")], "links.1.queue.min_th", "target_ms, interval_ms, ecn");
-    check(&[("links.1.queue", "{ discipline = \"red\", target_ms = 5 }")], "links.1.queue.target_ms", "not an option of discipline Red");
+    check(&[("links.1.queue", "{ discipline = \"red\", target_ms = 5 }")], "links.1.queue.target_ms", "not an option of discipline \"red\"");
+}
+
+#[test]
+fn fq_codel_options_are_checked_and_belong_to_fq_codel() {
+    check(&[("links.1.queue", "{ discipline = \"fq_codel\", quantum_bytes = 0 }")], "links.1.queue.quantum_bytes", "allowed: 1..=1048576 (bytes)");
+    check(&[("links.1.queue", "{ discipline = \"fq_codel\", flows = 100000 }")], "links.1.queue.flows", "allowed: 1..=65536 (queues)");
+    check(&[("links.1.queue", "{ discipline = \"fq_codel\", target_ms = 200 }")], "links.1.queue.target_ms", "target < interval");
+    check(&[("links.1.queue", "{ discipline = \"fq_codel\", min_th = 5 }")], "links.1.queue.min_th", "target_ms, interval_ms, ecn, quantum_bytes, flows, drop_batch");
+    check(&[("links.1.queue", "{ discipline = \"codel\", flows = 8 }")], "links.1.queue.flows", "not an option of discipline \"codel\"");
 }
 
 #[test]

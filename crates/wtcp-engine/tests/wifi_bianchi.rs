@@ -47,7 +47,7 @@ fn saturate(n: usize, cfg: WifiConfig, warmup: Time, end: Time, seed: u64) -> Ru
     let (mut delivered, mut measured) = (0u64, 0u64);
     while let Some((now, e)) = ev.pop_until(end) {
         let Event::Wifi { station, kind, .. } = e else { unreachable!() };
-        ch.on_event(station, kind, now, &mut ev, &mut out);
+        ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
         for o in out.drain(..) {
             match o {
                 WifiOutcome::Delivered { packet, .. } => {
@@ -246,12 +246,12 @@ fn hidden(rts: bool) -> (f64, f64) {
         for s in 0..2 {
             while ch.queue_len(s) < 1 || !ch.is_backlogged(s) {
                 let id = pool.alloc(&Packet::new(PacketKind::Udp, s, s, 2, PAYLOAD, now));
-                ch.enqueue(s, id, 2, now, &mut ev, &pool).unwrap();
+                ch.enqueue(s, id, 2, now, &mut ev, &mut pool).unwrap();
             }
         }
         let Some((t, Event::Wifi { station, kind, .. })) = ev.pop_until(end) else { break };
         now = t;
-        ch.on_event(station, kind, now, &mut ev, &mut out);
+        ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
         for o in out.drain(..) {
             match o {
                 WifiOutcome::Delivered { packet, .. } => {
@@ -298,7 +298,7 @@ fn a_full_interface_queue_refuses_the_packet() {
     let (mut pool, mut ev) = (PacketPool::default(), EventQueue::default());
     let ids: Vec<_> = (0..4).map(|_| pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, PAYLOAD, 0))).collect();
     // One in service, two waiting, the fourth refused.
-    let res: Vec<_> = ids.iter().map(|&id| ch.enqueue(0, id, 1, 0, &mut ev, &pool)).collect();
+    let res: Vec<_> = ids.iter().map(|&id| ch.enqueue(0, id, 1, 0, &mut ev, &mut pool)).collect();
     assert_eq!(res, vec![Ok(()), Ok(()), Ok(()), Err(ids[3])]);
     assert_eq!(ch.stats(0).queue_drops, 1);
 }
@@ -334,7 +334,7 @@ fn random_topologies_and_traffic_conserve_packets() {
         let mut next_arrival = 0;
         loop {
             match ev.pop_until(end.min(next_arrival)) {
-                Some((t, Event::Wifi { station, kind, .. })) => ch.on_event(station, kind, t, &mut ev, &mut out),
+                Some((t, Event::Wifi { station, kind, .. })) => ch.on_event(station, kind, t, &mut ev, &mut pool, &mut out),
                 Some(_) => unreachable!(),
                 None if next_arrival <= end => {
                     // A packet of random size from a random station to another.
@@ -345,7 +345,7 @@ fn random_topologies_and_traffic_conserve_packets() {
                     p.seq = offered;
                     let id = pool.alloc(&p);
                     offered += 1;
-                    if ch.enqueue(s, id, d, now, &mut ev, &pool).is_err() {
+                    if ch.enqueue(s, id, d, now, &mut ev, &mut pool).is_err() {
                         refused += 1;
                         pool.free(id);
                     }

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +150,13 @@ class Sweep:
         if not isinstance(points, list):
             raise SweepError("points", "must be an array of tables")
         sweep.points = [_values_table(p, f"points.{i}") for i, p in enumerate(points)]
+        # Capacity trace files named by relative paths are found beside the sweep file, as
+        # its scenario is (a sweep given as a dict: the current directory).
+        beside = _TraceBeside(Path(base_dir))
+        sweep.fixed = beside.table(sweep.fixed)
+        sweep.grid = {p: [beside.value(p, v) for v in vs] for p, vs in sweep.grid.items()}
+        sweep.zips = [{p: [beside.value(p, v) for v in vs] for p, vs in z.items()} for z in sweep.zips]
+        sweep.points = [beside.table(pt) for pt in sweep.points]
         algorithms = doc.get("algorithms", [])
         if not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
             raise SweepError("algorithms", "must be a list of algorithm names")
@@ -405,6 +413,35 @@ def stream_of(params_json: str, replication: int) -> int:
 
 def tcp_flow_indices(document: Mapping[str, Any]) -> list[int]:
     return [i for i, f in enumerate(document.get("flows", [])) if f.get("kind", "tcp") == "tcp"]
+
+
+_TRACE_PATH = re.compile(r"^links\.\d+\.(ab|ba)\.capacity(\.trace)?$")
+
+
+@dataclass
+class _TraceBeside:
+    """Makes a relative capacity trace path in a sweep value absolute, from `directory`:
+    `links.N.ab.capacity.trace = "x"` and `links.N.ab.capacity = { trace = "x" }`."""
+
+    directory: Path
+
+    def value(self, path: str, value: Any) -> Any:
+        m = _TRACE_PATH.match(path)
+        if not m:
+            return value
+        if m.group(2):
+            return self._absolute(value)
+        if isinstance(value, Mapping) and "trace" in value:
+            return {**value, "trace": self._absolute(value["trace"])}
+        return value
+
+    def table(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {p: self.value(p, v) for p, v in values.items()}
+
+    def _absolute(self, trace: Any) -> Any:
+        if isinstance(trace, str) and trace and not os.path.isabs(trace):
+            return os.fspath((self.directory / trace).absolute())
+        return trace
 
 
 def _load_base(value: Any, base_dir: Path) -> Scenario:

@@ -3,21 +3,22 @@
 //! longer than `target` for at least `interval`, then at intervals of
 //! interval / sqrt(count) while that lasts.
 //!
-//! Follows the pseudo-code of RFC 8289 §5 (`dodequeue`, `dequeue`, `control_law`):
-//! - `dodequeue` (§5.4): a packet whose sojourn time is below TARGET, or that leaves at most
+//! Follows the pseudo-code of RFC 8289 §5, routine by routine (`dodequeue`, `dequeue`,
+//! `control_law`; cited below by routine name):
+//! - `dodequeue`: a packet whose sojourn time is below TARGET, or that leaves at most
 //!   one MTU (MAXPACKET, 1500 bytes here) in the queue, clears `first_above_time`; the first
 //!   one above it starts the INTERVAL clock; once that expires, dropping is allowed.
-//! - `dequeue` (§5.5): in the dropping state, drop while `now >= drop_next`, each time
+//! - `dequeue`: in the dropping state, drop while `now >= drop_next`, each time
 //!   setting `drop_next = control_law(drop_next, count)`; leave it as soon as a packet is
 //!   below target. Entering it drops one packet and sets count to `delta = count -
 //!   lastcount` (the drops the last episode made after its first) if that is > 1 and the
-//!   last scheduled drop (`drop_next`) is less than 16 intervals ago, else to 1 (§5.5).
+//!   last scheduled drop (`drop_next`) is less than 16 intervals ago, else to 1.
 //! - MAXPACKET is 1500 bytes (an Ethernet MTU; the RFC says the interface MTU, Linux takes
 //!   the device's): with larger packets a single waiting packet can be dropped.
-//! - `control_law(t, count) = t + interval / sqrt(count)` (§5.6).
+//! - `control_law(t, count) = t + interval / sqrt(count)`.
 //!
 //! Deviations and ambiguities resolved:
-//! - ECN (RFC 8289 §5.1, "should use ECN marking"; as Linux `codel_dequeue`): with
+//! - ECN (as Linux `codel_dequeue`; the RFC's pseudo-code only drops): with
 //!   `ecn = true` an ECN-capable packet that would be dropped is marked CE and sent instead,
 //!   counted as a drop for the control law; the dequeue then ends with it.
 //! - Times are the simulator's nanoseconds; the square root is taken in floating point
@@ -31,7 +32,7 @@ use crate::time::Time;
 /// RFC 8289 §4.2-4.3 defaults: TARGET 5 ms, INTERVAL 100 ms.
 pub const DEFAULT_TARGET: Time = 5_000_000;
 pub const DEFAULT_INTERVAL: Time = 100_000_000;
-/// MAXPACKET (§5.4): below one MTU of backlog a packet is never dropped.
+/// MAXPACKET (`dodequeue`): below one MTU of backlog a packet is never dropped.
 const MAXPACKET: u64 = 1500;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +42,7 @@ pub struct CodelCfg {
     pub ecn: bool,
 }
 
-/// CoDel's per-queue state (§5.2).
+/// CoDel's per-queue state (the pseudo-code's queue variables).
 #[derive(Clone, Debug)]
 pub struct Codel {
     cfg: CodelCfg,
@@ -55,20 +56,55 @@ pub struct Codel {
     pub marks: u64,
 }
 
-/// The queue CoDel dequeues from: packet ids in FIFO order, their byte count, the pool.
-pub struct Fifo<'a> {
-    pub queue: &'a mut VecDeque<PacketId>,
+/// An entry of a packet queue: a packet id, or an 802.11 station's MSDU record.
+pub trait Queued: Copy {
+    fn packet(self) -> PacketId;
+}
+
+impl Queued for PacketId {
+    #[inline]
+    fn packet(self) -> PacketId {
+        self
+    }
+}
+
+/// What CoDel dequeues from: one FIFO (`Fifo`), or one flow's queue of FQ-CoDel.
+pub trait CodelQueue {
+    type Item: Queued;
+    /// Take the head (and its bytes off the backlog).
+    fn pop(&mut self) -> Option<Self::Item>;
+    /// Bytes the whole queue still holds, for `dodequeue`'s MAXPACKET test (FQ-CoDel: every
+    /// flow's, as Linux's `fq_codel_dequeue` passes the qdisc's backlog).
+    fn backlog(&self) -> u64;
+    fn pool(&mut self) -> &mut PacketPool;
+    /// A packet CoDel dropped: the caller frees and records it.
+    fn dropped(&mut self, item: Self::Item);
+}
+
+/// A single FIFO: entries in order, their byte count, the pool.
+pub struct Fifo<'a, T> {
+    pub queue: &'a mut VecDeque<T>,
     pub bytes: &'a mut u64,
     pub pool: &'a mut PacketPool,
     /// Packets dropped at dequeue go here (the caller frees and records them).
-    pub dropped: &'a mut Vec<PacketId>,
+    pub dropped: &'a mut Vec<T>,
 }
 
-impl Fifo<'_> {
-    fn pop(&mut self) -> Option<PacketId> {
-        let id = self.queue.pop_front()?;
-        *self.bytes -= u64::from(self.pool.get(id).size);
-        Some(id)
+impl<T: Queued> CodelQueue for Fifo<'_, T> {
+    type Item = T;
+    fn pop(&mut self) -> Option<T> {
+        let item = self.queue.pop_front()?;
+        *self.bytes -= u64::from(self.pool.get(item.packet()).size);
+        Some(item)
+    }
+    fn backlog(&self) -> u64 {
+        *self.bytes
+    }
+    fn pool(&mut self) -> &mut PacketPool {
+        self.pool
+    }
+    fn dropped(&mut self, item: T) {
+        self.dropped.push(item);
     }
 }
 
@@ -81,14 +117,14 @@ impl Codel {
         t + (self.cfg.interval as f64 / f64::from(self.count.max(1)).sqrt()) as Time
     }
 
-    /// §5.4 `dodequeue`: take the head; whether CoDel may drop it.
-    fn dodequeue(&mut self, now: Time, q: &mut Fifo) -> (Option<PacketId>, bool) {
+    /// `dodequeue`: take the head; whether CoDel may drop it.
+    fn dodequeue<Q: CodelQueue>(&mut self, now: Time, q: &mut Q) -> (Option<Q::Item>, bool) {
         let Some(id) = q.pop() else {
             self.first_above_time = None;
             return (None, false);
         };
-        let sojourn = now - q.pool.get(id).enqueued;
-        if sojourn < self.cfg.target || *q.bytes <= MAXPACKET {
+        let sojourn = now - q.pool().get(id.packet()).enqueued;
+        if sojourn < self.cfg.target || q.backlog() <= MAXPACKET {
             self.first_above_time = None;
             return (Some(id), false);
         }
@@ -102,19 +138,20 @@ impl Codel {
     }
 
     /// Drop `id`, or mark it when ECN allows (then it is sent: returns true).
-    fn drop_or_mark(&mut self, id: PacketId, q: &mut Fifo) -> bool {
-        if self.cfg.ecn && q.pool.get(id).ect {
-            q.pool.get_mut(id).ce = true;
+    fn drop_or_mark<Q: CodelQueue>(&mut self, id: Q::Item, q: &mut Q) -> bool {
+        let pool = q.pool();
+        if self.cfg.ecn && pool.get(id.packet()).ect {
+            pool.get_mut(id.packet()).ce = true;
             self.marks += 1;
             return true;
         }
-        q.dropped.push(id);
+        q.dropped(id);
         self.drops += 1;
         false
     }
 
-    /// §5.5 `dequeue`: the next packet to send, if any, dropping per the control law.
-    pub fn dequeue(&mut self, now: Time, q: &mut Fifo) -> Option<PacketId> {
+    /// `dequeue`: the next packet to send, if any, dropping per the control law.
+    pub fn dequeue<Q: CodelQueue>(&mut self, now: Time, q: &mut Q) -> Option<Q::Item> {
         let (mut p, mut ok_to_drop) = self.dodequeue(now, q);
         let Some(mut id) = p else {
             self.dropping = false;
@@ -145,7 +182,7 @@ impl Codel {
         } else if ok_to_drop {
             let marked = self.drop_or_mark(id, q);
             self.dropping = true;
-            // §5.5: resume near the last episode's drop rate if it ended recently.
+            // `dequeue`: resume near the last episode's drop rate if it ended recently.
             let delta = self.count.saturating_sub(self.lastcount);
             self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.cfg.interval { delta } else { 1 };
             self.drop_next = self.control_law(now);
@@ -255,7 +292,7 @@ mod tests {
 
     #[test]
     fn a_new_episode_soon_after_the_last_resumes_near_its_drop_rate() {
-        // §5.5: the second episode starts with count = delta > 1 if it begins within 16
+        // `dequeue`: the second episode starts with count = delta > 1 if it begins within 16
         // intervals of the last drop; its first gap is then shorter than the interval.
         // 300 ms of overload leave a backlog that drains by about 600 ms.
         let drops = two_overloads(300 * MS, 900 * MS, 1600 * MS);

@@ -1,5 +1,5 @@
-//! One direction of a full-duplex point-to-point link: a queue (DropTail, RED, congestion
-//! warning or CoDel, `queue.rs`, `codel.rs`), a transmitter
+//! One direction of a full-duplex point-to-point link: a queue and its discipline
+//! (`qdisc.rs`), a transmitter
 //! and a propagation pipe (htsim's Queue + Pipe). The transmitter runs at the link's rate,
 //! or follows a capacity trace (`capacity.rs`: mahimahi's delivery opportunities or a rate
 //! series).
@@ -10,13 +10,13 @@
 use std::collections::VecDeque;
 
 use super::capacity::{Capacity, Cursor, OPPORTUNITY_IP_BYTES};
-use super::codel::{Codel, Fifo};
 use super::loss::LossModel;
-use super::queue::{Admit, Aqm, AqmState};
+use super::qdisc::Qdisc;
 use super::routing::DirId;
 use crate::events::{Event, EventQueue};
 use crate::metrics::DelayHistogram;
 use crate::packet::{PacketId, PacketKind, PacketPool};
+use crate::rng::SimRng;
 use crate::scenario::{AppliesTo, QueueCfg};
 use crate::time::{Time, TxTimes};
 
@@ -80,10 +80,7 @@ pub struct LinkDir {
     /// Extra propagation delay while a delay spike is active.
     pub extra_delay: Time,
     link_header: u32,
-    queue_cfg: QueueCfg,
-    aqm: AqmState,
-    queue: VecDeque<PacketId>,
-    queue_bytes: u64,
+    queue: Qdisc<PacketId>,
     in_tx: Option<PacketId>,
     /// When the packet in transmission started (for a packet capture).
     tx_start: Time,
@@ -103,9 +100,8 @@ pub struct LinkDir {
     /// arrival to the start of its first transmission, is recorded in `sojourn`.
     pub measuring: bool,
     pub sojourn: DelayHistogram,
-    /// CoDel's state when the discipline is CoDel (it decides at dequeue).
-    codel: Option<Codel>,
-    /// Packets the discipline dropped at dequeue, for the caller to free and record.
+    /// Packets the discipline dropped other than a refused arrival (CoDel at dequeue,
+    /// FQ-CoDel's overload drops), for the caller to free and record.
     pub dequeue_drops: Vec<PacketId>,
 }
 
@@ -121,8 +117,7 @@ pub enum TxOutcome {
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: QueueCfg, aqm: AqmState, loss: Option<LossModel>, applies_to: AppliesTo, arq: Option<ArqCfg>) -> Self {
-        let queue_cfg_aqm = queue_cfg.aqm.clone();
+    pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: &QueueCfg, queue_rng: SimRng, loss: Option<LossModel>, applies_to: AppliesTo, arq: Option<ArqCfg>) -> Self {
         LinkDir {
             id,
             from,
@@ -131,10 +126,7 @@ impl LinkDir {
             delay,
             extra_delay: 0,
             link_header,
-            queue_cfg,
-            aqm,
-            queue: VecDeque::new(),
-            queue_bytes: 0,
+            queue: Qdisc::new(queue_cfg, rate_bps, queue_rng),
             in_tx: None,
             tx_start: 0,
             capacity: None,
@@ -148,10 +140,6 @@ impl LinkDir {
             stats: DirStats::default(),
             measuring: false,
             sojourn: DelayHistogram::default(),
-            codel: match &queue_cfg_aqm {
-                Aqm::Codel(c) => Some(Codel::new(*c)),
-                _ => None,
-            },
             dequeue_drops: Vec::new(),
         }
     }
@@ -181,37 +169,21 @@ impl LinkDir {
     /// once if idle, queue it, or refuse it (full).
     pub fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time, ev: &mut EventQueue) -> Result<(), PacketId> {
         pool.get_mut(id).enqueued = now;
-        if !self.aqm.is_drop_tail() {
-            let ect = pool.get(id).ect;
-            match self.aqm.on_arrival(self.queue.len(), self.queue_bytes, now, ect) {
-                Admit::Accept => {}
-                Admit::Mark => pool.get_mut(id).ce = true,
-                Admit::Drop => {
-                    // The arrival consumed the idle clock; if the link stays idle, it starts
-                    // again now (else the average never decays and every arrival is dropped).
-                    if self.in_tx.is_none() && self.queue.is_empty() {
-                        self.aqm.on_idle(now);
-                    }
-                    return Err(id);
-                }
-            }
+        let idle = self.in_tx.is_none();
+        if !self.queue.admit(id, pool, now, idle && self.queue.is_empty()) {
+            return Err(id);
         }
-        let size = pool.get(id).size;
-        if self.in_tx.is_none() {
+        if idle {
+            let size = pool.get(id).size;
             self.start_tx(id, size, now, now, ev);
             return Ok(());
         }
-        let full = match (self.queue_cfg.limit_packets, self.queue_cfg.limit_bytes) {
-            (Some(lp), _) => self.queue.len() >= lp as usize,
-            (_, Some(lb)) => self.queue_bytes + u64::from(size) > lb,
-            (None, None) => false,
-        };
-        if full {
-            return Err(id);
+        let before = self.dequeue_drops.len();
+        let pushed = self.queue.push(id, pool, &mut self.dequeue_drops);
+        if self.dequeue_drops.len() != before {
+            self.stats.drops[DropCause::Queue.index()] += (self.dequeue_drops.len() - before) as u64;
         }
-        self.queue.push_back(id);
-        self.queue_bytes += u64::from(size);
-        Ok(())
+        pushed
     }
 
     /// Start sending packet `id`, queued since `arrival`, at `now`.
@@ -222,7 +194,7 @@ impl LinkDir {
             if self.measuring {
                 self.sojourn.record(now - arrival);
             }
-            self.aqm.on_departure(now, now - arrival, self.queue.is_empty());
+            self.queue.on_departure(now, now - arrival);
         }
         self.attempts += 1;
         let wire = size + self.link_header;
@@ -284,22 +256,20 @@ impl LinkDir {
             let (size, queued) = (pool.get(next).size, pool.get(next).enqueued);
             self.start_tx(next, size, queued, now, ev);
         } else {
-            self.aqm.on_idle(now);
+            self.queue.on_idle(now);
         }
         outcome
     }
 
     /// The next packet to send: the queue's head, or what CoDel lets through (its drops go
     /// to `dequeue_drops`, counted as queue drops).
+    #[inline]
     fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
-        let Some(codel) = self.codel.as_mut() else {
-            let id = self.queue.pop_front()?;
-            self.queue_bytes -= u64::from(pool.get(id).size);
-            return Some(id);
-        };
         let before = self.dequeue_drops.len();
-        let next = codel.dequeue(now, &mut Fifo { queue: &mut self.queue, bytes: &mut self.queue_bytes, pool, dropped: &mut self.dequeue_drops });
-        self.stats.drops[DropCause::Queue.index()] += (self.dequeue_drops.len() - before) as u64;
+        let next = self.queue.pop(pool, now, &mut self.dequeue_drops);
+        if self.dequeue_drops.len() != before {
+            self.stats.drops[DropCause::Queue.index()] += (self.dequeue_drops.len() - before) as u64;
+        }
         next
     }
 
@@ -334,6 +304,6 @@ impl LinkDir {
     }
 
     pub fn queue_bytes(&self) -> u64 {
-        self.queue_bytes
+        self.queue.bytes()
     }
 }

@@ -2,9 +2,11 @@
 
 pub mod capacity;
 pub mod codel;
+pub mod fq_codel;
 pub mod pie;
 pub mod link;
 pub mod loss;
+pub mod qdisc;
 pub mod queue;
 pub mod routing;
 

@@ -1,4 +1,4 @@
-//! Active queue management: RED (Floyd & Jacobson, ToN 1993; RFC 3168 ECN marking), PIE
+//! Active queue management at arrival: RED (Floyd & Jacobson, ToN 1993; RFC 3168 ECN marking), PIE
 //! (`pie.rs`, decided here at arrival; CoDel decides at dequeue, `codel.rs`) and
 //! the congestion warning of TCP-Jersey (RED's average queue, every packet marked while
 //! the average exceeds one threshold; no early drops).
@@ -40,6 +40,8 @@ pub enum Aqm {
     Codel(crate::net::codel::CodelCfg),
     /// Random early drop by a PI controller on the queueing delay (`pie.rs`).
     Pie(crate::net::pie::PieCfg),
+    /// Per-flow queues served by deficit round robin, CoDel on each (`fq_codel.rs`).
+    FqCodel(crate::net::fq_codel::FqCodelCfg),
 }
 
 /// What the discipline decides for an arriving packet (overflow is checked separately).
@@ -75,8 +77,9 @@ impl AqmState {
         AqmState { aqm, avg: 0.0, count: 0, idle_since: Some(0), rate_bps, rng, pie }
     }
 
+    /// Nothing to decide at arrival (DropTail, and the disciplines that act at dequeue).
     pub fn is_drop_tail(&self) -> bool {
-        matches!(self.aqm, Aqm::DropTail)
+        matches!(self.aqm, Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_))
     }
 
     pub fn average(&self) -> f64 {
@@ -118,7 +121,7 @@ impl AqmState {
     /// `queue_bytes` bytes.
     pub fn on_arrival(&mut self, queue_len: usize, queue_bytes: u64, now: Time, ect: bool) -> Admit {
         match self.aqm.clone() {
-            Aqm::DropTail | Aqm::Codel(_) => Admit::Accept,
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => Admit::Accept,
             Aqm::Pie(_) => match self.pie.as_mut().map(|p| p.on_arrival(now, queue_bytes, ect)) {
                 Some(crate::net::pie::PieVerdict::Mark) => Admit::Mark,
                 Some(crate::net::pie::PieVerdict::Drop) => Admit::Drop,

@@ -342,18 +342,18 @@ pub fn estimate(sc: &Scenario, entry_of: &[usize], traces: TraceStore) -> Estima
     let mut queue_packets = 0.0;
     let mut pipe_packets = 0.0;
     let mut capacity_packets = 0.0; // packets all links can carry over the run
+    let held = |q: &crate::scenario::QueueCfg| match (q.limit_packets, q.limit_bytes) {
+        (Some(p), _) => p as f64,
+        (_, Some(b)) => b as f64 / MIN_PACKET,
+        _ => 0.0,
+    };
     for l in &sc.links {
-        let q = match (l.queue.limit_packets, l.queue.limit_bytes) {
-            (Some(p), _) => p as f64,
-            (_, Some(b)) => b as f64 / MIN_PACKET,
-            _ => 0.0,
-        };
-        queue_packets += 2.0 * q;
+        queue_packets += 2.0 * held(&l.queue);
         pipe_packets += 2.0 * (l.rate_bps * secs(l.delay) / (8.0 * MIN_PACKET)).ceil();
         capacity_packets += 2.0 * l.rate_bps * duration / (8.0 * MIN_PACKET);
     }
     for w in &sc.wifi {
-        queue_packets += w.stations.len() as f64 * w.config.queue_limit as f64;
+        queue_packets += w.queues.iter().map(held).sum::<f64>();
         capacity_packets += f64::from(w.config.data_kbps) * 1e3 * duration / (8.0 * MIN_PACKET);
     }
     let network_packets = queue_packets + pipe_packets;

@@ -6,7 +6,8 @@
 //!   receiver RTT) without `tcp.timestamps`: each falls back to a sender-side stand-in
 //!   (its module header says which).
 //! - The Jersey family (jersey, newjersey, njplus) with no congestion-warning queue
-//!   (`discipline = "cw"`) on its path: no ACK ever carries the mark its papers rely on.
+//!   (`discipline = "cw"`, on a link or an 802.11 station's interface queue) on its path:
+//!   no ACK ever carries the mark its papers rely on.
 //! - CLAP with no source of the MAC retry-limit hint: its sender is no 802.11 station,
 //!   no link leaving it has ARQ, and no channel or link relays hints.
 //! - EWR with delayed ACKs: its paper's rule (b) counts one ACK per segment.
@@ -87,7 +88,13 @@ fn path_has_warning_queue(sc: &Scenario, i: usize) -> bool {
                 }
                 at = if dir % 2 == 0 { link.b } else { link.a };
             }
-            Some(Hop::Wifi { channel, to, .. }) => at = sc.wifi[channel as usize].stations[to as usize].0,
+            Some(Hop::Wifi { channel, from, to }) => {
+                let w = &sc.wifi[channel as usize];
+                if matches!(w.queues[from as usize].aqm, Aqm::Warning(_)) {
+                    return true;
+                }
+                at = w.stations[to as usize].0;
+            }
         }
         if at == dst {
             return false;

@@ -16,7 +16,8 @@
 //! - `links.KEY`: each link that leaves the field out.
 //! - `links.queue.KEY`: each link's queue that states neither `limit_packets` nor
 //!   `limit_bytes`.
-//! - `wifi.KEY`: each `[[wifi]]` channel.
+//! - `wifi.KEY`: each `[[wifi]]` channel (`queue_packets`: unless its `queue` table states
+//!   a limit; a `queue` table without one takes it).
 //! - `cc.ALGO.KEY`: `cc_params.KEY` of each TCP flow whose algorithm is ALGO.
 //!
 //! Every value's source is in the table and in `docs/profiles.md` (generated from it).
@@ -374,6 +375,11 @@ pub fn apply(doc: &mut Value) -> Result<&'static Profile, ScenarioError> {
             },
             "wifi" => {
                 for channel in tables_of(root, "wifi") {
+                    // The interface queue's limit: not where the channel's `queue` table states one.
+                    let queue_limit_stated = channel.get("queue").and_then(Value::as_table).is_some_and(|q| q.contains_key("limit_packets") || q.contains_key("limit_bytes"));
+                    if rest == "queue_packets" && queue_limit_stated {
+                        continue;
+                    }
                     channel.entry(rest).or_insert_with(|| value(entry.value));
                 }
             }

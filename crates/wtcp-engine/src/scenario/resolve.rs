@@ -213,6 +213,8 @@ pub struct WifiCfg {
     pub name: String,
     pub config: WifiConfig,
     pub stations: Vec<(usize, f64, f64)>,
+    /// Each station's interface queue, in the order of `stations`.
+    pub queues: Vec<QueueCfg>,
     /// Delay of the hint from the sender's own station's MAC to the sender.
     pub hint_delay: Time,
     pub mac_hint: MacHint,
@@ -525,7 +527,7 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
         if l.link_header_bytes > 65_535 {
             return err(format!("{p}.link_header_bytes"), format!("is {}; allowed: 0..=65535 bytes", l.link_header_bytes));
         }
-        let queue = resolve_queue(&format!("{p}.queue"), &l.queue)?;
+        let queue = resolve_queue(&format!("{p}.queue"), &l.queue, DEFAULT_LINK_QUEUE_PACKETS, None)?;
         let dirs = [
             resolve_impair(&format!("{p}.ab"), &l.ab, f.run.seed, f.run.replication)?,
             resolve_impair(&format!("{p}.ba"), &l.ba, f.run.seed, f.run.replication)?,
@@ -756,11 +758,22 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
             return err(format!("{p}.{field}"), format!("is {v}; allowed: 1..=1000 (transmission attempts per frame)"));
         }
     }
-    let queue = w.queue_packets.unwrap_or(50);
-    if queue == 0 {
+    if w.queue_packets == Some(0) {
         return err(format!("{p}.queue_packets"), "is 0; allowed: >= 1");
     }
-    config.queue_limit = queue as usize;
+    let stated = |q: &QueueSpec| q.limit_packets.is_some() || q.limit_bytes.is_some();
+    let queue = match &w.queue {
+        Some(q) if stated(q) && w.queue_packets.is_some() => {
+            return err(format!("{p}.queue_packets"), "and queue.limit_packets/limit_bytes both give the interface queue's limit; give one");
+        }
+        Some(q) => resolve_queue(&format!("{p}.queue"), q, DEFAULT_WIFI_QUEUE_PACKETS, w.queue_packets.map(|n| (Some(n), None)))?,
+        None => QueueCfg { limit_packets: Some(w.queue_packets.unwrap_or(DEFAULT_WIFI_QUEUE_PACKETS)), limit_bytes: None, aqm: Aqm::DropTail },
+    };
+    // The DropTail limit of a channel used on its own (the engine gives each station `queues`).
+    config.queue_limit = queue.limit_packets.unwrap_or(DEFAULT_WIFI_QUEUE_PACKETS) as usize;
+    // What a station's own queue table inherits when it states no limit: the channel's
+    // stated limit, if any.
+    let channel_limit = (w.queue.as_ref().is_some_and(stated) || w.queue_packets.is_some()).then_some((queue.limit_packets, queue.limit_bytes));
     config.ber = probability(&format!("{p}.ber"), w.ber.unwrap_or(0.0))?;
     config.tx_range = positive(&format!("{p}.tx_range_m"), w.tx_range_m.unwrap_or(250.0), "a distance")?;
     config.cs_range = positive(&format!("{p}.cs_range_m"), w.cs_range_m.unwrap_or(550.0), "a distance")?;
@@ -784,6 +797,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         return err(format!("{p}.stations"), "needs at least two stations");
     }
     let mut stations = Vec::with_capacity(w.stations.len());
+    let mut queues = Vec::with_capacity(w.stations.len());
     let mut on_channel: HashSet<usize> = HashSet::with_capacity(w.stations.len());
     for (i, s) in w.stations.iter().enumerate() {
         let n = node(format!("{p}.stations.{i}.node"), &s.node)?;
@@ -794,15 +808,26 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
             return err(format!("{p}.stations.{i}"), "positions must be finite numbers");
         }
         stations.push((n, s.x, s.y));
+        queues.push(match &s.queue {
+            Some(q) => resolve_queue(&format!("{p}.stations.{i}.queue"), q, DEFAULT_WIFI_QUEUE_PACKETS, channel_limit)?,
+            None => queue.clone(),
+        });
     }
-    Ok(WifiCfg { name, config, stations, hint_delay, mac_hint, relay_delay })
+    Ok(WifiCfg { name, config, stations, queues, hint_delay, mac_hint, relay_delay })
 }
 
-fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
+/// A queue table. A table that states no limit takes `inherited` (packets, bytes) if
+/// given, else its discipline's default: FQ-CoDel's 10240 packets (Linux, ns-3), or
+/// `default_limit` packets.
+fn resolve_queue(p: &str, q: &QueueSpec, default_limit: u32, inherited: Option<(Option<u32>, Option<u64>)>) -> R<QueueCfg> {
     let (limit_packets, limit_bytes) = match (q.limit_packets, q.limit_bytes) {
         (Some(_), Some(_)) => return err(p, "give either limit_packets or limit_bytes, not both"),
-        // No limit stated (and no profile gave one): wtcp's default, as without a queue table.
-        (None, None) => (QueueSpec::default().limit_packets, None),
+        // No limit stated (and no profile gave one).
+        (None, None) => match inherited {
+            Some(limit) => limit,
+            None if q.discipline == Discipline::FqCodel => (Some(crate::net::fq_codel::DEFAULT_LIMIT_PACKETS), None),
+            None => (Some(default_limit), None),
+        },
         (Some(0), _) => return err(format!("{p}.limit_packets"), "is 0; allowed: >= 1"),
         (_, Some(0)) => return err(format!("{p}.limit_bytes"), "is 0; allowed: >= 1"),
         (lp, lb) => (lp, lb),
@@ -821,6 +846,9 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
         ("interval_ms", q.interval_ms.is_some()),
         ("t_update_ms", q.t_update_ms.is_some()),
         ("max_burst_ms", q.max_burst_ms.is_some()),
+        ("quantum_bytes", q.quantum_bytes.is_some()),
+        ("flows", q.flows.is_some()),
+        ("drop_batch", q.drop_batch.is_some()),
     ];
     let allowed: &[&str] = match q.discipline {
         Discipline::Droptail => &[],
@@ -828,9 +856,10 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
         Discipline::Cw => &["threshold", "weight", "mean_packet_bytes"],
         Discipline::Codel => &["target_ms", "interval_ms", "ecn"],
         Discipline::Pie => &["target_ms", "t_update_ms", "max_burst_ms", "ecn"],
+        Discipline::FqCodel => &["target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch"],
     };
     if let Some((name, _)) = given.iter().find(|(n, set)| *set && !allowed.contains(n)) {
-        return err(format!("{p}.{name}"), format!("is not an option of discipline {:?}; allowed: {}", q.discipline, if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }));
+        return err(format!("{p}.{name}"), format!("is not an option of discipline \"{}\"; allowed: {}", q.discipline.name(), if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }));
     }
     let mean_packet_bytes = q.mean_packet_bytes.unwrap_or(1000);
     if mean_packet_bytes == 0 {
@@ -879,17 +908,36 @@ fn resolve_queue(p: &str, q: &QueueSpec) -> R<QueueCfg> {
             };
             Aqm::Pie(crate::net::pie::PieCfg { target, t_update, max_burst, ecn: q.ecn.unwrap_or(false) })
         }
-        Discipline::Codel => {
-            let ms = |field: &str, v: Option<f64>, default: Time| queue_ms(p, field, v, default);
-            let target = ms("target_ms", q.target_ms, crate::net::codel::DEFAULT_TARGET)?;
-            let interval = ms("interval_ms", q.interval_ms, crate::net::codel::DEFAULT_INTERVAL)?;
-            if target >= interval {
-                return err(format!("{p}.target_ms"), format!("is {} ms, not below interval_ms ({} ms); allowed: target < interval (RFC 8289: 5 and 100 ms)", target as f64 / 1e6, interval as f64 / 1e6));
-            }
-            Aqm::Codel(crate::net::codel::CodelCfg { target, interval, ecn: q.ecn.unwrap_or(false) })
+        // CoDel's ECN is off by default (Linux codel); RFC 8290 §5.2.6 turns it on for
+        // FQ-CoDel (Linux fq_codel, ns-3 UseEcn).
+        Discipline::Codel => Aqm::Codel(codel_cfg(p, q, false)?),
+        Discipline::FqCodel => {
+            use crate::net::fq_codel::{DEFAULT_DROP_BATCH, DEFAULT_FLOWS, DEFAULT_QUANTUM};
+            let count = |field: &str, v: Option<u32>, default: u32, max: u32, unit: &str| -> R<u32> {
+                match v.unwrap_or(default) {
+                    n if (1..=max).contains(&n) => Ok(n),
+                    n => err(format!("{p}.{field}"), format!("is {n}; allowed: 1..={max} ({unit})")),
+                }
+            };
+            Aqm::FqCodel(crate::net::fq_codel::FqCodelCfg {
+                codel: codel_cfg(p, q, true)?,
+                quantum: count("quantum_bytes", q.quantum_bytes, DEFAULT_QUANTUM, 1 << 20, "bytes")?,
+                flows: count("flows", q.flows, DEFAULT_FLOWS, 65_536, "queues")?,
+                drop_batch: count("drop_batch", q.drop_batch, DEFAULT_DROP_BATCH, 1 << 16, "packets")?,
+            })
         }
     };
     Ok(QueueCfg { limit_packets, limit_bytes, aqm })
+}
+
+/// CoDel's target and interval (RFC 8289 §4.2-4.3), and its ECN switch.
+fn codel_cfg(p: &str, q: &QueueSpec, ecn_default: bool) -> R<crate::net::codel::CodelCfg> {
+    let target = queue_ms(p, "target_ms", q.target_ms, crate::net::codel::DEFAULT_TARGET)?;
+    let interval = queue_ms(p, "interval_ms", q.interval_ms, crate::net::codel::DEFAULT_INTERVAL)?;
+    if target >= interval {
+        return err(format!("{p}.target_ms"), format!("is {} ms, not below interval_ms ({} ms); allowed: target < interval (RFC 8289: 5 and 100 ms)", target as f64 / 1e6, interval as f64 / 1e6));
+    }
+    Ok(crate::net::codel::CodelCfg { target, interval, ecn: q.ecn.unwrap_or(ecn_default) })
 }
 
 /// A queue discipline's time option in ms (`default` when absent).

@@ -247,9 +247,14 @@ pub struct WifiSpec {
     pub short_retry_limit: Option<u32>,
     #[serde(default)]
     pub long_retry_limit: Option<u32>,
-    /// Interface queue per station, packets (default 50).
+    /// Interface queue per station, packets (default 50): a DropTail queue, or the limit
+    /// of a `queue` table that states none.
     #[serde(default)]
     pub queue_packets: Option<u32>,
+    /// Every station's interface queue: discipline, limit and options, as a link's
+    /// `queue` (default: DropTail of `queue_packets`).
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
     /// What a busy period does to a counting backoff (default `"busy_slot_counts"`).
     #[serde(default)]
     pub backoff_rule: Option<BackoffRule>,
@@ -305,7 +310,16 @@ pub struct StationSpec {
     pub x: f64,
     #[serde(default)]
     pub y: f64,
+    /// This station's interface queue, replacing the channel's (a limit it leaves out
+    /// is the channel's).
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
 }
+
+/// A link queue's limit when nothing states one (no RFC sets one).
+pub const DEFAULT_LINK_QUEUE_PACKETS: u32 = 100;
+/// An 802.11 interface queue's limit when nothing states one (ns-2's in its wireless examples).
+pub const DEFAULT_WIFI_QUEUE_PACKETS: u32 = 50;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -352,13 +366,22 @@ pub struct QueueSpec {
     /// PIE: burst allowance (MAX_BURST, 150 ms).
     #[serde(default)]
     pub max_burst_ms: Option<f64>,
+    /// FQ-CoDel: bytes a queue may send per round (default 1500, one MTU of IP bytes).
+    #[serde(default)]
+    pub quantum_bytes: Option<u32>,
+    /// FQ-CoDel: number of per-flow queues packets are hashed into (default 1024).
+    #[serde(default)]
+    pub flows: Option<u32>,
+    /// FQ-CoDel: most packets dropped from the fattest queue per overload (default 64).
+    #[serde(default)]
+    pub drop_batch: Option<u32>,
 }
 
 impl Default for QueueSpec {
     fn default() -> Self {
         QueueSpec {
             discipline: Discipline::Droptail,
-            limit_packets: Some(100),
+            limit_packets: Some(DEFAULT_LINK_QUEUE_PACKETS),
             limit_bytes: None,
             min_th: None,
             max_th: None,
@@ -372,6 +395,9 @@ impl Default for QueueSpec {
             interval_ms: None,
             t_update_ms: None,
             max_burst_ms: None,
+            quantum_bytes: None,
+            flows: None,
+            drop_batch: None,
         }
     }
 }
@@ -391,6 +417,23 @@ pub enum Discipline {
     /// PIE (RFC 8033): random early drops (or marks) with a probability a PI controller
     /// keeps the queueing delay near its target with.
     Pie,
+    /// FQ-CoDel (RFC 8290): per-flow queues served by deficit round robin, newly active
+    /// ones first, CoDel on each.
+    FqCodel,
+}
+
+impl Discipline {
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Discipline::Droptail => "droptail",
+            Discipline::Red => "red",
+            Discipline::Cw => "cw",
+            Discipline::Codel => "codel",
+            Discipline::Pie => "pie",
+            Discipline::FqCodel => "fq_codel",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -8,9 +8,12 @@
 use super::dcf::{Air, Frame, Head, Phase, Station, StationStats};
 use super::{kind, CollisionTiming, EifsRule, WifiConfig, WifiOutcome};
 use crate::events::{Event, EventQueue};
+use crate::net::qdisc::Qdisc;
+use crate::net::queue::Aqm;
 use crate::net::DropCause;
 use crate::packet::{PacketId, PacketPool};
 use crate::rng::{stream, unit};
+use crate::scenario::QueueCfg;
 use crate::time::Time;
 
 #[derive(Debug)]
@@ -25,6 +28,8 @@ pub struct WifiChannel {
     ack_time: Time,
     cts_time: Time,
     eifs: Time,
+    /// Drops the interface queues' disciplines made at enqueue, for the caller.
+    queue_drops: Vec<Head>,
 }
 
 impl WifiChannel {
@@ -44,13 +49,22 @@ impl WifiChannel {
                 reach[a * n + b] = a != b && d <= cfg.tx_range;
             }
         }
-        let st = positions.iter().enumerate().map(|(i, &p)| Station::new(p, cfg.phy.cw_min, stream(seed, replication, &format!("{label}:sta{i}")))).collect();
+        let drop_tail = QueueCfg { limit_packets: Some(cfg.queue_limit as u32), limit_bytes: None, aqm: Aqm::DropTail };
+        let rate = f64::from(cfg.data_kbps) * 1e3;
+        let st = positions
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let queue = Qdisc::new(&drop_tail, rate, stream(seed, replication, &format!("{label}:sta{i}:queue")));
+                Station::new(p, cfg.phy.cw_min, stream(seed, replication, &format!("{label}:sta{i}")), queue)
+            })
+            .collect();
         let phy = cfg.phy;
         let eifs = match cfg.eifs {
             EifsRule::LowestMandatory => phy.eifs(),
             EifsRule::BasicRate => phy.eifs_with_ack_at(cfg.basic_kbps),
         };
-        WifiChannel { id, ack_time: phy.airtime(phy.ack_bytes, cfg.basic_kbps), cts_time: phy.airtime(phy.cts_bytes, cfg.basic_kbps), eifs, cfg, st, hears, reach }
+        WifiChannel { id, ack_time: phy.airtime(phy.ack_bytes, cfg.basic_kbps), cts_time: phy.airtime(phy.cts_bytes, cfg.basic_kbps), eifs, cfg, st, hears, reach, queue_drops: Vec::new() }
     }
 
     pub fn config(&self) -> &WifiConfig {
@@ -67,6 +81,23 @@ impl WifiChannel {
 
     pub fn position(&self, station: u32) -> (f64, f64) {
         self.st[station as usize].pos
+    }
+
+    /// Packets the interface queues' disciplines dropped other than refused arrivals (FQ-CoDel's
+    /// overload drops at enqueue): the caller frees and records them.
+    pub fn take_queue_drops(&mut self) -> impl Iterator<Item = PacketId> + '_ {
+        self.queue_drops.drain(..).map(|h| h.packet)
+    }
+
+    /// Give each station its own interface queue (by default a DropTail queue of
+    /// `queue_limit` packets); station i's discipline draws from the stream
+    /// `"{label}:sta{i}:queue"`.
+    pub fn with_queues(mut self, queues: &[QueueCfg], seed: u64, replication: u64, label: &str) -> Self {
+        let rate = f64::from(self.cfg.data_kbps) * 1e3;
+        for (i, (sta, q)) in self.st.iter_mut().zip(queues).enumerate() {
+            sta.queue = Qdisc::new(q, rate, stream(seed, replication, &format!("{label}:sta{i}:queue")));
+        }
+        self
     }
 
     /// Packets waiting in the interface queue (not counting the frame in service).
@@ -92,21 +123,26 @@ impl WifiChannel {
 
     /// Offer `packet` at `station` for `dst`. `Err(packet)` when the interface queue is
     /// full (a `DropCause::Queue` drop; the caller still owns the packet).
-    pub fn enqueue(&mut self, station: u32, packet: PacketId, dst: u32, now: Time, ev: &mut EventQueue, pool: &PacketPool) -> Result<(), PacketId> {
+    pub fn enqueue(&mut self, station: u32, packet: PacketId, dst: u32, now: Time, ev: &mut EventQueue, pool: &mut PacketPool) -> Result<(), PacketId> {
         let s = station as usize;
         assert!(dst as usize != s && (dst as usize) < self.st.len(), "bad destination station {dst}");
-        let p = pool.get(packet);
+        let p = pool.get_mut(packet);
+        p.enqueued = now;
         let head = Head { packet, dst, size: p.size, attempts: 0, delivered: false, flow: p.flow, seq: p.seq, data: p.kind == crate::packet::PacketKind::Data };
         let ifs = self.ifs(s);
         let sta = &mut self.st[s];
-        if sta.head.is_some() {
-            if sta.queue.len() >= self.cfg.queue_limit {
-                sta.stats.queue_drops += 1;
-                return Err(packet);
-            }
-            sta.queue.push_back(head);
-            return Ok(());
+        let idle = sta.head.is_none();
+        if !sta.queue.admit(packet, pool, now, idle && sta.queue.is_empty()) {
+            sta.stats.queue_drops += 1;
+            return Err(packet);
         }
+        if !idle {
+            let before = self.queue_drops.len();
+            let pushed = sta.queue.push(head, pool, &mut self.queue_drops);
+            sta.stats.queue_drops += (self.queue_drops.len() - before) as u64 + u64::from(pushed.is_err());
+            return pushed.map_err(|h| h.packet);
+        }
+        sta.queue.on_departure(now, 0);
         sta.head = Some(head);
         if sta.backoff.is_none() {
             if sta.may_count() && now >= sta.nav_until && now >= sta.idle_since + ifs {
@@ -121,7 +157,7 @@ impl WifiChannel {
     }
 
     /// Handle an [`Event::Wifi`] of this channel; outcomes are appended to `out`.
-    pub fn on_event(&mut self, station: u32, k: u8, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+    pub fn on_event(&mut self, station: u32, k: u8, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let s = station as usize;
         match k {
             kind::BACKOFF => {
@@ -137,11 +173,11 @@ impl WifiChannel {
             }
             kind::TX_END => self.tx_end(s, now, ev),
             kind::SENSE_START => self.sense_start(s, now, ev),
-            kind::SENSE_END => self.sense_end(s, now, ev, out),
+            kind::SENSE_END => self.sense_end(s, now, ev, pool, out),
             kind::TIMEOUT => {
                 let e = self.event(s, kind::TIMEOUT);
                 if self.st[s].timeout.fire(now, ev, e) {
-                    self.attempt_failed(s, now, ev, out);
+                    self.attempt_failed(s, now, ev, pool, out);
                 }
             }
             kind::RESPOND => self.respond(s, now, ev),
@@ -310,7 +346,7 @@ impl WifiChannel {
         }
     }
 
-    fn sense_end(&mut self, x: usize, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+    fn sense_end(&mut self, x: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let n = self.st.len();
         let air = self.st[x].air.expect("sense end without a transmission");
         for s in 0..n {
@@ -326,7 +362,7 @@ impl WifiChannel {
                 }
             }
             if air.dst as usize == s {
-                self.receive(x, s, air, reach, now, ev, out);
+                self.receive(x, s, air, reach, now, ev, pool, out);
             } else {
                 let sta = &mut self.st[s];
                 if reach && !sta.busy_error && !sta.transmitting {
@@ -345,7 +381,7 @@ impl WifiChannel {
 
     /// The frame `air` from `x` ends at its receiver `s`.
     #[allow(clippy::too_many_arguments)]
-    fn receive(&mut self, x: usize, s: usize, air: Air, reach: bool, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+    fn receive(&mut self, x: usize, s: usize, air: Air, reach: bool, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let mut ok = air.clean && reach;
         if ok && self.cfg.ber > 0.0 {
             let bits = f64::from(air.bytes) * 8.0;
@@ -394,7 +430,7 @@ impl WifiChannel {
                 Frame::Ack if self.st[s].phase == Phase::WaitAck => {
                     let e = self.event(s, kind::TIMEOUT);
                     self.st[s].timeout.set(None, ev, e);
-                    self.finish(s, true, out);
+                    self.finish(s, true, now, pool, out);
                     return;
                 }
                 _ => {} // an RTS we may not answer (NAV set), or a stray response
@@ -426,7 +462,7 @@ impl WifiChannel {
     }
 
     /// The ACK or CTS did not come: count the failure, retry or give up.
-    fn attempt_failed(&mut self, s: usize, now: Time, ev: &mut EventQueue, out: &mut Vec<WifiOutcome>) {
+    fn attempt_failed(&mut self, s: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let (short, long, cw_max) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit, self.cfg.phy.cw_max);
         let h = self.st[s].head.expect("timeout without a frame");
         let long_frame = self.st[s].phase == Phase::WaitAck && self.uses_rts(&h);
@@ -448,7 +484,7 @@ impl WifiChannel {
             sta.ssrc >= short
         };
         if give_up {
-            self.finish(s, false, out);
+            self.finish(s, false, now, pool, out);
         } else {
             sta.double_cw(cw_max);
             sta.phase = Phase::Contend;
@@ -459,7 +495,7 @@ impl WifiChannel {
 
     /// The MSDU in service leaves (acknowledged or given up); the next one starts, after
     /// a fresh backoff (drawn even when the queue is empty: post-backoff).
-    fn finish(&mut self, s: usize, acked: bool, out: &mut Vec<WifiOutcome>) {
+    fn finish(&mut self, s: usize, acked: bool, now: Time, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let cw_min = self.cfg.phy.cw_min;
         let sta = &mut self.st[s];
         let h = sta.head.take().expect("finish without a frame");
@@ -475,7 +511,18 @@ impl WifiChannel {
         sta.ssrc = 0;
         sta.slrc = 0;
         sta.phase = Phase::Contend;
-        sta.head = sta.queue.pop_front();
+        let mut dropped = std::mem::take(&mut self.queue_drops);
+        sta.head = sta.queue.pop(pool, now, &mut dropped);
+        match sta.head {
+            Some(next) => sta.queue.on_departure(now, now - pool.get(next.packet).enqueued),
+            None => sta.queue.on_idle(now),
+        }
+        // The discipline's drops at dequeue (CoDel) are queue drops.
+        for d in dropped.drain(..) {
+            sta.stats.queue_drops += 1;
+            out.push(WifiOutcome::Dropped { station: s as u32, packet: d.packet, cause: DropCause::Queue, retry_limit: false });
+        }
+        self.queue_drops = dropped;
         sta.draw_backoff();
     }
 }
@@ -493,10 +540,10 @@ mod tests {
         let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
         let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
         let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
-        ch.enqueue(0, id, 1, 0, &mut ev, &pool).unwrap();
+        ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
         for n in 1..=100 {
             ch.st[0].phase = phase;
-            ch.attempt_failed(0, 0, &mut ev, &mut out);
+            ch.attempt_failed(0, 0, &mut ev, &mut pool, &mut out);
             if let Some(WifiOutcome::Dropped { retry_limit, .. }) = out.pop() {
                 assert!(retry_limit);
                 return n;

@@ -4,12 +4,12 @@
 //! The medium-facing half (who senses what, who receives what) is in `channel.rs`; this
 //! file holds the per-station bookkeeping that does not need to see other stations.
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 
 use super::BackoffRule;
 use crate::events::LazyTimer;
+use crate::net::codel::Queued;
+use crate::net::qdisc::Qdisc;
 use crate::packet::PacketId;
 use crate::rng::SimRng;
 use crate::time::Time;
@@ -53,6 +53,13 @@ pub(crate) struct Head {
     pub data: bool,
 }
 
+impl Queued for Head {
+    #[inline]
+    fn packet(self) -> PacketId {
+        self.packet
+    }
+}
+
 /// Where the station is in its own frame exchange.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -84,7 +91,8 @@ pub struct StationStats {
     /// MSDUs given up at the retry limit although a copy had arrived (lost ACKs): counted
     /// here, not reported as a drop.
     pub gave_up_after_delivery: u64,
-    /// MSDUs refused by the full interface queue.
+    /// MSDUs the interface queue dropped: refused when full or by its discipline at
+    /// arrival (RED, PIE), or dropped by it later (CoDel, FQ-CoDel).
     pub queue_drops: u64,
     /// Retries per acknowledged MSDU: entry i counts MSDUs acknowledged after i retries,
     /// i.e. at attempt i + 1 (last entry: 7 or more; with the default short retry limit of
@@ -95,7 +103,7 @@ pub struct StationStats {
 #[derive(Debug)]
 pub(crate) struct Station {
     pub pos: (f64, f64),
-    pub queue: VecDeque<Head>,
+    pub queue: Qdisc<Head>,
     pub head: Option<Head>,
     pub phase: Phase,
     pub cw: u32,
@@ -127,10 +135,10 @@ pub(crate) struct Station {
 }
 
 impl Station {
-    pub fn new(pos: (f64, f64), cw_min: u32, rng: SimRng) -> Station {
+    pub fn new(pos: (f64, f64), cw_min: u32, rng: SimRng, queue: Qdisc<Head>) -> Station {
         Station {
             pos,
-            queue: VecDeque::new(),
+            queue,
             head: None,
             phase: Phase::Contend,
             cw: cw_min,
@@ -207,7 +215,8 @@ mod tests {
     use crate::rng::stream;
 
     fn counting(k: u32, s0: Time) -> Station {
-        let mut s = Station::new((0.0, 0.0), 31, stream(1, 0, "t"));
+        let q = crate::scenario::QueueCfg { limit_packets: Some(50), limit_bytes: None, aqm: crate::net::queue::Aqm::DropTail };
+        let mut s = Station::new((0.0, 0.0), 31, stream(1, 0, "t"), Qdisc::new(&q, 11e6, stream(1, 0, "q")));
         s.backoff = Some(k);
         s.count_start = Some(s0);
         s
