@@ -141,13 +141,21 @@ pub struct RateSeries {
     /// (time ns within the period, rate b/s); the first at 0, the last at the period.
     points: Vec<(u64, f64)>,
     interpolate: Interpolate,
+    /// Per segment: its rate's slope (b/s per s; 0 for steps).
+    slopes: Vec<f64>,
 }
 
 impl RateSeries {
     /// From checked points (the loader guarantees: first at 0, increasing times, rates
     /// >= 0, at least two points, some capacity in every period).
     pub fn new(points: Vec<(u64, f64)>, interpolate: Interpolate) -> Self {
-        RateSeries { points, interpolate }
+        let slopes = (0..points.len().saturating_sub(1))
+            .map(|i| match interpolate {
+                Interpolate::Step => 0.0,
+                Interpolate::Linear => (points[i + 1].1 - points[i].1) / ((points[i + 1].0 - points[i].0) as f64 / 1e9),
+            })
+            .collect();
+        RateSeries { points, interpolate, slopes }
     }
 
     pub fn period(&self) -> Time {
@@ -184,16 +192,31 @@ impl RateSeries {
 
     /// When `bits` sent from `start` on are through.
     pub fn finish(&self, start: Time, bits: f64) -> Time {
+        self.finish_from(&mut Segment::default(), start, bits)
+    }
+
+    /// As `finish`, starting the search at `seg` (the segment the last transmission ended
+    /// in: a transmitter moves forward through the series) and leaving it at the segment
+    /// this one ends in.
+    pub fn finish_from(&self, seg: &mut Segment, start: Time, bits: f64) -> Time {
         let period = self.period();
-        let mut base = (start / period) * period;
-        let mut i = self.points.partition_point(|p| p.0 <= start - base).saturating_sub(1).min(self.points.len() - 2);
+        let inside = |s: &Segment| s.i + 1 < self.points.len() && s.base + self.points[s.i].0 <= start && start < s.base + self.points[s.i + 1].0;
+        if !inside(seg) {
+            let next = if seg.i + 2 < self.points.len() { Segment { base: seg.base, i: seg.i + 1 } } else { Segment { base: seg.base + period, i: 0 } };
+            *seg = if inside(&next) {
+                next
+            } else {
+                let base = (start / period) * period;
+                Segment { base, i: self.points.partition_point(|p| p.0 <= start - base).saturating_sub(1).min(self.points.len() - 2) }
+            };
+        }
+        let Segment { mut base, mut i } = *seg;
         let mut t = start;
         let mut need = bits;
         loop {
             let (t0, t1) = (base + self.points[i].0, base + self.points[i + 1].0);
-            let (r0, r1) = self.ends(i);
-            let span = (t1 - t0) as f64 / 1e9;
-            let slope = (r1 - r0) / span; // b/s per s
+            let r0 = self.points[i].1;
+            let slope = self.slopes[i]; // b/s per s
             let a = (t - t0) as f64 / 1e9;
             let ra = r0 + slope * a;
             let left = (t1 - t) as f64 / 1e9;
@@ -205,6 +228,7 @@ impl RateSeries {
                 // Solve ra * x + slope * x^2 / 2 = need (the stable root; linear when flat).
                 let x = if slope == 0.0 { need / ra } else { 2.0 * need / (ra + (ra * ra + 2.0 * slope * need).max(0.0).sqrt()) };
                 let dt = (x * 1e9).ceil() as Time;
+                *seg = Segment { base, i };
                 return (t + dt).clamp(t, t1);
             }
             need -= room.max(0.0);
@@ -216,6 +240,13 @@ impl RateSeries {
             }
         }
     }
+}
+
+/// Where a transmitter stands in a rate series: the period's start and the segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Segment {
+    base: Time,
+    i: usize,
 }
 
 /// A direction's capacity when it does not run at a fixed rate.
@@ -300,6 +331,30 @@ mod tests {
             t = s.finish(t, 12_000.0);
         }
         assert!(t.abs_diff(3_000_000_000) <= 1, "{t}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_carried_segment_finds_the_same_finish_as_a_fresh_search(
+            rates in proptest::collection::vec(0.0f64..20e6, 2..8),
+            linear: bool,
+            steps in proptest::collection::vec((0u64..3_000_000_000, 1.0f64..200_000.0), 1..60),
+        ) {
+            // Points every 0.5 s (some segments at rate 0), the last at the period; a
+            // transmitter that moves forward (and sometimes jumps back in time: a new link).
+            let mut points: Vec<(u64, f64)> = rates.iter().enumerate().map(|(k, &r)| (k as u64 * 500_000_000, r)).collect();
+            points.push((rates.len() as u64 * 500_000_000, rates[0]));
+            proptest::prop_assume!(rates.iter().any(|&r| r > 1e5));
+            let s = RateSeries::new(points, if linear { Interpolate::Linear } else { Interpolate::Step });
+            let mut seg = Segment::default();
+            let mut t = 0;
+            for (gap, bits) in steps {
+                let start = if gap % 7 == 0 { gap } else { t + gap / 1000 };
+                let carried = s.finish_from(&mut seg, start, bits);
+                proptest::prop_assert_eq!(carried, s.finish(start, bits));
+                t = carried;
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::capacity::{Capacity, Cursor, OPPORTUNITY_IP_BYTES};
+use super::capacity::{Capacity, Cursor, Segment, OPPORTUNITY_IP_BYTES};
 use super::loss::LossModel;
 use super::qdisc::Qdisc;
 use super::routing::DirId;
@@ -87,6 +87,7 @@ pub struct LinkDir {
     /// A trace-driven capacity, and where the transmitter stands in it.
     capacity: Option<Capacity>,
     cursor: Cursor,
+    segment: Segment,
     pipe: VecDeque<(Time, PacketId)>,
     loss: Option<LossModel>,
     applies_to: AppliesTo,
@@ -131,6 +132,7 @@ impl LinkDir {
             tx_start: 0,
             capacity: None,
             cursor: Cursor::default(),
+            segment: Segment::default(),
             pipe: VecDeque::new(),
             loss,
             applies_to,
@@ -201,7 +203,7 @@ impl LinkDir {
         let done = match &self.capacity {
             None => now + self.tx_times.get(wire),
             Some(Capacity::Opportunities(o)) => o.send(&mut self.cursor, arrival, wire).max(now),
-            Some(Capacity::Rates(r)) => r.finish(now, f64::from(wire) * 8.0),
+            Some(Capacity::Rates(r)) => r.finish_from(&mut self.segment, now, f64::from(wire) * 8.0),
         };
         ev.schedule(done, Event::TxDone { dir: self.id });
     }
