@@ -199,13 +199,15 @@ def capacity_cost(repeats: int, duration_scale: float) -> list[dict[str, Any]]:
     duration = CAPACITY_SECONDS * duration_scale
     rows = []
     with tempfile.TemporaryDirectory() as d:
-        mahimahi, csv = Path(d) / "one.trace", Path(d) / "rate.csv"
+        mahimahi, csv, ramp = Path(d) / "one.trace", Path(d) / "rate.csv", Path(d) / "ramp.csv"
         mahimahi.write_text("1\n")
         csv.write_text("0,12\n1,12\n")
+        ramp.write_text("0,10\n1,14\n2,10\n")
         cases = {
             "fixed 12 Mb/s": None,
             "mahimahi, 1 opportunity/ms": {"trace": str(mahimahi)},
             "CSV rate series, 12 Mb/s": {"trace": str(csv), "format": "csv"},
+            "CSV linear ramps, 10-14 Mb/s": {"trace": str(ramp), "format": "csv", "interpolate": "linear"},
         }
         for label, capacity in cases.items():
             doc = dumbbell_document(10, 12.0, duration)
