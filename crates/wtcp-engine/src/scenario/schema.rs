@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::wifi::{BackoffRule, EifsRule};
+pub use crate::wifi::{BackoffRule, EifsRule, EifsTrigger};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -258,6 +258,11 @@ pub struct WifiSpec {
     /// What a busy period does to a counting backoff (default `"busy_slot_counts"`).
     #[serde(default)]
     pub backoff_rule: Option<BackoffRule>,
+    /// Which frames make a station defer EIFS (default `"any_error"`: every frame sensed
+    /// and not received; `"header_received"`: only one whose PLCP header was received,
+    /// 802.11's reading and ns-3's).
+    #[serde(default)]
+    pub eifs_trigger: Option<EifsTrigger>,
     /// Bit error rate of every frame at its receiver (default 0).
     #[serde(default)]
     pub ber: Option<f64>,

@@ -5,8 +5,8 @@
 //! one event each, for all listeners). Per station at most one backoff timer, one
 //! ACK/CTS timeout (both lazy) and one pending response.
 
-use super::dcf::{Air, Frame, Head, Phase, Station, StationStats};
-use super::{kind, CollisionTiming, EifsRule, WifiConfig, WifiOutcome};
+use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
+use super::{kind, CollisionTiming, EifsRule, EifsTrigger, WifiConfig, WifiOutcome};
 use crate::events::{Event, EventQueue};
 use crate::net::qdisc::Qdisc;
 use crate::net::queue::Aqm;
@@ -262,9 +262,19 @@ impl WifiChannel {
     fn start_tx(&mut self, s: usize, air: Air, now: Time, ev: &mut EventQueue) {
         let dur = self.airtime(&air);
         let d = self.cfg.prop_delay;
+        let header_rule = self.cfg.eifs_trigger == EifsTrigger::HeaderReceived;
         let sta = &mut self.st[s];
         debug_assert!(!sta.transmitting);
         sta.transmitting = true;
+        if header_rule {
+            // Half duplex: what we were hearing is cut, a header not yet complete is lost;
+            // and our own frame ends the idle period an erroneous reception made EIFS.
+            for e in sta.sensing.iter_mut() {
+                e.intact = false;
+                e.header_ok &= now >= e.header_end;
+            }
+            sta.busy_error = false;
+        }
         sta.air = Some(air);
         // Half duplex: a frame we were receiving is lost.
         if let Some(r) = sta.receiving {
@@ -308,6 +318,7 @@ impl WifiChannel {
         let n = self.st.len();
         let air = self.st[x].air.expect("sense start without a transmission");
         let (slot, rule) = (self.cfg.phy.slot, self.cfg.backoff_rule);
+        let (header_rule, header) = (self.cfg.eifs_trigger == EifsTrigger::HeaderReceived, self.cfg.phy.plcp_header());
         for s in 0..n {
             if !self.hears[x * n + s] {
                 continue;
@@ -326,11 +337,22 @@ impl WifiChannel {
                 }
                 self.st[s].receiving = Some(x as u32);
             }
+            let reach = self.reach[x * n + s];
             let sta = &mut self.st[s];
             let was_idle = sta.sensed == 0 && !sta.transmitting;
             sta.sensed += 1;
+            if header_rule {
+                // The new frame overlaps what is being heard; a header still arriving is lost.
+                for e in sta.sensing.iter_mut() {
+                    e.intact = false;
+                    e.header_ok &= now >= e.header_end;
+                }
+                sta.sensing.push(Sensed { from: x as u32, header_end: now + header, header_ok: was_idle && reach, intact: true });
+            }
             if !was_idle {
-                sta.busy_error = true; // overlapping frames: none decodable
+                if !header_rule {
+                    sta.busy_error = true; // overlapping frames: none decodable
+                }
                 continue;
             }
             sta.busy_error = false; // a new busy period
@@ -354,21 +376,29 @@ impl WifiChannel {
                 continue;
             }
             let reach = self.reach[x * n + s];
-            {
+            let heard = {
                 let sta = &mut self.st[s];
                 sta.sensed -= 1;
                 if sta.receiving == Some(x as u32) {
                     sta.receiving = None;
                 }
-            }
+                let k = sta.sensing.iter().position(|e| e.from == x as u32);
+                k.map(|k| sta.sensing.swap_remove(k))
+            };
             if air.dst as usize == s {
-                self.receive(x, s, air, reach, now, ev, pool, out);
+                // Without the header rule every failed frame counts as received in error.
+                let header_ok = heard.is_none_or(|e| e.header_ok);
+                self.receive(x, s, air, reach, header_ok, now, ev, pool, out);
             } else {
                 let sta = &mut self.st[s];
-                if reach && !sta.busy_error && !sta.transmitting {
-                    sta.nav_until = sta.nav_until.max(now + air.nav);
-                } else {
-                    sta.busy_error = true;
+                match heard {
+                    // EifsTrigger::HeaderReceived: decoded (NAV), received in error (EIFS),
+                    // or energy only.
+                    Some(e) if e.header_ok && e.intact && !sta.transmitting => sta.nav_until = sta.nav_until.max(now + air.nav),
+                    Some(e) if e.header_ok => sta.busy_error = true,
+                    Some(_) => {}
+                    None if reach && !sta.busy_error && !sta.transmitting => sta.nav_until = sta.nav_until.max(now + air.nav),
+                    None => sta.busy_error = true,
                 }
             }
             let sta = &mut self.st[s];
@@ -381,7 +411,7 @@ impl WifiChannel {
 
     /// The frame `air` from `x` ends at its receiver `s`.
     #[allow(clippy::too_many_arguments)]
-    fn receive(&mut self, x: usize, s: usize, air: Air, reach: bool, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
+    fn receive(&mut self, x: usize, s: usize, air: Air, reach: bool, header_ok: bool, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let mut ok = air.clean && reach;
         if ok && self.cfg.ber > 0.0 {
             let bits = f64::from(air.bytes) * 8.0;
@@ -435,7 +465,7 @@ impl WifiChannel {
                 }
                 _ => {} // an RTS we may not answer (NAV set), or a stray response
             }
-        } else {
+        } else if header_ok {
             self.st[s].busy_error = true;
         }
         // The exchange failed. Bianchi's idealisation: its owner knows at once.

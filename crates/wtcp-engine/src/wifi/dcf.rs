@@ -60,6 +60,19 @@ impl Queued for Head {
     }
 }
 
+/// A frame a station senses, for `EifsTrigger::HeaderReceived`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sensed {
+    pub from: u32,
+    /// When its PLCP preamble and header end here.
+    pub header_end: Time,
+    /// The header arrived alone, in range, while the station listened: the PHY indicated
+    /// the frame's start.
+    pub header_ok: bool,
+    /// No other frame (nor a transmission of ours) overlapped it so far.
+    pub intact: bool,
+}
+
 /// Where the station is in its own frame exchange.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -123,6 +136,8 @@ pub(crate) struct Station {
     pub idle_since: Time,
     /// The current (or last) busy period held a frame we could not decode: defer EIFS.
     pub busy_error: bool,
+    /// The frames being sensed (kept only with `EifsTrigger::HeaderReceived`).
+    pub sensing: Vec<Sensed>,
     /// Virtual carrier sense (NAV) from the Duration field of overheard frames.
     pub nav_until: Time,
     /// A response (CTS, ACK, or the data frame after a CTS) due SIFS after a reception.
@@ -151,6 +166,7 @@ impl Station {
             receiving: None,
             idle_since: 0,
             busy_error: false,
+            sensing: Vec::new(),
             nav_until: 0,
             respond: None,
             backoff_timer: LazyTimer::default(),

@@ -107,6 +107,16 @@ impl PhyParams {
         self.sifs + self.difs() + self.airtime(self.ack_bytes, kbps)
     }
 
+    /// Duration of the PLCP preamble and header, after which a receiver's PHY indicates
+    /// the start of a frame (PHY-RXSTART): 192 us long DSSS (15.2.3), 20 us OFDM
+    /// (17.3.2: 16 us preamble + 4 us SIGNAL).
+    pub fn plcp_header(&self) -> Time {
+        match self.kind {
+            PhyKind::Dsss => 192 * US,
+            PhyKind::ErpOfdm => 20 * US,
+        }
+    }
+
     pub fn supports(&self, kbps: u32) -> bool {
         self.rates_kbps.contains(&kbps)
     }
