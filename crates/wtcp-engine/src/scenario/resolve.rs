@@ -735,12 +735,13 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     let (phy, data_default, basic_default) = match w.phy {
         WifiPhy::B => (PhyParams::B, 11.0, 1.0),
         WifiPhy::G => (PhyParams::G, 54.0, 24.0),
+        WifiPhy::A => (PhyParams::A, 54.0, 24.0),
     };
     let rate = |field: &str, v: Option<f64>, default: f64| -> R<u32> {
         let mbps = v.unwrap_or(default);
         let kbps = (mbps * 1000.0).round();
         if !(kbps > 0.0 && kbps < 1e7) || !phy.supports(kbps as u32) {
-            return err(format!("{p}.{field}"), format!("is {mbps}; not a rate of 802.11{} (b: 1, 2, 5.5, 11; g: 6, 9, 12, 18, 24, 36, 48, 54)", if phy == PhyParams::B { "b" } else { "g" }));
+            return err(format!("{p}.{field}"), format!("is {mbps}; not a rate of 802.11{} (b: 1, 2, 5.5, 11; a and g: 6, 9, 12, 18, 24, 36, 48, 54)", match w.phy { WifiPhy::B => "b", WifiPhy::G => "g", WifiPhy::A => "a" }));
         }
         Ok(kbps as u32)
     };

@@ -228,7 +228,8 @@ pub struct WifiSpec {
     /// Defaults to `"wifiN"`.
     #[serde(default)]
     pub name: Option<String>,
-    /// `"b"` (802.11b DSSS, long preamble) or `"g"` (802.11g ERP-OFDM).
+    /// `"b"` (802.11b DSSS, long preamble), `"g"` (802.11g ERP-OFDM) or `"a"` (802.11a
+    /// OFDM, 5 GHz).
     pub phy: WifiPhy,
     /// Rate of data frames (b: 1, 2, 5.5, 11; g: 6 .. 54). Default: 11 (b), 54 (g).
     #[serde(default)]
@@ -305,6 +306,7 @@ pub enum MacHint {
 pub enum WifiPhy {
     B,
     G,
+    A,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

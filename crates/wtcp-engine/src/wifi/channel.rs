@@ -271,7 +271,9 @@ impl WifiChannel {
             // and our own frame ends the idle period an erroneous reception made EIFS.
             for e in sta.sensing.iter_mut() {
                 e.intact = false;
-                e.header_ok &= now >= e.header_end;
+                // A reception the PHY drops for our transmission tells the MAC nothing
+                // (ns-3 `wifi-phy.cc` RECEPTION_ABORTED_BY_TX).
+                e.header_ok = false;
             }
             sta.busy_error = false;
         }
@@ -355,7 +357,11 @@ impl WifiChannel {
                 }
                 continue;
             }
-            sta.busy_error = false; // a new busy period
+            // A new busy period decides the EIFS anew; with the header rule only a frame
+            // whose header can arrive does (energy alone leaves an EIFS running).
+            if !header_rule || reach {
+                sta.busy_error = false;
+            }
             let e = self.event(s, kind::BACKOFF);
             let sta = &mut self.st[s];
             let tie = sta.freeze(now, slot, rule);
@@ -589,5 +595,81 @@ mod tests {
         assert_eq!(failures_until_discard(false, Phase::WaitAck), 7, "short data frame, no ACK");
         assert_eq!(failures_until_discard(true, Phase::WaitCts), 7, "RTS, no CTS");
         assert_eq!(failures_until_discard(true, Phase::WaitAck), 4, "long data frame after a CTS, no ACK");
+    }
+
+    /// Stations A (0, 0), B (100, 0), C (50, 0), D (0, 50) in range of each other and F
+    /// (500, 0) sensed by all but in transmission range of none; 802.11b, so a PLCP header
+    /// lasts 192 us and a CTS at 1 Mb/s 304 us. Sends CTS frames `(from, to, start us)`
+    /// and returns the channel once they are over.
+    fn frames(trigger: EifsTrigger, sends: &[(usize, u32, u64)]) -> WifiChannel {
+        const A: usize = 0;
+        let cfg = WifiConfig { eifs_trigger: trigger, ..WifiConfig::b11() };
+        let pos = [(0.0, 0.0), (100.0, 0.0), (50.0, 0.0), (0.0, 50.0), (500.0, 0.0)];
+        let mut ch = WifiChannel::new(0, cfg, &pos, 1, 0, "eifs");
+        assert!(ch.reach[A * 5 + 1] && !ch.reach[4 * 5 + 2] && ch.hears[4 * 5 + 2]);
+        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+        let mut sends: Vec<(usize, u32, u64)> = sends.to_vec();
+        sends.sort_by_key(|s| s.2);
+        let mut next = 0;
+        loop {
+            let due = sends.get(next).map(|s| s.2 * 1_000);
+            if let Some((now, e)) = ev.pop_until(due.map_or(u64::MAX, |d| d.saturating_sub(1))) {
+                let Event::Wifi { station, kind, .. } = e else { unreachable!() };
+                ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
+                continue;
+            }
+            let Some(d) = due else { return ch };
+            let (from, to, _) = sends[next];
+            let air = Air { frame: Frame::Cts, dst: to, bytes: ch.cfg.phy.cts_bytes, nav: 0, clean: true };
+            ch.start_tx(from, air, d, &mut ev);
+            next += 1;
+        }
+    }
+
+    fn defers_eifs(ch: &WifiChannel, s: usize) -> bool {
+        ch.ifs(s) == ch.eifs
+    }
+
+    #[test]
+    fn a_same_slot_collision_is_energy_under_the_header_rule_and_an_error_under_any_error() {
+        // A -> B and D -> B start together: no header arrives alone anywhere.
+        let sends = [(0, 1, 0), (3, 1, 0)];
+        let header = frames(EifsTrigger::HeaderReceived, &sends);
+        assert!(!defers_eifs(&header, 2) && !defers_eifs(&header, 1), "observer and destination defer DIFS");
+        assert!(!defers_eifs(&header, 0) && !defers_eifs(&header, 3), "the colliders too");
+        let any = frames(EifsTrigger::AnyError, &sends);
+        assert!(defers_eifs(&any, 2) && defers_eifs(&any, 1) && defers_eifs(&any, 0));
+    }
+
+    #[test]
+    fn a_frame_hit_after_its_header_starts_eifs_under_both_readings() {
+        // D starts 200 us into A's frame, after A's 192 us header: A's frame was begun and
+        // lost, at the observer C and at its destination B.
+        for trigger in [EifsTrigger::HeaderReceived, EifsTrigger::AnyError] {
+            let ch = frames(trigger, &[(0, 1, 0), (3, 1, 200)]);
+            assert!(defers_eifs(&ch, 2) && defers_eifs(&ch, 1), "{trigger:?}");
+        }
+        // 100 us into the header instead: under the header rule both frames are energy.
+        let ch = frames(EifsTrigger::HeaderReceived, &[(0, 1, 0), (3, 1, 100)]);
+        assert!(!defers_eifs(&ch, 2) && !defers_eifs(&ch, 1));
+    }
+
+    #[test]
+    fn a_frame_from_beyond_transmission_range_is_energy_under_the_header_rule() {
+        let header = frames(EifsTrigger::HeaderReceived, &[(4, 0, 0)]);
+        assert!(!defers_eifs(&header, 2));
+        let any = frames(EifsTrigger::AnyError, &[(4, 0, 0)]);
+        assert!(defers_eifs(&any, 2));
+    }
+
+    #[test]
+    fn a_correct_frame_after_an_erroneous_one_ends_the_eifs() {
+        for trigger in [EifsTrigger::HeaderReceived, EifsTrigger::AnyError] {
+            let ch = frames(trigger, &[(0, 1, 0), (3, 1, 200), (1, 0, 2_000)]);
+            assert!(!defers_eifs(&ch, 2), "{trigger:?}");
+        }
+        // Energy alone (a frame from beyond range) leaves it running under the header rule.
+        let ch = frames(EifsTrigger::HeaderReceived, &[(0, 1, 0), (3, 1, 200), (4, 0, 2_000)]);
+        assert!(defers_eifs(&ch, 2));
     }
 }

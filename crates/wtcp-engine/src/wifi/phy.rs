@@ -1,7 +1,7 @@
 //! 802.11 PHY parameter sets and frame airtime.
 //!
 //! Sources: IEEE Std 802.11-2007, clause 15 (DSSS, 1 and 2 Mb/s), clause 18 (HR/DSSS,
-//! 5.5 and 11 Mb/s), clause 17 (OFDM) and clause 19 (ERP, 802.11g); MAC frame sizes from
+//! 5.5 and 11 Mb/s), clause 17 (OFDM, 802.11a) and clause 19 (ERP, 802.11g); MAC frame sizes from
 //! clause 7.2; Bianchi, IEEE JSAC 18(3) 2000, Table II (FHSS numbers, same structure).
 //!
 //! Deviations / ambiguities resolved:
@@ -34,6 +34,8 @@ pub enum PhyKind {
     Dsss,
     /// Clauses 17/19: ERP-OFDM with the 6 us signal extension.
     ErpOfdm,
+    /// Clause 17: OFDM in the 5 GHz band (802.11a), no signal extension.
+    Ofdm,
 }
 
 /// Timing and MAC constants of one PHY.
@@ -91,6 +93,23 @@ impl PhyParams {
         lowest_mandatory_kbps: 6_000,
     };
 
+    /// 802.11a OFDM (clause 17, 20 MHz channels): slot 9 us, SIFS 16 us, CW 15..1023
+    /// (Table 17-15).
+    pub const A: PhyParams = PhyParams {
+        kind: PhyKind::Ofdm,
+        slot: 9 * US,
+        sifs: 16 * US,
+        cw_min: 15,
+        cw_max: 1023,
+        mac_header_bytes: 28,
+        ack_bytes: 14,
+        rts_bytes: 20,
+        cts_bytes: 14,
+        rates_kbps: &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000],
+        // 17.1: 6, 12 and 24 Mb/s are mandatory.
+        lowest_mandatory_kbps: 6_000,
+    };
+
     /// DIFS = SIFS + 2 slots (9.2.10).
     pub fn difs(&self) -> Time {
         self.sifs + 2 * self.slot
@@ -113,7 +132,7 @@ impl PhyParams {
     pub fn plcp_header(&self) -> Time {
         match self.kind {
             PhyKind::Dsss => 192 * US,
-            PhyKind::ErpOfdm => 20 * US,
+            PhyKind::ErpOfdm | PhyKind::Ofdm => 20 * US,
         }
     }
 
@@ -133,10 +152,11 @@ impl PhyParams {
             // 17.4.3 (TXTIME), 19.8.3: preamble 16 us + SIGNAL 4 us + 4 us symbols
             // carrying 16 service bits + PSDU + 6 tail bits, plus the 6 us ERP signal
             // extension. N_DBPS = 4 us * rate.
-            PhyKind::ErpOfdm => {
+            PhyKind::ErpOfdm | PhyKind::Ofdm => {
                 let n_dbps = kbps * 4 / 1000;
                 let symbols = (16 + bits + 6).div_ceil(n_dbps);
-                (16 + 4 + 4 * symbols + 6) * US
+                let extension = if self.kind == PhyKind::ErpOfdm { 6 } else { 0 };
+                (16 + 4 + 4 * symbols + extension) * US
             }
         }
     }
@@ -166,6 +186,22 @@ mod tests {
     /// EIFS recomputed from the standard's formula (802.11-2007 9.2.3.4): aSIFSTime + DIFS +
     /// ACKTxTime at the lowest mandatory rate, DIFS = aSIFSTime + 2 aSlotTime (9.2.10),
     /// with each PHY's own ACKTxTime formula written out independently here.
+    #[test]
+    fn ofdm_5ghz_has_no_signal_extension_and_the_longer_sifs() {
+        // 17.4.3: ACK at 24 Mb/s: 20 us + 2 symbols = 28 us; 1528 bytes at 54 Mb/s: 20 +
+        // 4 x ceil((16 + 12224 + 6) / 216) = 248 us. DIFS = 16 + 2 x 9 = 34 us, EIFS with
+        // the 6 Mb/s ACK (20 + 4 x ceil(134 / 24) = 44 us): 16 + 34 + 44 = 94 us.
+        assert_eq!(PhyParams::A.airtime(14, 24_000), 28 * US);
+        assert_eq!(PhyParams::A.airtime(1528, 54_000), 248 * US);
+        assert_eq!(PhyParams::A.difs(), 34 * US);
+        assert_eq!(PhyParams::A.eifs(), 94 * US);
+        // The same exchange takes as long as 802.11g's: its 6 us extension after each
+        // frame is 802.11a's extra 6 us of SIFS.
+        let g = PhyParams::G.airtime(1528, 54_000) + PhyParams::G.sifs + PhyParams::G.airtime(14, 24_000) + PhyParams::G.difs();
+        let a = PhyParams::A.airtime(1528, 54_000) + PhyParams::A.sifs + PhyParams::A.airtime(14, 24_000) + PhyParams::A.difs();
+        assert_eq!(g, a);
+    }
+
     #[test]
     fn eifs_is_sifs_difs_and_an_ack_at_the_lowest_mandatory_rate() {
         // 802.11b (15.3.3, 18.3.4, long preamble): aSIFSTime 10, aSlotTime 20; the ACK (14
