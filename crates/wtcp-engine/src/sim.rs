@@ -372,7 +372,9 @@ impl<'s> World<'s> {
                     self.count_put_on_wire(self.dirs[dir as usize].from, id);
                 }
                 let outcome = self.dirs[dir as usize].on_tx_done(&mut self.pool, self.now, &mut self.ev);
-                self.record_discipline_drops(dir);
+                if !self.dirs[dir as usize].dequeue_drops.is_empty() {
+                    self.record_discipline_drops(dir);
+                }
                 if let TxOutcome::Dropped { id, cause, retry_limit } = outcome {
                     let p = *self.pool.get(id);
                     if retry_limit && p.kind == PacketKind::Data {
@@ -569,7 +571,9 @@ impl<'s> World<'s> {
                     self.dirs[dir as usize].count_queue_drop();
                     self.drop_packet(id, dir, DropCause::Queue);
                 }
-                self.record_discipline_drops(dir);
+                if !self.dirs[dir as usize].dequeue_drops.is_empty() {
+                    self.record_discipline_drops(dir);
+                }
             }
             Hop::Wifi { channel, from, to } => {
                 let queued = self.wifi[channel as usize].enqueue(from, id, to, self.now, &mut self.ev, &mut self.pool);
@@ -590,11 +594,9 @@ impl<'s> World<'s> {
 
     /// Drops the queue discipline made other than refusing an arrival (CoDel's at dequeue,
     /// FQ-CoDel's overload drops); the buffer keeps its capacity.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn record_discipline_drops(&mut self, dir: u32) {
-        if self.dirs[dir as usize].dequeue_drops.is_empty() {
-            return;
-        }
         let mut drops = std::mem::take(&mut self.dirs[dir as usize].dequeue_drops);
         for &id in &drops {
             self.drop_packet(id, dir, DropCause::Queue);

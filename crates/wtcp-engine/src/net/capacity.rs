@@ -227,7 +227,7 @@ impl RateSeries {
             if room >= need * (1.0 - 1e-9) && room > 0.0 {
                 // Solve ra * x + slope * x^2 / 2 = need (the stable root; linear when flat).
                 let x = if slope == 0.0 { need / ra } else { 2.0 * need / (ra + (ra * ra + 2.0 * slope * need).max(0.0).sqrt()) };
-                let dt = (x * 1e9).ceil() as Time;
+                let dt = ceil_ns(x * 1e9);
                 *seg = Segment { base, i };
                 return (t + dt).clamp(t, t1);
             }
@@ -240,6 +240,14 @@ impl RateSeries {
             }
         }
     }
+}
+
+/// `v.ceil() as Time` for v >= 0 without a call into libm's `ceil` (x86-64 without
+/// SSE4.1 has no rounding instruction): the truncation, plus one if it lost a fraction.
+#[inline]
+fn ceil_ns(v: f64) -> Time {
+    let t = v as Time;
+    t + Time::from((t as f64) < v)
 }
 
 /// Where a transmitter stands in a rate series: the period's start and the segment.
@@ -334,6 +342,11 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn ceil_ns_is_ceil(v in 0.0f64..1e15) {
+            proptest::prop_assert_eq!(ceil_ns(v), v.ceil() as Time);
+        }
+
         #[test]
         fn a_carried_segment_finds_the_same_finish_as_a_fresh_search(
             rates in proptest::collection::vec(0.0f64..20e6, 2..8),
