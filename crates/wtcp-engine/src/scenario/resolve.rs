@@ -751,6 +751,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     config.eifs = w.eifs.unwrap_or_default();
     config.backoff_rule = w.backoff_rule.unwrap_or(config.backoff_rule);
     config.eifs_trigger = w.eifs_trigger.unwrap_or(config.eifs_trigger);
+    config.ack_timeout = w.ack_timeout.unwrap_or(config.ack_timeout);
     config.rts_threshold = w.rts_threshold_bytes;
     config.short_retry_limit = w.short_retry_limit.unwrap_or(config.short_retry_limit);
     config.long_retry_limit = w.long_retry_limit.unwrap_or(config.long_retry_limit);

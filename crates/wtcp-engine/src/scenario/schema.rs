@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::wifi::{BackoffRule, EifsRule, EifsTrigger};
+pub use crate::wifi::{AckTimeout, BackoffRule, EifsRule, EifsTrigger};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -264,6 +264,10 @@ pub struct WifiSpec {
     /// 802.11's reading and ns-3's).
     #[serde(default)]
     pub eifs_trigger: Option<EifsTrigger>,
+    /// When a sender gives up on an ACK or CTS (default `"response_end"`: when the response
+    /// would have ended; `"rx_start"`: 802.11's SIFS + slot + PHY RX start delay, ns-3's).
+    #[serde(default)]
+    pub ack_timeout: Option<AckTimeout>,
     /// Bit error rate of every frame at its receiver (default 0).
     #[serde(default)]
     pub ber: Option<f64>,

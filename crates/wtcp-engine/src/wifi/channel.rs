@@ -6,7 +6,7 @@
 //! ACK/CTS timeout (both lazy) and one pending response.
 
 use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
-use super::{kind, CollisionTiming, EifsRule, EifsTrigger, WifiConfig, WifiOutcome};
+use super::{kind, AckTimeout, CollisionTiming, EifsRule, EifsTrigger, WifiConfig, WifiOutcome};
 use crate::events::{Event, EventQueue};
 use crate::net::qdisc::Qdisc;
 use crate::net::queue::Aqm;
@@ -177,7 +177,13 @@ impl WifiChannel {
             kind::TIMEOUT => {
                 let e = self.event(s, kind::TIMEOUT);
                 if self.st[s].timeout.fire(now, ev, e) {
-                    self.attempt_failed(s, now, ev, pool, out);
+                    let sta = &mut self.st[s];
+                    if sta.receiving.is_some() && sta.response_end > now {
+                        // AckTimeout::RxStart: a frame for us began in time; wait for it.
+                        sta.timeout.set(Some(sta.response_end), ev, e);
+                    } else {
+                        self.attempt_failed(s, now, ev, pool, out);
+                    }
                 }
             }
             kind::RESPOND => self.respond(s, now, ev),
@@ -297,16 +303,23 @@ impl WifiChannel {
         let sta = &mut self.st[s];
         sta.transmitting = false;
         let frame = sta.air.expect("tx end without a transmission").frame;
-        // Wait until the response would have ended at us (and 1 ns more, so that a
-        // response ending exactly then is seen first).
+        let rx_start = (self.cfg.ack_timeout == AckTimeout::RxStart).then_some(self.cfg.phy.slot + self.cfg.phy.plcp_header());
+        let mut wait = |sta: &mut Station, response: Time| {
+            // Until the response would have ended at us (and 1 ns more, so that a response
+            // ending exactly then is seen first); or, 802.11's ACKTimeout, until its
+            // header would have arrived, then to its end if it did.
+            sta.response_end = now + sifs + response + 2 * d + 1;
+            let deadline = rx_start.map_or(sta.response_end, |r| now + sifs + r + 2 * d + 1);
+            sta.timeout.set(Some(deadline), ev, e);
+        };
         match frame {
             Frame::Data if sta.phase == Phase::TxData => {
                 sta.phase = Phase::WaitAck;
-                sta.timeout.set(Some(now + sifs + ack + 2 * d + 1), ev, e);
+                wait(sta, ack);
             }
             Frame::Rts => {
                 sta.phase = Phase::WaitCts;
-                sta.timeout.set(Some(now + sifs + cts + 2 * d + 1), ev, e);
+                wait(sta, cts);
             }
             _ => {}
         }
@@ -671,5 +684,34 @@ mod tests {
         // Energy alone (a frame from beyond range) leaves it running under the header rule.
         let ch = frames(EifsTrigger::HeaderReceived, &[(0, 1, 0), (3, 1, 200), (4, 0, 2_000)]);
         assert!(defers_eifs(&ch, 2));
+    }
+
+    /// When station 0's first attempt at a frame to an unreachable station 1 fails,
+    /// counted from the end of the frame.
+    fn first_failure_after_tx_end(ack_timeout: AckTimeout) -> Time {
+        let cfg = WifiConfig { ack_timeout, ..WifiConfig::b11() };
+        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (300.0, 0.0)], 1, 0, "t");
+        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+        let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
+        ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
+        let mut tx_end = None;
+        while let Some((now, Event::Wifi { station, kind, .. })) = ev.pop_until(u64::MAX) {
+            if station == 0 && kind == kind::TX_END {
+                tx_end = Some(now);
+            }
+            ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
+            if ch.st[0].ssrc == 1 {
+                return now - tx_end.unwrap();
+            }
+        }
+        panic!("no failure");
+    }
+
+    #[test]
+    fn the_ack_timeout_ends_at_the_response_or_at_802_11s_rx_start_delay() {
+        const US: Time = 1_000;
+        // 802.11b: SIFS 10 us; ACK at 1 Mb/s 304 us; slot 20 us; PLCP 192 us; delta 1 us.
+        assert_eq!(first_failure_after_tx_end(AckTimeout::ResponseEnd), (10 + 304 + 2) * US + 1);
+        assert_eq!(first_failure_after_tx_end(AckTimeout::RxStart), (10 + 20 + 192 + 2) * US + 1);
     }
 }

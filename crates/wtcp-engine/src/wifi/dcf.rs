@@ -144,6 +144,8 @@ pub(crate) struct Station {
     pub respond: Option<(Frame, u32)>,
     pub backoff_timer: LazyTimer,
     pub timeout: LazyTimer,
+    /// With `AckTimeout::RxStart`: when the awaited response would end, if it started.
+    pub response_end: Time,
     pub air: Option<Air>,
     pub rng: SimRng,
     pub stats: StationStats,
@@ -171,6 +173,7 @@ impl Station {
             respond: None,
             backoff_timer: LazyTimer::default(),
             timeout: LazyTimer::default(),
+            response_end: 0,
             air: None,
             rng,
             stats: StationStats::default(),

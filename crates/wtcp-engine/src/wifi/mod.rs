@@ -19,8 +19,9 @@
 //! Deviations / simplifications (the review list):
 //! - One constant propagation delay for every pair of stations (Bianchi's delta); it
 //!   must be shorter than SIFS.
-//! - ACK/CTS timeout: the station waits until the response would have ended (SIFS +
-//!   response airtime + 2 delta, + 1 ns), not SIFS + slot + PHY-RX-START delay.
+//! - ACK/CTS timeout: by default the station waits until the response would have ended
+//!   (SIFS + response airtime + 2 delta, + 1 ns); 802.11's SIFS + slot + PHY-RX-START
+//!   delay, then the response if it began, is [`AckTimeout::RxStart`].
 //! - Frames overheard by third parties are decoded (for NAV and the EIFS decision) if in
 //!   transmission range and not overlapped; no bit-error draw is made for them.
 //! - EIFS follows every frame sensed and not received ([`EifsTrigger::AnyError`], ns-2's
@@ -155,6 +156,19 @@ pub enum EifsTrigger {
     HeaderReceived,
 }
 
+/// When a sender gives up waiting for an ACK or a CTS.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckTimeout {
+    /// When the response would have ended: SIFS + its airtime + 2 delta. wtcp's default.
+    #[default]
+    ResponseEnd,
+    /// 802.11's ACKTimeout: SIFS + a slot + the PHY's RX start delay (its PLCP preamble and
+    /// header) after the frame; a response being received by then is waited for (ns-3.44
+    /// `frame-exchange-manager.cc:578-580`, rescheduled by `RxStartIndication`, 290-305).
+    RxStart,
+}
+
 /// Which ACK airtime the EIFS contains.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -199,6 +213,7 @@ pub struct WifiConfig {
     pub timing: CollisionTiming,
     pub backoff_rule: BackoffRule,
     pub eifs_trigger: EifsTrigger,
+    pub ack_timeout: AckTimeout,
 }
 
 impl WifiConfig {
@@ -220,6 +235,7 @@ impl WifiConfig {
             timing: CollisionTiming::Standard,
             backoff_rule: BackoffRule::BusySlotCounts,
             eifs_trigger: EifsTrigger::AnyError,
+            ack_timeout: AckTimeout::ResponseEnd,
         }
     }
 
