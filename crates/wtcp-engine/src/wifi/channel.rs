@@ -177,9 +177,12 @@ impl WifiChannel {
             kind::TIMEOUT => {
                 let e = self.event(s, kind::TIMEOUT);
                 if self.st[s].timeout.fire(now, ev, e) {
+                    let n = self.st.len();
                     let sta = &mut self.st[s];
-                    if sta.receiving.is_some() && sta.response_end > now {
-                        // AckTimeout::RxStart: a frame for us began in time; wait for it.
+                    // AckTimeout::RxStart: a frame for us, in range, that began after our
+                    // transmission (its PHY-RXSTART fell in the interval): wait for it.
+                    let begun = sta.receiving.is_some_and(|r| self.reach[r as usize * n + s] && sta.receiving_since >= sta.tx_ended);
+                    if std::mem::take(&mut sta.rx_start_wait) && begun && sta.response_end > now {
                         sta.timeout.set(Some(sta.response_end), ev, e);
                     } else {
                         self.attempt_failed(s, now, ev, pool, out);
@@ -302,6 +305,7 @@ impl WifiChannel {
         let e = self.event(s, kind::TIMEOUT);
         let sta = &mut self.st[s];
         sta.transmitting = false;
+        sta.tx_ended = now;
         let frame = sta.air.expect("tx end without a transmission").frame;
         let rx_start = (self.cfg.ack_timeout == AckTimeout::RxStart).then_some(self.cfg.phy.slot + self.cfg.phy.plcp_header());
         let mut wait = |sta: &mut Station, response: Time| {
@@ -309,6 +313,7 @@ impl WifiChannel {
             // ending exactly then is seen first); or, 802.11's ACKTimeout, until its
             // header would have arrived, then to its end if it did.
             sta.response_end = now + sifs + response + 2 * d + 1;
+            sta.rx_start_wait = rx_start.is_some();
             let deadline = rx_start.map_or(sta.response_end, |r| now + sifs + r + 2 * d + 1);
             sta.timeout.set(Some(deadline), ev, e);
         };
@@ -351,6 +356,7 @@ impl WifiChannel {
                     self.st[x].air.as_mut().expect("air").clean = false;
                 }
                 self.st[s].receiving = Some(x as u32);
+                self.st[s].receiving_since = now;
             }
             let reach = self.reach[x * n + s];
             let sta = &mut self.st[s];
@@ -490,6 +496,7 @@ impl WifiChannel {
         // The exchange failed. Bianchi's idealisation: its owner knows at once.
         if self.cfg.timing == CollisionTiming::Bianchi && matches!(self.st[owner].phase, Phase::WaitAck | Phase::WaitCts) {
             let e = self.event(owner, kind::TIMEOUT);
+            self.st[owner].rx_start_wait = false;
             self.st[owner].timeout.set(Some(now), ev, e);
         }
     }
@@ -713,5 +720,51 @@ mod tests {
         // 802.11b: SIFS 10 us; ACK at 1 Mb/s 304 us; slot 20 us; PLCP 192 us; delta 1 us.
         assert_eq!(first_failure_after_tx_end(AckTimeout::ResponseEnd), (10 + 304 + 2) * US + 1);
         assert_eq!(first_failure_after_tx_end(AckTimeout::RxStart), (10 + 20 + 192 + 2) * US + 1);
+    }
+
+    #[test]
+    fn under_rx_start_a_response_that_began_in_time_is_waited_for() {
+        // 802.11b: the ACK (304 us at 1 Mb/s) outlasts the RX-start deadline (SIFS + slot +
+        // 192 us): the exchange still succeeds at the first attempt.
+        let cfg = WifiConfig { ack_timeout: AckTimeout::RxStart, ..WifiConfig::b11() };
+        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+        let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
+        ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
+        while let Some((now, Event::Wifi { station, kind, .. })) = ev.pop_until(u64::MAX) {
+            ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
+        }
+        assert_eq!((ch.stats(0).successes, ch.stats(0).retries), (1, 0));
+    }
+
+    #[test]
+    fn bianchi_timing_fails_at_once_even_while_receiving() {
+        // The idealised timing reports a collision when the frame ends at the receiver,
+        // whatever the sender is hearing then (the RX-start extension is not for it).
+        for ack_timeout in [AckTimeout::ResponseEnd, AckTimeout::RxStart] {
+            let cfg = WifiConfig { ack_timeout, timing: CollisionTiming::Bianchi, ..WifiConfig::b11() };
+            let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+            let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+            // Both send at once (the medium idle for longer than DIFS): A 1500 bytes to B, B
+            // 40 bytes to A.
+            let t = 100_000;
+            let a = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, t));
+            let b = pool.alloc(&Packet::new(PacketKind::Udp, 1, 1, 0, 40, t));
+            ch.enqueue(0, a, 1, t, &mut ev, &mut pool).unwrap();
+            ch.enqueue(1, b, 0, t, &mut ev, &mut pool).unwrap();
+            let mut b_tx_end = None;
+            while let Some((now, Event::Wifi { station, kind, .. })) = ev.pop_until(u64::MAX) {
+                if station == 1 && kind == kind::TX_END && b_tx_end.is_none() {
+                    b_tx_end = Some(now);
+                }
+                ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
+                if ch.st[1].ssrc == 1 {
+                    // B's short frame ends at A first; its failure is known by then + delta.
+                    assert!(now - b_tx_end.unwrap() <= 2 * ch.cfg.prop_delay, "{ack_timeout:?}: {}", now - b_tx_end.unwrap());
+                    break;
+                }
+            }
+            assert_eq!(ch.st[1].ssrc, 1, "{ack_timeout:?}");
+        }
     }
 }

@@ -146,6 +146,12 @@ pub(crate) struct Station {
     pub timeout: LazyTimer,
     /// With `AckTimeout::RxStart`: when the awaited response would end, if it started.
     pub response_end: Time,
+    /// The armed timeout is `AckTimeout::RxStart`'s first deadline, which a response
+    /// already begun may extend once.
+    pub rx_start_wait: bool,
+    /// When our last transmission ended, and when the frame in `receiving` began.
+    pub tx_ended: Time,
+    pub receiving_since: Time,
     pub air: Option<Air>,
     pub rng: SimRng,
     pub stats: StationStats,
@@ -174,6 +180,9 @@ impl Station {
             backoff_timer: LazyTimer::default(),
             timeout: LazyTimer::default(),
             response_end: 0,
+            rx_start_wait: false,
+            tx_ended: 0,
+            receiving_since: 0,
             air: None,
             rng,
             stats: StationStats::default(),

@@ -166,6 +166,10 @@ pub enum AckTimeout {
     /// 802.11's ACKTimeout: SIFS + a slot + the PHY's RX start delay (its PLCP preamble and
     /// header) after the frame; a response being received by then is waited for (ns-3.44
     /// `frame-exchange-manager.cc:578-580`, rescheduled by `RxStartIndication`, 290-305).
+    /// Here a frame for us, in range, that began after our transmission extends it to
+    /// when the response would end (ns-3: the frame's actual end + 400 ns; it extends
+    /// for any frame). wtcp adds the round-trip propagation delay (802.11 counts it in
+    /// the slot), so that any allowed delay (below SIFS) leaves the header time to arrive.
     RxStart,
 }
 
