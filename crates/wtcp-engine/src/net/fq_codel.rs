@@ -389,7 +389,7 @@ mod tests {
                 let a = packet(&mut pool, 0, 1500, t + k * MS / 2);
                 fq.push(a, &pool);
             }
-            if (t / MS) % 4 == 0 {
+            if (t / MS).is_multiple_of(4) {
                 let b = packet(&mut pool, 1, 1500, t);
                 fq.push(b, &pool);
             }
