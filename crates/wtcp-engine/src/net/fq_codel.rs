@@ -93,7 +93,8 @@ fn mix(mut z: u64) -> u64 {
 
 /// One flow's queue seen by CoDel: pops update the flow's and the total byte counts.
 struct FlowView<'a, T> {
-    fq: &'a mut FlowQueue<T>,
+    queue: &'a mut VecDeque<T>,
+    bytes: &'a mut u64,
     len: &'a mut usize,
     total: &'a mut u64,
     pool: &'a mut PacketPool,
@@ -103,9 +104,9 @@ struct FlowView<'a, T> {
 impl<T: Queued> CodelQueue for FlowView<'_, T> {
     type Item = T;
     fn pop(&mut self) -> Option<T> {
-        let item = self.fq.queue.pop_front()?;
+        let item = self.queue.pop_front()?;
         let size = u64::from(self.pool.get(item.packet()).size);
-        self.fq.bytes -= size;
+        *self.bytes -= size;
         *self.total -= size;
         *self.len -= 1;
         Some(item)
@@ -212,11 +213,8 @@ impl<T: Queued> FqCodel<T> {
                 self.old_flows.push_back(i as u32);
                 continue;
             }
-            let FlowQueue { codel, .. } = q;
-            let mut codel = std::mem::replace(codel, Codel::new(self.cfg.codel));
-            let got = codel.dequeue(now, &mut FlowView { fq: &mut self.queues[i], len: &mut self.len, total: &mut self.bytes, pool, dropped });
-            let q = &mut self.queues[i];
-            q.codel = codel;
+            let FlowQueue { queue, bytes, codel, .. } = q;
+            let got = codel.dequeue(now, &mut FlowView { queue, bytes, len: &mut self.len, total: &mut self.bytes, pool, dropped });
             match got {
                 Some(item) => {
                     q.deficit -= i64::from(pool.get(item.packet()).size);

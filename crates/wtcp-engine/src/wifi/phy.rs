@@ -93,22 +93,10 @@ impl PhyParams {
         lowest_mandatory_kbps: 6_000,
     };
 
-    /// 802.11a OFDM (clause 17, 20 MHz channels): slot 9 us, SIFS 16 us, CW 15..1023
-    /// (Table 17-15).
-    pub const A: PhyParams = PhyParams {
-        kind: PhyKind::Ofdm,
-        slot: 9 * US,
-        sifs: 16 * US,
-        cw_min: 15,
-        cw_max: 1023,
-        mac_header_bytes: 28,
-        ack_bytes: 14,
-        rts_bytes: 20,
-        cts_bytes: 14,
-        rates_kbps: &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000],
-        // 17.1: 6, 12 and 24 Mb/s are mandatory.
-        lowest_mandatory_kbps: 6_000,
-    };
+    /// 802.11a OFDM (clause 17, 20 MHz channels, Table 17-15): 802.11g's slot, CW bounds,
+    /// frame sizes and rates (6, 12 and 24 Mb/s mandatory, 17.1), SIFS 16 us, no signal
+    /// extension.
+    pub const A: PhyParams = PhyParams { kind: PhyKind::Ofdm, sifs: 16 * US, ..PhyParams::G };
 
     /// DIFS = SIFS + 2 slots (9.2.10).
     pub fn difs(&self) -> Time {
