@@ -28,7 +28,7 @@
 //!   54.70 s by reflecting the available bandwidth. And, its cwnd becomes about 11024"
 //!   (l. 243), and after an FRR cwnd stays "similar with the previous cwnd (12631)" (l. 263).
 //!   132811 is ABW in bytes/s of a flow getting about 1.06 Mb/s, while ABW * RTT on that path
-//!   (RTT ~ 25-60 ms) is 3-8 kB, and then cwnd = ssthresh/2 < beta would hide Eq. 5 in almost
+//!   (l. 209: 10 ms + 1 ms of propagation each way, so RTT about 25-60 ms with queueing) is 3-8 kB, and then cwnd = ssthresh/2 < beta would hide Eq. 5 in almost
 //!   every event; l. 157 ("Since cwnd is smaller than ssthresh, cwnd will increase
 //!   exponentially until it reaches ssthresh") also needs ssthresh far above cwnd. The
 //!   reading that ssthresh is a window is `ssthresh_from = "bdp"`: ABW * `window_rtt`
@@ -52,7 +52,8 @@
 //!   one, SRTT (`window_rtt = "srtt"`, default): on the paper's own 2 Mb/s simple topology
 //!   ABW * RTTmin is at most about 6 kB, below cwnd_max/2 = 12.5 kB, so with RTTmin the
 //!   reset could never fire there, while the paper's back-off experiment on that topology
-//!   (l. 271: back-off 8 against TCP's 32) shows resets happening; an RTT that includes
+//!   (l. 271: back-off 8 against TCP's 32; l. 281: "This is why the back-off value of our
+//!   scheme is lower") shows resets happening; an RTT that includes
 //!   queueing reaches the threshold. `window_rtt = "min_rtt"` (the pipe size, as Westwood's
 //!   ABW * RTTmin; the earlier default) is kept as an option. Without an estimate the
 //!   backoff is never reset. Measured (`wtcp reproduce dynamic`, Table 2 at "5 %" faults,
@@ -98,8 +99,8 @@
 //!   sender adds its dupack inflation on top during recovery, and at the first new ACK
 //!   (Reno recovery exit) cwnd returns to min(ssthresh/2, reduced_cwnd) computed at the
 //!   trigger, not to ssthresh (the paper: at the new ACK cwnd follows ABW and loss rate).
-//! - Timeout: cwnd = min(ssthresh/2, reduced_cwnd), not one segment (the paper's Fig. 7a
-//!   shows cwnd about 11 kB just after an RTO), hence `timeout_collapses_window = false`;
+//! - Timeout: cwnd = min(ssthresh/2, reduced_cwnd), not one segment (the paper's Fig. 7a,b,
+//!   l. 243: Dynamic's cwnd about 11 kB just after an RTO, TCP's one segment), hence `timeout_collapses_window = false`;
 //!   the sender still goes back N.
 //! - Backoff: checked on every RTO expiry, the first included. The sender has already
 //!   doubled the timer for this expiry; the request re-arms it with the un-backed-off RTO.

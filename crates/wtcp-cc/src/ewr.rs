@@ -16,7 +16,7 @@
 //! Deviations and ambiguities resolved (line numbers of /work/shared/papers/tcp-ewr.txt):
 //! - Rule (b), "On ACK reception at the sender: cwnd = oCwnd_n" (l. 58-59), is applied
 //!   literally on every ACK of new data (`ack_rule = "ocwnd"`): cwnd follows oCwnd_n up
-//!   and down. The text says the same three times: "the sender immediately adjusts its
+//!   and down. Three passages support this reading (only l. 58-59 states the every-ACK rule itself): "the sender immediately adjusts its
 //!   congestion window size to the oCwnd_n ... There is no need to employ any kinds of
 //!   slow start, additive increase, or fast recovery algorithms" (l. 52); "it does not
 //!   aggressively use the bandwidth but maintain the optimal congestion window size
@@ -43,7 +43,7 @@
 //!   `ewr-dumbbell` acknowledge every segment) a lone flow in `two-hop-wireless` at 0 %
 //!   loss settles at 54 % of the 2 Mb/s hop (79 % with a 1 ms delayed-ACK timer, 100 %
 //!   with an ACK per segment): the segment left waiting for the delayed-ACK timer opens
-//!   a gap that Eq. 1 reads as a low rate.
+//!   a gap that Eq. 1 reads as a low rate (the mechanism is untested; the three figures are measured).
 //! - oCwnd_n reaches the sender on every ACK from the receiver's own Eq. 1-3
 //!   (`ocwnd_source = "receiver"`, carried as `AckSample::adv_cwnd`): "oCwnd_n is used as
 //!   a receiver-advertised congestion window size" (l. 44), "sending feedback information
@@ -62,8 +62,9 @@
 //!   rate at 1 % and 5 % loss on `ewr-dumbbell` (oCwnd 149 and 228 segments, bursts that
 //!   overflowed the queue by 48 and 150 packets), where a retransmission filled a hole;
 //!   that the accounting rule is what makes them is untested (both rules credit such an
-//!   ACK alike when the duplicates were fewer than the segments it covers). The
-//!   receiver's per-packet Eq. 1 cannot exceed the bottleneck rate.
+//!   ACK alike when the duplicates were fewer than the segments it covers). On these
+//!   paths the receiver's per-packet Eq. 1 stays at or below the bottleneck rate (a queue
+//!   after the bottleneck or reordering could exceed it; untested).
 //! - Eq. 1: d_n is the size of the n-th arriving segment (every arrival counts,
 //!   retransmissions and out-of-order segments included) and t_n - t_(n-1) the gap to the
 //!   previous arrival. The first arrival only sets t_0; the first sample initialises
@@ -72,7 +73,7 @@
 //!   (`delta`): l. 36 calls the filter "time varying coefficient", but l. 40 defines
 //!   "delta_n is a constant filter gain. In our simulation, we set delta_n to 0.7 for
 //!   n >= 2 and zero for n=1". Consequence (measured, not changed): flows sharing a FIFO
-//!   cross it in back-to-back runs, so each estimates
+//!   cross it in back-to-back runs, so each estimates (this mechanism is untested)
 //!   nearly the bottleneck rate; ten flows on `ewr-dumbbell` at 1 % loss advertise an
 //!   oCwnd of 61 segments each (one bandwidth-delay product is 73) while each gets
 //!   0.6 Mb/s (5 segments per base RTT), and with rule (b) restoring that window on
@@ -132,7 +133,7 @@
 //!   Every ACK of new data restarts the timer (RFC 6298 §5.3). The former default,
 //!   RFC 6582 NewReno recovery with the Impatient timer, is `fast_recovery = true`. Under
 //!   it, with the congestion state's cwnd = 1 during recovery, a spurious fast retransmit
-//!   feeds itself: every partial ACK resends a head that is only in flight, the
+//!   appears to feed itself (the counts are measured, the chain is untested): every partial ACK resends a head that is only in flight, the
 //!   duplicates return as duplicate ACKs after the full ACK and trigger the next fast
 //!   retransmit (a single flow at 0 % loss: 783 spurious fast retransmits and 59 k
 //!   unnecessary retransmissions in 100 s, without a single drop after the start).

@@ -5,7 +5,7 @@
 //! integrated wireless communications networks", Computer Networks 47:219-237, 2005 (New
 //! Jersey). Specification: the two papers' ABE, congestion-warning and TABE descriptions
 //! (the papers themselves are not shipped here); the loss responses are checked
-//! against the description of both in the NJ+ paper (Lee et al., KSII TIIS 2(6), 2008, §2.4,
+//! against the description of both in the NJ+ paper (Lee et al., 2008, the venue from outside the papers; §2.4,
 //! §3.2-3.3, Fig. 3a).
 //!
 //! Jersey estimates the rate the connection achieves from the ACK stream (ABE, a
@@ -19,7 +19,7 @@
 //! - ABE/TABE (NJ+ paper Eq. 1): R_n = (Tw * R_{n-1} + L_n) / ((t_n - t_{n-1}) + Tw), per
 //!   ACK, with Tw = K * RTT (`window_rtts` = K, 1 as in the paper and the ns-3 port).
 //!   R_0 = 0, but the first ACK only starts the clock: its time becomes t_0 and its bytes
-//!   are not counted. Fig. 2's initialisation sets the times to 0 as well ("R_{s0}, R_{r0},
+//!   are not counted. NJ+ Fig. 2's (MABE, l. 101) initialisation sets the times to 0 as well ("R_{s0}, R_{r0},
 //!   t_{s0}, t_{r0} <- 0", l.101), which would make the first sample L_1 / (t_1 + RTT) with
 //!   t_1 measured from the clock's origin: the start of the simulation for ABE, an origin
 //!   of the receiver's clock the sender does not know for TABE. Eq. 1 multiplies what the
@@ -104,8 +104,8 @@
 //!   maintains the current cwnd" (l.65), but it introduces CW as "an intermediate
 //!   router mechanism based on explicit congestion notification (ECN) scheme [18]"
 //!   (l.65), and ECN's sender "SHOULD NOT increase the congestion window in response to
-//!   the receipt of an ECN-Echo ACK packet" (RFC 3168 §6.1.2); ns-2, where Jersey and
-//!   NJ+ were simulated, opens cwnd only on ACKs without ECN-Echo (`TcpAgent::
+//!   the receipt of an ECN-Echo ACK packet" (RFC 3168 §6.1.2); ns-2, where NJ+ was simulated
+//!   (l. 201; the Jersey paper is not here), opens cwnd only on ACKs without ECN-Echo (`TcpAgent::
 //!   recv_newack_helper`, ns-2.35). The paper also relies on CW to bound the queue:
 //!   "The buffer of the router is also controlled by the CW mechanism" (l.190). With
 //!   `grow_on_marked_acks = true` (the ns-3 port, which calls IncreaseWindow on every
@@ -117,8 +117,8 @@
 //!   with growth none stays there, yet most flows still sit at 2 segments half of the
 //!   time and the queue overflows (1322 drops, 248 timeouts). Ablation (one run): with
 //!   growth and `mark_response = "ignore"` the same flows average about 5 segments
-//!   instead of about 2, so it is the once-per-window cut to ownd (measured over the
-//!   last RTT, about the window itself) that takes the growth back.
+//!   instead of about 2, which suggests (one run) that the once-per-window cut to ownd (measured over the
+//!   last RTT, about the window itself) takes the growth back.
 //! - Three duplicate ACKs with a warning: the same rate control, Verdict::Congestion, NewReno
 //!   fast recovery; recovery ends at the reduced cwnd (not at ssthresh, which may be higher
 //!   under `cwnd_cut = "min"`). Without a warning: cwnd and ssthresh unchanged ("explicit

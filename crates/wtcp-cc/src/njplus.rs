@@ -16,8 +16,9 @@
 //!   responses (EASR, BERR); New Jersey's `timeout_without_warning` is therefore unused.
 //! - MABE (Fig. 2): R_n = max(R_sn, R_rn), where R_sn (ABE, sender's ACK arrival times) and
 //!   R_rn (TABE, receiver's data arrival times) each run their own Eq. 1 recursion; the
-//!   maximum is not fed back. Without timestamps R_rn stays 0, so R_n = R_sn (Fig. 2 line 2
-//!   applies MABE only "if (timestamp)").
+//!   maximum is not fed back. Without timestamps R_rn stays 0, so R_n = R_sn (Fig. 2's
+//!   "if (timestamp)" wraps both recursions; running R_sn without timestamps is our
+//!   reading, the paper is silent).
 //! - L_n (Fig. 2, l.105 and l.109): each recursion keeps the L_n of the method
 //!   it comes from. NJ+ "compares the two methods shown above and selects a higher value"
 //!   (l.88), the methods being Jersey's ABE and New Jersey's TABE as l.86-88 define them;

@@ -15,10 +15,11 @@
 //!   inter-ACK time between current and previous ACKs"): alpha weights the average, 1 - alpha
 //!   the fresh gap. The filter "InterACK/InterACK_min < cwnd || InterACK_org > InterACK" then
 //!   takes a gap shorter than a window's worth of the smallest gaps, or one shorter than the
-//!   average, and drops a gap that is neither (idle time between flights, or a recovery pause):
+//!   average, and drops a gap that is neither (expected to be idle time between flights, or a recovery
+//!   pause; untested):
 //!   `interack_filter = "fig2"` (default). The earlier implementation (accept a gap if
 //!   gap/InterACK_min < cwnd or gap > average; it rejects only gaps that are both long and
-//!   below the average, i.e. almost never) is `"ratio_or_above_average"`; `"ratio"` keeps
+//!   below the average, expected to be rare; untested) is `"ratio_or_above_average"`; `"ratio"` keeps
 //!   only the first clause; `"none"` takes every sample. The first sample always initialises
 //!   the EWMA.
 //! - InterACK_min (not defined in the paper) is the smallest gap seen, rejected gaps
@@ -61,8 +62,8 @@
 //!   With the default `slow_start_bound = "all"` a double timeout therefore leaves 2
 //!   segments of ssthresh and a linear climb (the paper does not consider the case); with
 //!   `"fig2"` Fig. 2's estimates take over at the next ACK. The paper's comparator, ns-2's
-//!   NewReno, also cuts ssthresh on every expiry (its timeout() calls slowdown(), see
-//!   `acc`), but wtcp's `newreno` keeps it after the first (RFC 5681 §3.1) unless
+//!   NewReno, also cuts ssthresh on every expiry (ns-2.35 tcp-newreno.cc, [UNCONF] here: its
+//!   timeout() calls slowdown(), as `acc.rs`'s header records), but wtcp's `newreno` keeps it after the first (RFC 5681 §3.1) unless
 //!   `tcp.timeout_count_reset = "every_timeout"`, which the `ns2` profile does not set (it
 //!   would also change `westwoodplus` in the same runs), so in `wtcp reproduce taichung`
 //!   the two follow different rules on repeated timeouts; the effect is untested.
@@ -70,7 +71,8 @@
 //!   and the NewReno halving of FlightSize is used.
 //! - ECN (not in the paper): an echo applies the three-duplicate-ACK response, once per
 //!   window of data (RFC 3168 §6.1.2).
-//! - Fast recovery is the sender's NewReno ("impatient" variant, as in the paper's ns-2 runs).
+//! - Fast recovery is the sender's NewReno ("impatient" variant, l. 167: "Impatient variant is adopted for responding partial ACKs
+//!   for all TCP connections").
 
 use serde::Deserialize;
 

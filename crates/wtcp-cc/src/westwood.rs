@@ -2,7 +2,8 @@
 //! returning ACKs and, after a loss, set ssthresh to BWE * RTTmin instead of halving.
 //!
 //! References:
-//! - `westwood`: S. Mascolo, C. Casetti, M. Gerla, M. Y. Sanadidi, R. Wang, "TCP Westwood:
+//! - `westwood`: C. Casetti, M. Gerla, S. Mascolo, M. Y. Sanadidi, R. Wang (as NJ+ l. 333 and Taichung
+//!   l. 253 list them), "TCP Westwood:
 //!   bandwidth estimation for enhanced transport over wireless links", ACM MobiCom 2001
 //!   (also Casetti et al., Wireless Networks 8, 2002). One sample per ACK, Tustin filter.
 //! - `westwoodplus`: L. A. Grieco, S. Mascolo, "Performance evaluation and comparison of
@@ -34,7 +35,7 @@
 //!   `min_rtt_of = "srtt"`. Linux uses the latest raw sample and the minimum raw sample
 //!   (`"sample"`), and forgets RTTmin on an RTO (`reset_min_rtt_on_timeout = true`).
 //! - Filter: ns-3 Tustin `bw = 0.9*bw + 0.1*(s + s_prev)/2` starting from zero, so the
-//!   estimate needs about ten RTTs to settle and an early loss gets ssthresh = 2 MSS.
+//!   estimate has a time constant of about ten RTTs (65 % of a step after ten samples) and an early loss gets ssthresh = 2 MSS.
 //!   Linux (`filter = "linux"`): two cascaded 7/8 EWMAs started from the first sample.
 //!   `filter = "none"` is ns-3's FilterType None (bw = last sample).
 //! - Byte accounting (`accounting = "ns3"`), following ns-3's `PktsAcked` calls, except
@@ -117,12 +118,12 @@
 //!
 //! Deviations and ambiguities resolved (Westwood, `flavour = "ns2"`): UCLA's ns-2 code,
 //! `Agent/TCP/WestwoodNR` (tcp-westwood-nr.cc v1.3, 2002-06-21, M. Valla; read in a public
-//! ns-2.29 tree). The ns-2 distribution has no Westwood agent of its own (ns-2.35, the last
+//! ns-2.29 tree). [UNCONF] The ns-2 distribution has no Westwood agent of its own (ns-2.35, the last
 //! release: only Linux's Westwood+ module under `Agent/TCP/Linux`); the TCP Westwood agent
 //! ns-2 users had was this contributed code. For the NJ+ paper (ns-2, 2008), whose
 //! "TCP Westwood" is Casetti et al. [11] (cited at l.29, listed at l.333) and which quotes
 //! New Jersey's "17% and 85% improvements in terms of goodput over TCP Westwood and TCP
-//! Reno" (l.17, l.33), this is the variant to compare with: `cc = "westwood"`, `flavour =
+//! Reno" (l.17), this is the variant to compare with: `cc = "westwood"`, `flavour =
 //! "ns2"`. Which
 //! agent the NJ+ authors ran is not stated [UNCONF]; Linux's Westwood+ through
 //! `Agent/TCP/Linux` corresponds to `westwoodplus` with `filter`, `sampling`, `accounting`,
