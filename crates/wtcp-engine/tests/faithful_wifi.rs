@@ -164,7 +164,12 @@ fn the_new_wifi_fields_are_checked_with_their_path_and_allowed_values() {
     check(&[("wifi.0.mac_hint", "sometimes")], "wifi.0.mac_hint", "unknown variant `sometimes`, expected `own` or `relay`");
     check(&[("wifi.0.mac_hint_relay_delay_ms", "5")], "wifi.0.mac_hint_relay_delay_ms", "applies only with mac_hint = \"relay\"");
     check(&[("wifi.0.mac_hint", "relay"), ("wifi.0.mac_hint_relay_delay_ms", "-1")], "wifi.0.mac_hint_relay_delay_ms", "allowed: milliseconds >= 0");
-    check(&[("wifi.0.eifs", "fast")], "wifi.0.eifs", "unknown variant `fast`, expected `lowest_mandatory` or `basic_rate`");
+    check(&[("wifi.0.eifs", "fast")], "wifi.0.eifs", "unknown variant `fast`, expected one of `lowest_mandatory`, `basic_rate`, `lowest_mandatory_dsss`");
+    check(&[("wifi.0.arrival_backoff", "never")], "wifi.0.arrival_backoff", "expected `unless_idle_ifs` or `if_busy`");
+    check(&[("wifi.0.after_timeout", "eifs")], "wifi.0.after_timeout", "expected `slot_grid` or `difs`");
+    check(&[("wifi.0.cw_after_give_up", "double")], "wifi.0.cw_after_give_up", "expected `reset` or `kept`");
+    check(&[("wifi.0.retry_count", "one")], "wifi.0.retry_count", "expected `separate` or `combined`");
+    check(&[("wifi.0.llc_snap_bytes", "65")], "wifi.0.llc_snap_bytes", "allowed: 0..=64 bytes");
     check(&[("wifi.0.short_retry_limit", "0")], "wifi.0.short_retry_limit", "allowed: 1..=1000");
     check(&[("wifi.0.long_retry_limit", "1001")], "wifi.0.long_retry_limit", "allowed: 1..=1000");
     for ok in [&[("wifi.0.mac_hint", "own")][..], &[("wifi.0.mac_hint", "relay"), ("wifi.0.mac_hint_relay_delay_ms", "2.5")], &[("wifi.0.eifs", "basic_rate")]] {

@@ -116,8 +116,8 @@ fn interface_queue_mistakes_name_the_field() {
 
 #[test]
 fn a_profile_fills_the_interface_queue_limit_only_where_no_queue_table_states_one() {
-    // The ns3 profile's 500-packet WifiMacQueue becomes a limit-less table's limit; a
-    // stated limit is kept.
+    // The ns3 profile's WifiMacQueue (500 packets, the one in service included: 499 waiting)
+    // becomes a limit-less table's limit; a stated limit is kept.
     let text = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/wifi-one-hop.toml")).unwrap().replace("queue_packets = 50\n", "");
     let resolve = |ov: &[(&str, &str)]| {
         let mut all = vec![("profile", "\"ns3\"")];
@@ -125,7 +125,7 @@ fn a_profile_fills_the_interface_queue_limit_only_where_no_queue_table_states_on
         let ov: Vec<(String, String)> = all.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         wtcp_engine::Scenario::from_toml_str(&text, &ov).unwrap()
     };
-    assert_eq!(resolve(&[("wifi.0.queue", "{ discipline = \"codel\" }")]).wifi[0].queues[0].limit_packets, Some(500));
+    assert_eq!(resolve(&[("wifi.0.queue", "{ discipline = \"codel\" }")]).wifi[0].queues[0].limit_packets, Some(499));
     let stated = resolve(&[("wifi.0.queue", "{ discipline = \"codel\", limit_bytes = 30000 }")]);
     assert_eq!((stated.wifi[0].queues[1].limit_packets, stated.wifi[0].queues[1].limit_bytes), (None, Some(30_000)));
     // FQ-CoDel without any limit anywhere (no profile): its own 10240 packets.

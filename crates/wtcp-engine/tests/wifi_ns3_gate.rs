@@ -11,8 +11,11 @@
 //!   bytes per received packet.
 //! - RTS/CTS and fragmentation off (thresholds 22000); `FrameRetryLimit` 65535 (the CW
 //!   stays at CWmax until an ACK, Bianchi's infinite retries).
-//! - Constant rate; the ACK at ns-3's control answer rate: the highest basic rate not
-//!   above the data rate (802.11b: basic 1 and 2 Mb/s; OFDM: 6, 12, 24 Mb/s).
+//! - Constant rate; the ACK at the highest basic rate not above the data rate, basic
+//!   rates 1 and 2 Mb/s for 802.11b and 6, 12, 24 Mb/s for OFDM, the reading these tables
+//!   match. (ns-3's simulator itself counts all four 802.11b rates as mandatory, hence
+//!   basic, and answers an 11 Mb/s frame at 11 Mb/s: dsss-phy.cc:311-336; the ns-3 engine
+//!   translates that, python/wtcp/ns3/wifi.py.)
 //! - 802.11b: long preamble; EIFS with the ACK at 1 Mb/s. 802.11a: OFDM, slot 9 us, SIFS
 //!   16 us, EIFS with the ACK at 6 Mb/s. 802.11g: ERP-OFDM with the short slot; its tables
 //!   are the 802.11a ones (SIFS 10 us + 6 us signal extension is 11a's SIFS of 16 us).

@@ -777,6 +777,14 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     // What a station's own queue table inherits when it states no limit: the channel's
     // stated limit, if any.
     let channel_limit = (w.queue.as_ref().is_some_and(stated) || w.queue_packets.is_some()).then_some((queue.limit_packets, queue.limit_bytes));
+    config.cw_after_give_up = w.cw_after_give_up.unwrap_or_default();
+    config.retry_count = w.retry_count.unwrap_or_default();
+    config.arrival_backoff = w.arrival_backoff.unwrap_or_default();
+    config.after_timeout = w.after_timeout.unwrap_or_default();
+    config.llc_snap_bytes = w.llc_snap_bytes.unwrap_or(0);
+    if config.llc_snap_bytes > 64 {
+        return err(format!("{p}.llc_snap_bytes"), format!("is {}; allowed: 0..=64 bytes (8: an LLC/SNAP header, RFC 1042)", config.llc_snap_bytes));
+    }
     config.ber = probability(&format!("{p}.ber"), w.ber.unwrap_or(0.0))?;
     config.tx_range = positive(&format!("{p}.tx_range_m"), w.tx_range_m.unwrap_or(250.0), "a distance")?;
     config.cs_range = positive(&format!("{p}.cs_range_m"), w.cs_range_m.unwrap_or(550.0), "a distance")?;

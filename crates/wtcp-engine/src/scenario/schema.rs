@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::wifi::{AckTimeout, BackoffRule, EifsRule, EifsTrigger};
+pub use crate::wifi::{AckTimeout, AfterTimeout, ArrivalBackoff, BackoffRule, CwAfterGiveUp, EifsRule, EifsTrigger, RetryCount};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -268,6 +268,27 @@ pub struct WifiSpec {
     /// would have ended; `"rx_start"`: 802.11's SIFS + slot + PHY RX start delay, ns-3's).
     #[serde(default)]
     pub ack_timeout: Option<AckTimeout>,
+    /// The contention window after a frame given up at the retry limit (default
+    /// `"reset"` to CWmin, 802.11; `"kept"`: ns-3's).
+    #[serde(default)]
+    pub cw_after_give_up: Option<CwAfterGiveUp>,
+    /// When a frame reaching a station whose backoff has run out draws one (default
+    /// `"unless_idle_ifs"`: 802.11; `"if_busy"`: only on a busy medium, else a DIFS wait,
+    /// ns-3's).
+    #[serde(default)]
+    pub arrival_backoff: Option<ArrivalBackoff>,
+    /// Where the countdown resumes after an ACK or CTS timeout (default `"slot_grid"`;
+    /// `"difs"`: a DIFS after the timeout, ns-3's).
+    #[serde(default)]
+    pub after_timeout: Option<AfterTimeout>,
+    /// What counts against the retry limits (default `"separate"`: 802.11's short and long
+    /// counts; `"combined"`: every failure of a frame against `short_retry_limit`, ns-3's).
+    #[serde(default)]
+    pub retry_count: Option<RetryCount>,
+    /// Bytes of an LLC/SNAP header (IEEE 802.2 + RFC 1042) carried in front of every IP
+    /// packet in a data frame (default 0: none; ns-3's WifiNetDevice adds 8).
+    #[serde(default)]
+    pub llc_snap_bytes: Option<u32>,
     /// Bit error rate of every frame at its receiver (default 0).
     #[serde(default)]
     pub ber: Option<f64>,

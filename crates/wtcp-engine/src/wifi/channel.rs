@@ -6,7 +6,8 @@
 //! ACK/CTS timeout (both lazy) and one pending response.
 
 use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
-use super::{kind, AckTimeout, CollisionTiming, EifsRule, EifsTrigger, WifiConfig, WifiOutcome};
+use super::phy::{PhyKind, PhyParams};
+use super::{kind, AckTimeout, AfterTimeout, ArrivalBackoff, CollisionTiming, CwAfterGiveUp, EifsRule, EifsTrigger, RetryCount, WifiConfig, WifiOutcome};
 use crate::events::{Event, EventQueue};
 use crate::net::qdisc::Qdisc;
 use crate::net::queue::Aqm;
@@ -63,6 +64,8 @@ impl WifiChannel {
         let eifs = match cfg.eifs {
             EifsRule::LowestMandatory => phy.eifs(),
             EifsRule::BasicRate => phy.eifs_with_ack_at(cfg.basic_kbps),
+            EifsRule::LowestMandatoryDsss if phy.kind == PhyKind::ErpOfdm => phy.sifs + phy.difs() + PhyParams::B.airtime(PhyParams::B.ack_bytes, 1_000),
+            EifsRule::LowestMandatoryDsss => phy.eifs(),
         };
         WifiChannel { id, ack_time: phy.airtime(phy.ack_bytes, cfg.basic_kbps), cts_time: phy.airtime(phy.cts_bytes, cfg.basic_kbps), eifs, cfg, st, hears, reach, queue_drops: Vec::new() }
     }
@@ -130,6 +133,8 @@ impl WifiChannel {
         p.enqueued = now;
         let head = Head { packet, dst, size: p.size, attempts: 0, delivered: false, flow: p.flow, seq: p.seq, data: p.kind == crate::packet::PacketKind::Data };
         let ifs = self.ifs(s);
+        let backoff_event = self.event(s, kind::BACKOFF);
+        let ns3_arrival = self.cfg.arrival_backoff == ArrivalBackoff::IfBusy;
         let sta = &mut self.st[s];
         let idle = sta.head.is_none();
         if !sta.queue.admit(packet, pool, now, idle && sta.queue.is_empty()) {
@@ -144,13 +149,26 @@ impl WifiChannel {
         }
         sta.queue.on_departure(now, 0);
         sta.head = Some(head);
+        if ns3_arrival && sta.backoff == Some(0) {
+            // ns-3 decides on a counter at 0 as on none (channel-access-manager.cc:507).
+            sta.backoff = None;
+            sta.count_start = None;
+            sta.backoff_timer.set(None, ev, backoff_event);
+        }
         if sta.backoff.is_none() {
-            if sta.may_count() && now >= sta.nav_until && now >= sta.idle_since + ifs {
+            let busy = sta.sensed > 0 || sta.transmitting || now < sta.nav_until;
+            if ns3_arrival && !busy {
+                // ns-3: no backoff; a DIFS from the arrival, and the DIFS (EIFS) from the
+                // last busy end as always.
+                sta.backoff = Some(0);
+                sta.difs_from = sta.difs_from.max(now);
+            } else if sta.may_count() && now >= sta.nav_until && now >= sta.idle_since + ifs {
                 // Medium idle for at least DIFS: transmit at once (9.2.5.1).
                 self.access(s, now, ev);
                 return Ok(());
+            } else {
+                sta.draw_backoff();
             }
-            sta.draw_backoff();
         }
         self.try_resume(s, now, ev);
         Ok(())
@@ -203,12 +221,17 @@ impl WifiChannel {
         }
     }
 
+    /// A data frame's MPDU: MAC header and FCS, the LLC/SNAP header if any, the IP packet.
+    fn mpdu_bytes(&self, ip_bytes: u32) -> u32 {
+        ip_bytes + self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes
+    }
+
     fn uses_rts(&self, h: &Head) -> bool {
-        self.cfg.rts_threshold.is_some_and(|t| h.size + self.cfg.phy.mac_header_bytes > t)
+        self.cfg.rts_threshold.is_some_and(|t| self.mpdu_bytes(h.size) > t)
     }
 
     fn data_time(&self, h: &Head) -> Time {
-        self.cfg.phy.airtime(h.size + self.cfg.phy.mac_header_bytes, self.cfg.data_kbps)
+        self.cfg.phy.airtime(self.mpdu_bytes(h.size), self.cfg.data_kbps)
     }
 
     /// Start (or restart) the countdown if the station may count: from the slot boundary
@@ -223,7 +246,7 @@ impl WifiChannel {
         if !sta.may_count() || sta.count_start.is_some() {
             return;
         }
-        let mut s0 = (sta.idle_since + ifs).max(sta.nav_until + difs);
+        let mut s0 = (sta.idle_since + ifs).max(sta.nav_until + difs).max(sta.difs_from + difs);
         if s0 < now {
             // Join the slot grid of the current idle period.
             s0 += (now - s0).div_ceil(slot) * slot;
@@ -259,7 +282,7 @@ impl WifiChannel {
     fn send_data(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
         let h = self.st[s].head.expect("data without a frame");
         self.st[s].phase = Phase::TxData;
-        let air = Air { frame: Frame::Data, dst: h.dst, bytes: h.size + self.cfg.phy.mac_header_bytes, nav: self.cfg.phy.sifs + self.ack_time, clean: true };
+        let air = Air { frame: Frame::Data, dst: h.dst, bytes: self.mpdu_bytes(h.size), nav: self.cfg.phy.sifs + self.ack_time, clean: true };
         self.start_tx(s, air, now, ev);
     }
 
@@ -477,7 +500,9 @@ impl WifiChannel {
                     let e = self.event(s, kind::TIMEOUT);
                     let sta = &mut self.st[s];
                     sta.timeout.set(None, ev, e);
-                    sta.ssrc = 0;
+                    if self.cfg.retry_count == RetryCount::Separate {
+                        sta.ssrc = 0;
+                    }
                     sta.respond = Some((Frame::Data, x as u32));
                     ev.schedule(now + sifs, self.event(s, kind::RESPOND));
                     return;
@@ -532,17 +557,37 @@ impl WifiChannel {
         // `if (*rcount >= thresh)` after `(*rcount)++`; ns-3.44's WifiMac::FrameRetryLimit,
         // "the maximum number of transmission attempts of a frame"). A CTS resets the
         // SSRC, which is also this count (ns-2's reading; see the module docs).
-        let give_up = if long_frame {
+        let give_up = if long_frame && self.cfg.retry_count == RetryCount::Separate {
             sta.slrc += 1;
             sta.slrc >= long
         } else {
             sta.ssrc += 1;
             sta.ssrc >= short
         };
-        if give_up {
-            self.finish(s, false, now, pool, out);
+        if self.cfg.cw_after_give_up == CwAfterGiveUp::Kept {
+            // ns-3's station retry count (txop.cc:377-399), limited by FrameRetryLimit.
+            if sta.station_retries < short {
+                sta.station_retries += 1;
+                sta.cw = ((self.cfg.phy.cw_min + 1) << sta.station_retries.min(16)).saturating_sub(1).min(cw_max);
+            } else {
+                sta.station_retries = 0;
+                sta.cw = self.cfg.phy.cw_min;
+            }
         } else {
             sta.double_cw(cw_max);
+        }
+        if self.cfg.after_timeout == AfterTimeout::Difs {
+            sta.difs_from = sta.difs_from.max(now);
+        }
+        if give_up {
+            let kept = (self.cfg.cw_after_give_up == CwAfterGiveUp::Kept).then_some((sta.cw, sta.station_retries));
+            self.finish(s, false, now, pool, out);
+            if let Some((cw, retries)) = kept {
+                let sta = &mut self.st[s];
+                (sta.cw, sta.station_retries) = (cw, retries);
+                sta.draw_backoff();
+            }
+        } else {
             sta.phase = Phase::Contend;
             sta.draw_backoff();
         }
@@ -564,6 +609,7 @@ impl WifiChannel {
             out.push(WifiOutcome::GaveUpAfterDelivery { station: s as u32, flow: h.flow, seq: h.seq });
         }
         sta.cw = cw_min;
+        sta.station_retries = 0;
         sta.ssrc = 0;
         sta.slrc = 0;
         sta.phase = Phase::Contend;
@@ -615,6 +661,139 @@ mod tests {
         assert_eq!(failures_until_discard(false, Phase::WaitAck), 7, "short data frame, no ACK");
         assert_eq!(failures_until_discard(true, Phase::WaitCts), 7, "RTS, no CTS");
         assert_eq!(failures_until_discard(true, Phase::WaitAck), 4, "long data frame after a CTS, no ACK");
+    }
+
+    /// Station 0 with two MSDUs for station 1 under `cfg`; `phases[k]` is where the k-th
+    /// exchange fails. Returns the failures until the first MSDU is discarded, if it is.
+    fn discard_after(cfg: WifiConfig, phases: &[Phase]) -> (Option<usize>, WifiChannel) {
+        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+        for _ in 0..2 {
+            let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
+            ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
+        }
+        for (n, &phase) in phases.iter().enumerate() {
+            ch.st[0].phase = phase;
+            ch.attempt_failed(0, 0, &mut ev, &mut pool, &mut out);
+            if out.pop().is_some() {
+                return (Some(n + 1), ch);
+            }
+        }
+        (None, ch)
+    }
+
+    #[test]
+    fn a_combined_retry_count_adds_rts_and_data_failures_against_the_short_limit() {
+        // RTS failures and data failures after a CTS, alternating. 802.11's separate counts
+        // discard when the LRC reaches 4 (the 8th failure); ns-3's one count at 7.
+        let rts = WifiConfig { rts_threshold: Some(0), ..WifiConfig::b11() };
+        let alternating: Vec<Phase> = (0..20).map(|k| if k % 2 == 0 { Phase::WaitCts } else { Phase::WaitAck }).collect();
+        assert_eq!(discard_after(rts.clone(), &alternating).0, Some(8));
+        assert_eq!(discard_after(WifiConfig { retry_count: RetryCount::Combined, ..rts }, &alternating).0, Some(7));
+    }
+
+    /// The contention window after each of `failures` failed exchanges of station 0, whose
+    /// queue holds three MSDUs, and where the MSDUs were given up.
+    fn cw_after_failures(cfg: WifiConfig, failures: usize) -> (Vec<u32>, Vec<usize>) {
+        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+        for _ in 0..3 {
+            let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
+            ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
+        }
+        let (mut cws, mut give_ups) = (Vec::new(), Vec::new());
+        for n in 1..=failures {
+            ch.st[0].phase = Phase::WaitAck;
+            ch.attempt_failed(0, 0, &mut ev, &mut pool, &mut out);
+            cws.push(ch.st[0].cw);
+            if out.pop().is_some() {
+                give_ups.push(n);
+            }
+        }
+        (cws, give_ups)
+    }
+
+    #[test]
+    fn a_kept_contention_window_follows_ns3s_station_retry_count() {
+        // 802.11: CWmin again after each give-up (31, 63, ..., 1023, 1023, then 31).
+        let (cws, give_ups) = cw_after_failures(WifiConfig::b11(), 16);
+        assert_eq!(give_ups, [7, 14]);
+        assert_eq!(&cws[..9], &[63, 127, 255, 511, 1023, 1023, 31, 63, 127]);
+        // ns-3 (txop.cc:377-399): the station count runs 1..7 over the first frame (its 7th
+        // failure sets 1023 too), the second frame's first failure resets it (31), its six
+        // more take it to 6 (1023); the third frame starts from 1023, its first failure
+        // takes the count to 7 (1023), its second resets it.
+        let kept = WifiConfig { cw_after_give_up: CwAfterGiveUp::Kept, ..WifiConfig::b11() };
+        let (cws, give_ups) = cw_after_failures(kept, 17);
+        assert_eq!(give_ups, [7, 14]);
+        assert_eq!(&cws[..7], &[63, 127, 255, 511, 1023, 1023, 1023]);
+        assert_eq!(&cws[7..14], &[31, 63, 127, 255, 511, 1023, 1023]);
+        assert_eq!(&cws[14..], &[1023, 31, 63]);
+    }
+
+    #[test]
+    fn ns3s_arrival_rule_waits_a_difs_without_a_backoff() {
+        // A frame reaches an idle station on a medium idle for a second: 802.11 sends it at
+        // once, ns-3 a DIFS later, without a backoff either way.
+        let at = 1_000_000_000;
+        for (rule, expected) in [(ArrivalBackoff::UnlessIdleIfs, at), (ArrivalBackoff::IfBusy, at + PhyParams::G.difs())] {
+            let cfg = WifiConfig { arrival_backoff: rule, ..WifiConfig::g54() };
+            let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+            let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+            let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1000, 0));
+            ch.enqueue(0, id, 1, at, &mut ev, &mut pool).unwrap();
+            let mut sent = ch.st[0].transmitting.then_some(at);
+            while sent.is_none() {
+                let (now, e) = ev.pop_until(u64::MAX).expect("an event");
+                let Event::Wifi { station, kind, .. } = e else { unreachable!() };
+                ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
+                sent = ch.st[0].transmitting.then_some(now);
+            }
+            assert_eq!(sent, Some(expected), "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn ns3_counts_a_difs_from_an_ack_timeout() {
+        // The frame ended 95 us before its timeout: 802.11 resumes on the slot grid that
+        // began a DIFS (28 us) after the frame, at the first boundary after the timeout
+        // (67 us into the grid: 8 slots, 5 us on); ns-3 a DIFS after the timeout.
+        let now = 1_000_000;
+        for (rule, expected) in [(AfterTimeout::SlotGrid, now + 5_000), (AfterTimeout::Difs, now + PhyParams::G.difs())] {
+            let cfg = WifiConfig { after_timeout: rule, ..WifiConfig::g54() };
+            let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+            let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
+            let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1000, 0));
+            ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
+            // As after an access: no countdown running.
+            (ch.st[0].idle_since, ch.st[0].backoff, ch.st[0].count_start) = (now - 95_000, None, None);
+            ch.st[0].phase = Phase::WaitAck;
+            ch.attempt_failed(0, now, &mut ev, &mut pool, &mut out);
+            assert_eq!(ch.st[0].count_start, Some(expected), "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn an_llc_snap_header_lengthens_every_data_frame() {
+        let plain = WifiChannel::new(0, WifiConfig::g54(), &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+        let llc = WifiChannel::new(0, WifiConfig { llc_snap_bytes: 8, ..WifiConfig::g54() }, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+        // 54 Mb/s: 216 data bits per 4 us symbol; 1040 + 28 bytes need 40 symbols, + 8 need 40 too,
+        // 1100 + 28 need 42 and + 8 need 43.
+        assert_eq!(plain.mpdu_bytes(1040) + 8, llc.mpdu_bytes(1040));
+        assert_eq!(llc.cfg.phy.airtime(llc.mpdu_bytes(1100), 54_000) - plain.cfg.phy.airtime(plain.mpdu_bytes(1100), 54_000), 4 * 1_000);
+    }
+
+    #[test]
+    fn the_dsss_eifs_of_802_11g_holds_an_ack_at_1_mbps() {
+        let eifs = |phy: PhyParams, rule: EifsRule| {
+            let base = if phy.kind == PhyKind::Dsss { WifiConfig::b11() } else { WifiConfig::g54() };
+            WifiChannel::new(0, WifiConfig { phy, eifs: rule, ..base }, &[(0.0, 0.0), (1.0, 0.0)], 1, 0, "t").eifs
+        };
+        // ns-3's 802.11g (short slot): SIFS 10 + 304 us ACK + DIFS 28.
+        assert_eq!(eifs(PhyParams::G, EifsRule::LowestMandatoryDsss), 342 * 1_000);
+        assert_eq!(eifs(PhyParams::G, EifsRule::LowestMandatory), PhyParams::G.eifs());
+        assert_eq!(eifs(PhyParams::B, EifsRule::LowestMandatoryDsss), PhyParams::B.eifs());
+        assert_eq!(eifs(PhyParams::A, EifsRule::LowestMandatoryDsss), PhyParams::A.eifs());
     }
 
     /// Stations A (0, 0), B (100, 0), C (50, 0), D (0, 50) in range of each other and F

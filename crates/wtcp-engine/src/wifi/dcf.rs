@@ -120,6 +120,12 @@ pub(crate) struct Station {
     pub head: Option<Head>,
     pub phase: Phase,
     pub cw: u32,
+    /// [`super::CwAfterGiveUp::Kept`]: ns-3's station retry count, which sets `cw`.
+    pub station_retries: u32,
+    /// A DIFS must also elapse from this instant before the countdown (the last ACK/CTS
+    /// timeout with [`super::AfterTimeout::Difs`], a frame's arrival with
+    /// [`super::ArrivalBackoff::IfBusy`]).
+    pub difs_from: Time,
     /// Short and long retry counters (9.2.4).
     pub ssrc: u32,
     pub slrc: u32,
@@ -165,6 +171,8 @@ impl Station {
             head: None,
             phase: Phase::Contend,
             cw: cw_min,
+            station_retries: 0,
+            difs_from: 0,
             ssrc: 0,
             slrc: 0,
             backoff: None,

@@ -38,6 +38,13 @@
 //!   where DCF (802.11-2012 9.3.4.3), ns-2, ns-3 and QualNet count whole idle slots only;
 //!   `backoff_rule = "idle_slots_only"` (the ns2, ns3 and qualnet profiles) selects theirs.
 //!   Measured on one 802.11g hop with 3 bulk flows: 1.5-2.5 % more goodput than idle-only.
+//! - ns-3.44's channel access differs from 802.11's in four places, each an option that
+//!   only the ns3 profile turns on, each measured against ns-3 in docs/model.md ("802.11 in
+//!   the ns-3 engine"): [`ArrivalBackoff::IfBusy`] (no backoff for a frame that finds the
+//!   medium not busy, a DIFS after its arrival), [`AfterTimeout::Difs`],
+//!   [`CwAfterGiveUp::Kept`] (ns-3's station retry count) and [`RetryCount::Combined`];
+//!   `llc_snap_bytes` and [`EifsRule::LowestMandatoryDsss`] match its framing and 802.11g
+//!   EIFS.
 //! - Duplicate detection uses the sender's ground truth (has a copy arrived?) instead of
 //!   sequence numbers; an MSDU given up after a copy arrived (lost ACKs) is counted in
 //!   `gave_up_after_delivery` and not reported as a drop.
@@ -184,6 +191,73 @@ pub enum EifsRule {
     /// An ACK at the channel's basic (control-frame) rate: wtcp's reading before the
     /// standard's was adopted, kept for comparison.
     BasicRate,
+    /// 802.11g: the ACK at 1 Mb/s DSSS (long preamble, 304 us), the lowest mandatory rate
+    /// of the ERP PHY when its DSSS and CCK rates are counted (802.11-2012 19.1.1), as
+    /// ns-3.44 reads it (wifi-phy.cc:903-913 Configure80211g keeps 802.11b's ACK time;
+    /// channel-access-manager.cc:364-367). 802.11b and 802.11a: as `LowestMandatory`.
+    LowestMandatoryDsss,
+}
+
+/// The contention window after a frame was given up at the retry limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwAfterGiveUp {
+    /// Back to CWmin (802.11-2012 9.3.3: "The CW shall be reset to aCWmin ... when SLRC
+    /// reaches dot11LongRetryLimit, or when SSRC reaches dot11ShortRetryLimit"; ns-2).
+    #[default]
+    Reset,
+    /// ns-3.44's station retry count (txop.cc:377-399 UpdateFailedCw, ResetCw): every
+    /// failure of any frame increments it and sets CW = min(CWmax, 2^count (CWmin + 1) - 1)
+    /// while the count is below the retry limit; the failure after it reached the limit
+    /// resets count and CW; only a success resets them otherwise. A frame given up thus
+    /// leaves its CW to the next frame, whose failure resets it.
+    Kept,
+}
+
+/// When a frame arriving at a station whose backoff has run out draws a new backoff.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalBackoff {
+    /// Unless the medium has been idle for DIFS (EIFS) already, in which case the frame
+    /// goes at once (802.11-2012 9.3.4.2, 9.3.4.3).
+    #[default]
+    UnlessIdleIfs,
+    /// Only if the medium is busy at the arrival (physical or virtual carrier sense, or
+    /// the station's own transmission); otherwise the frame goes without a backoff, a DIFS
+    /// after the arrival and a DIFS (EIFS after an error) after the end of the last busy
+    /// period, the station's own pending ACK included. A post-backoff that has counted
+    /// down to zero counts as none (ns-3.44 channel-access-manager.cc:471-527
+    /// NeedBackoffUponAccess, txop.cc:705-734).
+    IfBusy,
+}
+
+/// Where a station's countdown resumes after an ACK or CTS timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterTimeout {
+    /// On the slot grid of the idle period that began with the station's own frame's end.
+    #[default]
+    SlotGrid,
+    /// A DIFS after the timeout, then whole slots (ns-3.44 channel-access-manager.cc:669-687
+    /// GetAccessGrantStart counts m_lastAckTimeoutEnd and m_lastCtsTimeoutEnd as the end
+    /// of a busy period). wtcp's timeout itself comes 2 propagation delays + 1 ns later
+    /// than ns-3's ([`AckTimeout`]).
+    Difs,
+}
+
+/// What a station counts against its retry limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryCount {
+    /// 802.11's short and long counts: RTS and short data frames against
+    /// `short_retry_limit` (a CTS resets it), data frames above the RTS threshold against
+    /// `long_retry_limit`.
+    #[default]
+    Separate,
+    /// One count per frame: every failed RTS and every failed data frame, against
+    /// `short_retry_limit`; a CTS resets nothing (ns-3.44: WifiMpdu's retry count against
+    /// WifiMac::FrameRetryLimit, wifi-remote-station-manager.cc:1152-1170).
+    Combined,
 }
 
 /// Parameters of one channel and its stations.
@@ -206,6 +280,13 @@ pub struct WifiConfig {
     /// dot11LongRetryLimit: transmission attempts of a data frame above the RTS threshold
     /// (each after a CTS) before the MSDU is discarded (4 by default). 0 acts as 1.
     pub long_retry_limit: u32,
+    pub cw_after_give_up: CwAfterGiveUp,
+    pub retry_count: RetryCount,
+    pub arrival_backoff: ArrivalBackoff,
+    pub after_timeout: AfterTimeout,
+    /// Bytes in front of the IP packet in a data frame's body: an LLC/SNAP header (IEEE
+    /// 802.2 and RFC 1042: 8 bytes) or none (0, wtcp's default).
+    pub llc_snap_bytes: u32,
     /// Interface queue limit in packets, not counting the frame in service.
     pub queue_limit: usize,
     /// Bit error rate of every frame (data and control) at its receiver.
@@ -231,6 +312,11 @@ impl WifiConfig {
             rts_threshold: None,
             short_retry_limit: 7,
             long_retry_limit: 4,
+            llc_snap_bytes: 0,
+            cw_after_give_up: CwAfterGiveUp::Reset,
+            retry_count: RetryCount::Separate,
+            arrival_backoff: ArrivalBackoff::UnlessIdleIfs,
+            after_timeout: AfterTimeout::SlotGrid,
             queue_limit: 50,
             ber: 0.0,
             prop_delay: 1_000,
