@@ -11,6 +11,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/neighbor-cache-helper.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -106,6 +107,7 @@ struct FlowStats
     uint64_t limit = 0;      // bytes of a finite transfer (0: unlimited)
     int64_t completedNs = -1; // when the last byte of a finite transfer was delivered
     uint64_t packetsReceived = 0;
+    uint64_t macHints = 0;   // MAC retry-limit give-ups on the flow's segments that reach it
     uint64_t startDelivered = 0;
     uint64_t startSent = 0;
     uint64_t endDelivered = 0;
@@ -605,6 +607,8 @@ class Harness
     std::vector<std::unique_ptr<UdpSink>> udpSinks;
     std::map<uint16_t, int> flowByPort;
     std::vector<Ptr<RxFilter>> filters;
+    std::vector<std::unique_ptr<WifiNet>> wifis;
+    std::vector<std::unique_ptr<StationProbe>> stationProbes;
 
     int AddNodes(int n)
     {
@@ -697,6 +701,153 @@ class Harness
         int k = l.node[0] == node ? 0 : 1;
         Ipv4Address network = links[target].addr[0].CombineMask(Ipv4Mask("255.255.255.252"));
         routing->AddNetworkRouteTo(network, Ipv4Mask("255.255.255.252"), l.addr[1 - k], l.ifIndex[k]);
+    }
+
+    // `node` reaches `dest`/`mask` through `gateway`, over link `index` (kind 0) or 802.11
+    // channel `index` (kind 1).
+    void AddRouteVia(int node, uint32_t dest, uint32_t mask, uint32_t gateway, int kind, int index)
+    {
+        Ipv4StaticRoutingHelper helper;
+        Ptr<Ipv4StaticRouting> routing = helper.GetStaticRouting(nodes[node]->GetObject<Ipv4>());
+        int ifIndex = 0;
+        if (kind == 0)
+        {
+            const LinkEnds& l = links[index];
+            ifIndex = l.ifIndex[l.node[0] == node ? 0 : 1];
+        }
+        else
+        {
+            const WifiNet& w = *wifis[index];
+            for (size_t s = 0; s < w.nodeOf.size(); s++)
+            {
+                if (w.nodeOf[s] == node)
+                {
+                    ifIndex = w.ifIndex[s];
+                }
+            }
+        }
+        routing->AddNetworkRouteTo(Ipv4Address(dest), Ipv4Mask(mask), Ipv4Address(gateway), ifIndex);
+    }
+
+    // An 802.11 channel (wifi.cc): standard 0 = 802.11b, 1 = 802.11g, 2 = 802.11a; data
+    // and control (RTS; CTS and ACK answer at ns-3's control answer rate) modes by name;
+    // stations on `stationNodes` at (xs, ys), addressed network + 1, + 2, ... in a /16.
+    int AddWifiChannel(int standard,
+                       std::string dataMode,
+                       std::string controlMode,
+                       uint32_t rtsThreshold,
+                       uint32_t retryLimit,
+                       std::vector<uint32_t> queueLimits,
+                       double ber,
+                       double txRange,
+                       double csRange,
+                       int64_t delayNs,
+                       std::vector<int> stationNodes,
+                       std::vector<double> xs,
+                       std::vector<double> ys,
+                       uint32_t network,
+                       bool relayHints,
+                       int64_t slotNs)
+    {
+        auto net = std::make_unique<WifiNet>();
+        WifiNet* w = net.get();
+        w->index = static_cast<int>(wifis.size());
+        w->txRange = txRange;
+        w->csRange = csRange;
+        size_t n = stationNodes.size();
+        w->nodeOf = stationNodes;
+        w->stats.resize(n);
+        w->peerOf.assign(n, -1);
+        w->afterCts.assign(n, false);
+        w->ifIndex.assign(n, 0);
+        Ptr<YansWifiChannel> channel = CreateObject<YansWifiChannel>();
+        Ptr<RangeDiscLoss> loss = CreateObject<RangeDiscLoss>();
+        loss->net = w;
+        channel->SetPropagationLossModel(loss);
+        Ptr<ConstantDelay> delay = CreateObject<ConstantDelay>();
+        delay->delay = NanoSeconds(delayNs);
+        channel->SetPropagationDelayModel(delay);
+
+        WifiHelper wifi;
+        wifi.SetStandard(standard == 0 ? WIFI_STANDARD_80211b : standard == 1 ? WIFI_STANDARD_80211g : WIFI_STANDARD_80211a);
+        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                     "DataMode", StringValue(dataMode),
+                                     "ControlMode", StringValue(controlMode),
+                                     "RtsCtsThreshold", UintegerValue(rtsThreshold));
+        // No flow control: without it, a full interface queue stops the device and the
+        // traffic-control layer drops instead of the MAC (wifi-helper.cc:1113-1139).
+        wifi.DisableFlowControl();
+        YansWifiPhyHelper phy;
+        phy.SetChannel(channel);
+        phy.SetPreambleDetectionModel("ns3::ThresholdPreambleDetectionModel", "MinimumRssi", DoubleValue(kPreambleMinimumRssiDbm));
+        WifiMacHelper mac;
+        mac.SetType("ns3::AdhocWifiMac", "QosSupported", BooleanValue(false), "FrameRetryLimit", UintegerValue(retryLimit));
+        NodeContainer members;
+        for (size_t s = 0; s < n; s++)
+        {
+            Ptr<Node> node = nodes[stationNodes[s]];
+            Ptr<MobilityModel> m = node->GetObject<MobilityModel>();
+            if (!m)
+            {
+                m = CreateObject<ConstantPositionMobilityModel>();
+                m->SetPosition(Vector(xs[s], ys[s], 0.0));
+                node->AggregateObject(m);
+            }
+            w->pos.emplace_back(xs[s], ys[s]);
+            w->stationOfMobility[PeekPointer(m)] = static_cast<int>(s);
+            members.Add(node);
+        }
+        NetDeviceContainer devices = wifi.Install(phy, mac, members);
+        for (size_t s = 0; s < n; s++)
+        {
+            Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(devices.Get(s));
+            w->devs.push_back(dev);
+            w->stationOf[Mac48Address::ConvertFrom(dev->GetAddress())] = static_cast<int>(s);
+            dev->GetPhy()->SetErrorRateModel(CreateObject<StepErrorRate>());
+            if (slotNs > 0)
+            {
+                dev->GetPhy()->SetSlot(NanoSeconds(slotNs));
+            }
+            Ptr<WifiMacQueue> q = dev->GetMac()->GetTxop()->GetWifiMacQueue();
+            // The MPDU in service stays in ns-3's queue until it is acknowledged or given up;
+            // wtcp's limit counts the packets waiting behind it.
+            q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queueLimits[s] + 1));
+            q->SetAttribute("MaxDelay", TimeValue(Seconds(1e6))); // no lifetime drops (wtcp has none)
+            Ptr<BerModel> em = CreateObject<BerModel>();
+            em->net = w;
+            em->station = static_cast<int>(s);
+            em->self = Mac48Address::ConvertFrom(dev->GetAddress());
+            em->ber = ber;
+            dev->GetPhy()->SetAttribute("PostReceptionErrorModel", PointerValue(em));
+            w->berModels.push_back(em);
+            auto probe = std::make_unique<StationProbe>();
+            probe->net = w;
+            probe->s = static_cast<int>(s);
+            dev->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&StationProbe::TxBegin, probe.get()));
+            dev->GetPhy()->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&StationProbe::RxDrop, probe.get()));
+            dev->GetPhy()->TraceConnectWithoutContext("PhyRxBegin", MakeCallback(&StationProbe::RxBegin, probe.get()));
+            dev->GetPhy()->GetState()->TraceConnectWithoutContext("RxError", MakeCallback(&StationProbe::RxError, probe.get()));
+            dev->GetMac()->TraceConnectWithoutContext("MacTx", MakeCallback(&StationProbe::MacTx, probe.get()));
+            dev->GetMac()->TraceConnectWithoutContext("AckedMpdu", MakeCallback(&StationProbe::Acked, probe.get()));
+            dev->GetMac()->TraceConnectWithoutContext("DroppedMpdu", MakeCallback(&StationProbe::Dropped, probe.get()));
+            stationProbes.push_back(std::move(probe));
+            Ptr<Ipv4> ipv4 = nodes[stationNodes[s]]->GetObject<Ipv4>();
+            int32_t iface = ipv4->AddInterface(dev);
+            ipv4->AddAddress(iface, Ipv4InterfaceAddress(Ipv4Address(network + 1 + static_cast<uint32_t>(s)), Ipv4Mask("255.255.0.0")));
+            ipv4->SetMetric(iface, 1);
+            ipv4->SetUp(iface);
+            w->ifIndex[s] = iface;
+        }
+        w->onDrop = [this](Ptr<const Packet> p, int cause) { Attribute(p, cause, true); };
+        w->onDone = [this](Ptr<const Packet> p, int node) { CountOnWire(p, node, true); };
+        w->onGiveUp = [this, relayHints](Ptr<const Packet> p, int node) { MacHint(p, node, relayHints); };
+        wifis.push_back(std::move(net));
+        return w->index;
+    }
+
+    WifiStationStats* Station(int channel, int station)
+    {
+        return &wifis[channel]->stats[station];
     }
 
     // Impairments of direction `dir` (2*link + 0: a -> b, 2*link + 1: b -> a), installed
@@ -906,6 +1057,11 @@ class Harness
 
     uint64_t Run(int64_t durationNs, int64_t fromNs, int64_t toNs)
     {
+        if (!wifis.empty())
+        {
+            // Every station knows every other's MAC address from the start (wtcp has no ARP).
+            NeighborCacheHelper().PopulateNeighborCache();
+        }
         Simulator::Schedule(NanoSeconds(fromNs), &Harness::MeasureStart, this);
         Simulator::Schedule(NanoSeconds(toNs), &Harness::MeasureEnd, this);
         Simulator::Stop(NanoSeconds(durationNs));
@@ -947,12 +1103,22 @@ class Harness
         uint32_t payload = 0;
     };
 
-    static Decoded Decode(Ptr<const Packet> pkt)
+    // A point-to-point frame (PPP header first) or, with `llc`, an 802.11 MSDU (LLC/SNAP
+    // header first).
+    static Decoded Decode(Ptr<const Packet> pkt, bool llc = false)
     {
         Decoded d;
         Ptr<Packet> p = pkt->Copy();
-        PppHeader ppp;
-        p->RemoveHeader(ppp);
+        if (llc)
+        {
+            LlcSnapHeader h;
+            p->RemoveHeader(h);
+        }
+        else
+        {
+            PppHeader ppp;
+            p->RemoveHeader(ppp);
+        }
         p->RemoveHeader(d.ip);
         if (d.ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
         {
@@ -973,10 +1139,11 @@ class Harness
     }
 
     // A flow's throughput: the IP bytes of its data segments and datagrams its source's
-    // device finished sending (wtcp's "put on the wire"; a point-to-point device sends once).
-    void CountOnWire(Ptr<const Packet> pkt, int fromNode)
+    // device finished sending (wtcp's "put on the wire"; a point-to-point device sends once,
+    // an 802.11 station is done with an MSDU when it is acknowledged or given up).
+    void CountOnWire(Ptr<const Packet> pkt, int fromNode, bool llc = false)
     {
-        Decoded d = Decode(pkt);
+        Decoded d = Decode(pkt, llc);
         auto it = flowByPort.find(d.port);
         if (d.payload == 0 || it == flowByPort.end())
         {
@@ -989,10 +1156,29 @@ class Harness
         }
     }
 
-    // Charge a drop to the flow and the transmission of the TCP segment it carried.
-    void Attribute(Ptr<const Packet> pkt, int cause)
+    // A station at `node` gave up on an MSDU at its retry limit: the MAC retry-limit hint
+    // of wtcp's `mac_hint` rule reaches the segment's sender if it sits on that node (or
+    // from any station with `relay`). Counted, as wtcp counts `mac_hints`; no algorithm
+    // translated to ns-3 reads it.
+    void MacHint(Ptr<const Packet> pkt, int node, bool relay)
     {
-        Decoded d = Decode(pkt);
+        Decoded d = Decode(pkt, true);
+        auto it = flowByPort.find(d.port);
+        if (!d.tcp || d.payload == 0 || it == flowByPort.end())
+        {
+            return;
+        }
+        FlowStats* st = flows[it->second].get();
+        if (st->srcNode == node || relay)
+        {
+            st->macHints += 1;
+        }
+    }
+
+    // Charge a drop to the flow and the transmission of the TCP segment it carried.
+    void Attribute(Ptr<const Packet> pkt, int cause, bool llc = false)
+    {
+        Decoded d = Decode(pkt, llc);
         auto it = flowByPort.find(d.port);
         TxNoTag tag;
         if (!d.tcp || d.payload == 0 || it == flowByPort.end() || !pkt->PeekPacketTag(tag))
@@ -1025,6 +1211,8 @@ class Harness
         udpSinks.clear();
         filters.clear();
         probes.clear();
+        stationProbes.clear();
+        wifis.clear();
         links.clear();
         nodes.clear();
         flows.clear();

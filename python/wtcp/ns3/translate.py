@@ -34,6 +34,9 @@ from functools import lru_cache
 from typing import Any
 
 from wtcp.ns3.refuse import refuse
+from wtcp.ns3.wifi import MAX_IP_BYTES as WIFI_MAX_IP_BYTES
+from wtcp.ns3.wifi import PROP_DELAY_NS as WIFI_PROP_DELAY_NS
+from wtcp.ns3.wifi import WifiPlan, wifi_edges, wifi_plan
 
 # [tcp] defaults: crates/wtcp-engine/src/scenario/resolve.rs (TcpConfig::default and
 # resolve_tcp_flow) and wtcp-cc's RttConfig::default. tests/python/test_ns3.py checks them
@@ -265,9 +268,13 @@ class Plan:
     nodes: list[str]
     links: list[LinkPlan]
     flows: list[TcpFlowPlan | CbrFlowPlan]
-    routes: list[tuple[int, int, int]]  # (node, target link, via link)
+    routes: list[tuple[int, int, int]]  # (node, target link, via link): links forming a forest
     fairness: list[int]
     mtu: int
+    wifis: list[WifiPlan] = field(default_factory=list)
+    # (node, destination, mask, gateway, kind, index): wtcp's next hops where the links do
+    # not form a forest or 802.11 channels join nodes; kind 0 = link index, 1 = channel.
+    host_routes: list[tuple[int, int, int, int, int, int]] = field(default_factory=list)
 
 
 # --- helpers ------------------------------------------------------------------------
@@ -349,8 +356,6 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
     from_ns = secs(run.get("measure_from_s", 0.0))
     to_ns = secs(run["measure_to_s"]) if "measure_to_s" in run else duration_ns
 
-    if doc.get("wifi"):
-        raise refuse("wifi", "802.11 channels are not translated (wtcp's 802.11 model has no faithful ns-3 counterpart here); allowed: point-to-point [[links]] only")
     trace = doc.get("trace", {})
     known(trace, ("enabled", "interval_ms"), "trace")
     if trace.get("enabled", False):
@@ -367,7 +372,8 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
     known(global_tcp, tuple(TCP_DEFAULTS), "tcp")
 
     links = [link_plan(i, l, index) for i, l in enumerate(doc.get("links", []))]
-    routes = tree_routes(len(nodes), links)
+    positions: dict[int, tuple[float, float, str]] = {}
+    wifis = [wifi_plan(i, w, index, positions) for i, w in enumerate(doc.get("wifi", []))]
 
     flows: list[TcpFlowPlan | CbrFlowPlan] = []
     groups: list[str] = []
@@ -395,7 +401,16 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
     mtu = max([MIN_MTU, *(f.max_packet for f in flows)])
     if mtu > MAX_MTU:
         raise refuse("flows", f"a packet of {mtu} bytes exceeds ns-3's largest point-to-point MTU and would be fragmented; allowed: packets up to {MAX_MTU} bytes")
-    return Plan(doc.get("name", "scenario"), seed, replication, duration_ns, from_ns, to_ns, nodes, links, flows, routes, fairness, mtu)
+    if wifis and mtu > WIFI_MAX_IP_BYTES:
+        raise refuse("flows", f"a packet of {mtu} bytes exceeds ns-3's 802.11 MTU ({WIFI_MAX_IP_BYTES} bytes) and would be fragmented; allowed: packets up to {WIFI_MAX_IP_BYTES} bytes")
+    routes: list[tuple[int, int, int]] = []
+    host_routes: list[tuple[int, int, int, int, int, int]] = []
+    if not wifis and is_forest(len(nodes), links):
+        routes = tree_routes(len(nodes), links)
+    else:
+        ends = [n for f in flows for n in (f.src, f.dst)]
+        host_routes = wtcp_routes(len(nodes), links, wifis, ends)
+    return Plan(doc.get("name", "scenario"), seed, replication, duration_ns, from_ns, to_ns, nodes, links, flows, routes, fairness, mtu, wifis, host_routes)
 
 
 def link_plan(i: int, l: dict[str, Any], index: dict[str, int]) -> LinkPlan:
@@ -460,10 +475,8 @@ def dir_plan(p: str, d: dict[str, Any]) -> DirPlan | None:
     return out
 
 
-def tree_routes(n_nodes: int, links: list[LinkPlan]) -> list[tuple[int, int, int]]:
-    """Static routes along the links, which must form a forest (so every path is unique,
-    whatever tie-breaking a shortest-path algorithm would use): for every node and every
-    link it is not on, the first link of the path towards it."""
+def is_forest(n_nodes: int, links: list[LinkPlan]) -> bool:
+    """Whether the links form a forest (no cycle), so that every path is unique."""
     parent = list(range(n_nodes))
 
     def find(x: int) -> int:
@@ -472,12 +485,78 @@ def tree_routes(n_nodes: int, links: list[LinkPlan]) -> list[tuple[int, int, int
             x = parent[x]
         return x
 
-    adjacency: list[list[tuple[int, int]]] = [[] for _ in range(n_nodes)]
-    for i, l in enumerate(links):
+    for l in links:
         ra, rb = find(l.a), find(l.b)
         if ra == rb:
-            raise refuse(f"links.{i}", "closes a cycle; the ns-3 engine routes along a tree so that every path is the one wtcp takes; allowed: links forming a tree (no alternative paths)")
+            return False
         parent[ra] = rb
+    return True
+
+
+def link_address(link: int, end: int) -> int:
+    """The IPv4 address of end 0 (a) or 1 (b) of link `link`: its own /30 in 10.0.0.0/8."""
+    return (10 << 24) + 4 * link + 1 + end
+
+
+def wtcp_routes(n_nodes: int, links: list[LinkPlan], wifis: list[WifiPlan], ends: list[int]) -> list[tuple[int, int, int, int, int, int]]:
+    """Host routes that send every packet along wtcp's path (net/routing.rs): fewest hops,
+    ties to the edge listed first (links, then 802.11 neighbour pairs), a node with one
+    neighbour (a stub) over its first edge. For every node, a /32 route to every address
+    of every flow end point, through the next hop's address on the edge wtcp takes."""
+    edges: list[tuple[int, int, tuple[Any, ...]]] = [(l.a, l.b, ("link", i)) for i, l in enumerate(links)]
+    edges += wifi_edges(wifis)
+    adj: list[list[tuple[int, tuple[Any, ...], int]]] = [[] for _ in range(n_nodes)]  # (neighbour, edge, side of this node)
+    for a, b, e in edges:
+        adj[a].append((b, e, 0))
+        adj[b].append((a, e, 1))
+    transit = [any(v != nb[0][0] for v, _, _ in nb) if nb else False for nb in adj]
+
+    def hop(v: int, k: int) -> tuple[int, int, int]:
+        """(gateway address, kind, index) of v's k-th edge."""
+        _, e, side = adj[v][k]
+        if e[0] == "link":
+            return link_address(e[1], 1 - side), 0, e[1]
+        _, c, i, j = e
+        return wifis[c].address(j if side == 0 else i), 1, c
+
+    addresses: dict[int, list[int]] = {}
+    for i, l in enumerate(links):
+        addresses.setdefault(l.a, []).append(link_address(i, 0))
+        addresses.setdefault(l.b, []).append(link_address(i, 1))
+    for w in wifis:
+        for s, n in enumerate(w.nodes):
+            addresses.setdefault(n, []).append(w.address(s))
+
+    out = []
+    for d in dict.fromkeys(ends):
+        # Breadth-first from d over transit nodes; a node's hop is its first edge to its parent.
+        first: dict[int, int] = {}
+        seen = {d}
+        queue = [d]
+        for u in queue:
+            for w, _, _ in adj[u]:
+                if w in seen:
+                    continue
+                seen.add(w)
+                if not transit[w]:
+                    continue
+                first[w] = next(k for k, (x, _, _) in enumerate(adj[w]) if x == u)
+                queue.append(w)
+        for v in range(n_nodes):
+            if v == d or v not in seen or not adj[v]:
+                continue
+            k = first[v] if transit[v] else 0
+            gateway, kind, idx = hop(v, k)
+            # (The neighbour's own address on the edge taken is connected: no route.)
+            out.extend((v, a, 0xFFFFFFFF, gateway, kind, idx) for a in addresses.get(d, []) if a != gateway)
+    return out
+
+
+def tree_routes(n_nodes: int, links: list[LinkPlan]) -> list[tuple[int, int, int]]:
+    """Static routes along links that form a forest (`is_forest`: every path is unique):
+    for every node and every link it is not on, the first link of the path towards it."""
+    adjacency: list[list[tuple[int, int]]] = [[] for _ in range(n_nodes)]
+    for i, l in enumerate(links):
         adjacency[l.a].append((l.b, i))
         adjacency[l.b].append((l.a, i))
     routes = []
@@ -701,6 +780,12 @@ def build(p: Plan, h: Any, std: Any) -> None:
         h.AddLink(l.a, l.b, float(l.rate_bps), l.delay_ns, p.mtu, l.limit_packets, l.limit_bytes, l.link_header, network)
     for node, target, via in p.routes:
         h.AddRoute(node, target, via)
+    for c, w in enumerate(p.wifis):
+        h.AddWifiChannel(w.standard, w.data_mode, w.control_mode, w.rts_threshold, w.retry_limit, std.vector["uint32_t"](w.queue_limits), w.ber, w.tx_range,
+                         w.cs_range, WIFI_PROP_DELAY_NS, std.vector["int"](w.nodes), std.vector["double"](w.xs), std.vector["double"](w.ys), w.network,
+                         w.relay_hints, w.slot_ns)
+    for node, dest, mask, gateway, kind, index in p.host_routes:
+        h.AddRouteVia(node, dest, mask, gateway, kind, index)
     for i, l in enumerate(p.links):
         for k, d in enumerate(l.dirs):
             if d is None:

@@ -1,0 +1,235 @@
+"""`[[wifi]]` channels as ns-3 3.44 objects (the C++ side is wifi.cc).
+
+A channel becomes non-QoS ad hoc stations (`AdhocWifiMac`, DCF: no beacons, no
+association, as wtcp's stations), `ConstantRateWifiManager` at the channel's data rate,
+and a `YansWifiChannel` whose propagation reproduces wtcp's range discs: stations within
+`tx_range_m` receive each other, within `cs_range_m` only sense each other, and beyond
+hear nothing (powers and thresholds in wifi.cc). Bit errors are drawn per frame at its
+addressee as wtcp draws them (a `PostReceptionErrorModel`); the propagation delay is
+wtcp's constant 1 us. ARP caches are filled before the run (wtcp has no ARP).
+
+What ns-3 fixes and wtcp leaves open must be set to ns-3's value (the `ns3` profile sets
+every one of them except the control rate, which depends on the data rate); anything else
+is refused with the value that matches:
+- the control rate (`basic_rate_mbps`): ns-3 answers with CTS and ACK at the highest rate
+  of its basic rate set (the PHY's mandatory rates: all four 802.11b rates; 6, 12 and 24
+  Mb/s for 802.11a/g) not above the eliciting frame's rate (wifi-remote-station-manager.cc
+  :832-905 GetControlAnswerMode, 382-395 AddAllSupportedModes); the RTS would go at the
+  ControlMode, set to the same rate;
+- `backoff_rule`, `eifs_trigger`, `ack_timeout`, `eifs`, `llc_snap_bytes`, `retry_count`,
+  `cw_after_give_up`, `arrival_backoff`, `after_timeout` (`MATCHED`, docs/profiles.md);
+- a DropTail interface queue in packets (`WifiMacQueue::MaxSize`, lifetime drops off);
+- no RTS/CTS: ns-3 resets an RTS's NAV when no data follows (NavResetTimeout), wtcp not.
+
+Deviations that remain (docs/model.md, "802.11 in the ns-3 engine"): ns-3 senses a frame
+4 us after it arrives (its preamble detection window) where wtcp senses it on arrival
+(after the 1 us propagation delay); the error model here makes every overlap fatal for
+OFDM, as wtcp's, but 802.11b's DSSS chunks keep ns-3's formulas (a 1 Mb/s PLCP header,
+and a 1 Mb/s frame, survive an overlap that began after the preamble: ns-3 then defers
+EIFS where wtcp defers DIFS).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from wtcp.ns3.refuse import refuse
+
+WIFI_KEYS = (
+    "name", "phy", "data_rate_mbps", "basic_rate_mbps", "eifs", "rts_threshold_bytes", "short_retry_limit", "long_retry_limit", "queue_packets",
+    "queue", "backoff_rule", "eifs_trigger", "ack_timeout", "llc_snap_bytes", "cw_after_give_up", "retry_count", "arrival_backoff", "after_timeout", "ber", "tx_range_m", "cs_range_m", "hint_delay_ms", "mac_hint",
+    "mac_hint_relay_delay_ms", "stations",
+)
+STATION_KEYS = ("node", "x", "y", "queue")
+QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes")
+
+# ns-3's WifiModes by wtcp's rate (kb/s) and PHY.
+MODES = {
+    "b": {1000: "DsssRate1Mbps", 2000: "DsssRate2Mbps", 5500: "DsssRate5_5Mbps", 11000: "DsssRate11Mbps"},
+    "g": {k * 1000: f"ErpOfdmRate{k}Mbps" for k in (6, 9, 12, 18, 24, 36, 48, 54)},
+    "a": {k * 1000: f"OfdmRate{k}Mbps" for k in (6, 9, 12, 18, 24, 36, 48, 54)},
+}
+# ns-3's basic rate set: the PHY's mandatory modes (dsss-phy.cc:329-332: all four 802.11b
+# rates; ofdm-phy.cc:494-501: 6, 12, 24; erp-ofdm-phy.cc:159-166: 802.11b's and ERP 6, 12,
+# 24), of which an answer takes the highest not above the eliciting frame's rate.
+BASIC_KBPS = {"b": (1000, 2000, 5500, 11000), "g": (6000, 12000, 24000), "a": (6000, 12000, 24000)}
+STANDARD = {"b": 0, "g": 1, "a": 2}
+DEFAULT_RATES = {"b": (11.0, 1.0), "g": (54.0, 24.0), "a": (54.0, 24.0)}
+
+# What wtcp's scenario must say where ns-3's behaviour is fixed: (value, ns-3's behaviour).
+MATCHED: dict[str, tuple[Any, str]] = {
+    "backoff_rule": ("idle_slots_only", "ns-3's ChannelAccessManager counts whole idle slots only (channel-access-manager.cc:744-758)"),
+    "eifs_trigger": ("header_received", "ns-3 defers EIFS only after a reception whose PHY header succeeded (channel-access-manager.cc:664-666, 935-941)"),
+    "ack_timeout": ("rx_start", "ns-3 waits SIFS + slot + the response's preamble and header, then for a response that began (frame-exchange-manager.cc:578-580)"),
+    "llc_snap_bytes": (8, "ns-3's WifiNetDevice puts an 8-byte LLC/SNAP header before every packet (wifi-net-device.cc:587-589)"),
+    "cw_after_give_up": ("kept", "ns-3's Txop sets the contention window from a station retry count that a give-up does not reset (txop.cc:377-399)"),
+    "arrival_backoff": ("if_busy", "ns-3 sends a frame that finds no backoff pending and the medium not busy without a backoff, a DIFS after its arrival (channel-access-manager.cc:471-527)"),
+    "after_timeout": ("difs", "ns-3 counts a DIFS from the end of an ACK or CTS timeout (channel-access-manager.cc:669-687)"),
+    "retry_count": ("combined", "ns-3 counts every failed RTS and data frame of an MPDU against one limit, WifiMac::FrameRetryLimit (wifi-remote-station-manager.cc:1152-1170)"),
+}
+# The EIFS's ACK: 802.11b's 1 Mb/s DSSS in ns-3's 802.11g too (Configure80211g); the PHY's
+# lowest mandatory rate otherwise, which both of wtcp's readings give for b and a.
+EIFS_MATCHED = {"b": ("lowest_mandatory", "lowest_mandatory_dsss"), "a": ("lowest_mandatory", "lowest_mandatory_dsss"), "g": ("lowest_mandatory_dsss",)}
+DEFAULTS: dict[str, Any] = {
+    "backoff_rule": "busy_slot_counts", "eifs_trigger": "any_error", "ack_timeout": "response_end", "llc_snap_bytes": 0, "eifs": "lowest_mandatory",
+    "cw_after_give_up": "reset", "retry_count": "separate", "arrival_backoff": "unless_idle_ifs", "after_timeout": "slot_grid", "short_retry_limit": 7,
+    "queue_packets": 50,
+}
+NS3_RTS_NEVER = 4_692_480  # WifiRemoteStationManager::RtsCtsThreshold's largest value
+MAX_IP_BYTES = 2296  # WifiNetDevice's MTU: 2304-byte MSDUs less the LLC/SNAP header
+PROP_DELAY_NS = 1000  # wtcp's WifiConfig::prop_delay
+NETWORK_BASE = (172 << 24) | (16 << 16)  # channel c: 172.(16 + c).0.0/16
+MAX_STATIONS = 65533
+
+
+@dataclass
+class WifiPlan:
+    name: str
+    standard: int
+    data_mode: str
+    control_mode: str
+    rts_threshold: int
+    retry_limit: int
+    queue_limits: list[int]  # per station
+    ber: float
+    tx_range: float
+    cs_range: float
+    nodes: list[int]
+    xs: list[float]
+    ys: list[float]
+    network: int
+    relay_hints: bool
+    # The PHY's slot where ns-3's differs from wtcp's (0: ns-3's is wtcp's): wtcp's 802.11g
+    # is an ERP-only BSS with the 9 us short slot (802.11-2012 19.4.4); ns-3's ad hoc
+    # 802.11g keeps 802.11b's 20 us (wifi-phy.cc:903-913; only an access point switches).
+    slot_ns: int = 0
+
+    def address(self, station: int) -> int:
+        return self.network + 1 + station
+
+
+def value_text(v: Any) -> str:
+    return f"\"{v}\"" if isinstance(v, str) else str(v)
+
+
+def control_answer_kbps(phy: str, data_kbps: int) -> int:
+    """ns-3's CTS/ACK rate for a frame at `data_kbps`: the highest basic rate not above it."""
+    return max(k for k in BASIC_KBPS[phy] if k <= data_kbps)
+
+
+def kbps(mbps: float) -> int:
+    return int(round(mbps * 1000))
+
+
+def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[int, tuple[float, float, str]]) -> WifiPlan:
+    """Translate channel `wifi.i` or refuse it. `positions` (node -> x, y, path) is shared
+    by the channels: an ns-3 node has one position."""
+    p = f"wifi.{i}"
+    for key in w:
+        if key not in WIFI_KEYS:
+            raise refuse(f"{p}.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
+    phy = w["phy"]
+    data_default, basic_default = DEFAULT_RATES[phy]
+    data = kbps(w.get("data_rate_mbps", data_default))
+    basic = kbps(w.get("basic_rate_mbps", basic_default))
+    answer = control_answer_kbps(phy, data)
+    if basic != answer:
+        given = "" if "basic_rate_mbps" in w else " (wtcp's default)"
+        raise refuse(
+            f"{p}.basic_rate_mbps",
+            f"is {basic / 1000:g}{given}; ns-3 answers a {data / 1000:g} Mb/s frame with its ACK (and an RTS with its CTS) at the highest rate of its basic set "
+            f"({', '.join(f'{k / 1000:g}' for k in BASIC_KBPS[phy])} Mb/s, the PHY's mandatory rates) not above it; allowed: {answer / 1000:g}",
+        )
+    for key, (value, why) in MATCHED.items():
+        given = w.get(key, DEFAULTS[key])
+        if given != value:
+            default = "" if key in w else " (wtcp's default)"
+            raise refuse(f"{p}.{key}", f"is {value_text(given)}{default}; {why}; allowed: {value_text(value)} (the ns3 profile sets it)")
+    eifs = w.get("eifs", DEFAULTS["eifs"])
+    if eifs not in EIFS_MATCHED[phy]:
+        default = "" if "eifs" in w else " (wtcp's default)"
+        allowed = " or ".join(value_text(v) for v in EIFS_MATCHED[phy])
+        held = "an ACK at 1 Mb/s DSSS (802.11b's ACK time, wifi-phy.cc:903-913)" if phy == "g" else "an ACK at the PHY's lowest mandatory rate (wifi-phy.cc:871-900)"
+        raise refuse(f"{p}.eifs", f"is {value_text(eifs)}{default}; ns-3's 802.11{phy} EIFS holds {held}; allowed: {allowed} (the ns3 profile sets it)")
+    rts = w.get("rts_threshold_bytes")
+    if rts is not None and rts < NS3_RTS_NEVER:
+        raise refuse(f"{p}.rts_threshold_bytes", f"is {rts}; ns-3 clears a NAV set by an RTS when no frame follows its CTS in time (frame-exchange-manager.cc:1319-1346 NavResetTimeout), which wtcp's DCF does not model; allowed: leave it out (no RTS/CTS), or {NS3_RTS_NEVER}")
+    short = int(w.get("short_retry_limit", DEFAULTS["short_retry_limit"]))
+    queue_default = _queue_limit(f"{p}", w, int(w.get("queue_packets", DEFAULTS["queue_packets"])))
+    stations = w["stations"]
+    if len(stations) > MAX_STATIONS:
+        raise refuse(f"{p}.stations", f"has {len(stations)} stations; the ns-3 engine addresses a channel's stations in one /16; allowed: up to {MAX_STATIONS}")
+    nodes, xs, ys, limits = [], [], [], []
+    for k, s in enumerate(stations):
+        sp = f"{p}.stations.{k}"
+        for key in s:
+            if key not in STATION_KEYS:
+                raise refuse(f"{sp}.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
+        n = index[s["node"]]
+        x, y = float(s.get("x", 0.0)), float(s.get("y", 0.0))
+        if n in positions and positions[n][:2] != (x, y):
+            raise refuse(sp, f"puts `{s['node']}` at ({x:g}, {y:g}), but {positions[n][2]} puts it at ({positions[n][0]:g}, {positions[n][1]:g}); an ns-3 node has one position; allowed: the same position on every channel")
+        positions.setdefault(n, (x, y, sp))
+        limits.append(_queue_limit(sp, s, queue_default) if "queue" in s else queue_default)
+        nodes.append(n)
+        xs.append(x)
+        ys.append(y)
+    return WifiPlan(
+        name=w.get("name", f"wifi{i}"),
+        standard=STANDARD[phy],
+        data_mode=MODES[phy][data],
+        control_mode=MODES[phy][basic],
+        rts_threshold=NS3_RTS_NEVER,
+        retry_limit=short,
+        queue_limits=limits,
+        ber=float(w.get("ber", 0.0)),
+        tx_range=float(w.get("tx_range_m", 250.0)),
+        cs_range=float(w.get("cs_range_m", 550.0)),
+        nodes=nodes,
+        xs=xs,
+        ys=ys,
+        network=NETWORK_BASE + (i << 16),
+        relay_hints=w.get("mac_hint", "own") == "relay",
+        slot_ns=9000 if phy == "g" else 0,
+    )
+
+
+def _queue_limit(p: str, table: dict[str, Any], inherited: int) -> int:
+    """The DropTail limit of a channel's or a station's `queue`, in packets."""
+    q = table.get("queue")
+    if q is None:
+        return inherited
+    for key in q:
+        if key not in QUEUE_KEYS:
+            raise refuse(f"{p}.queue.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
+    discipline = q.get("discipline", "droptail")
+    if discipline != "droptail":
+        raise refuse(f"{p}.queue.discipline", f"is \"{discipline}\"; only DropTail interface queues are translated (ns-3's WifiMacQueue, no queue disc); allowed: \"droptail\"")
+    if q.get("limit_bytes") is not None:
+        raise refuse(f"{p}.queue.limit_bytes", "ns-3's WifiMacQueue is limited in packets here; allowed: limit_packets")
+    return int(q.get("limit_packets") or inherited)
+
+
+@lru_cache(maxsize=1)
+def _libm_hypot() -> Any:
+    """The C library's hypot, which wtcp's resolver (Rust's f64::hypot) and wifi.cc
+    (std::hypot) use: Python's math.hypot may differ by one ulp, at a range's edge."""
+    f = ctypes.CDLL(ctypes.util.find_library("m")).hypot
+    f.argtypes, f.restype = (ctypes.c_double, ctypes.c_double), ctypes.c_double
+    return f
+
+
+def wifi_edges(plans: list[WifiPlan]) -> list[tuple[int, int, tuple[str, int, int, int]]]:
+    """wtcp's neighbour edges (scenario/resolve.rs): every pair of stations i < j of a channel
+    within transmission range, channel by channel, as (node a, node b, ("wifi", c, i, j))."""
+    out = []
+    for c, w in enumerate(plans):
+        for i in range(len(w.nodes)):
+            for j in range(i + 1, len(w.nodes)):
+                if _libm_hypot()(w.xs[i] - w.xs[j], w.ys[i] - w.ys[j]) <= w.tx_range:
+                    out.append((w.nodes[i], w.nodes[j], ("wifi", c, i, j)))
+    return out
