@@ -43,6 +43,10 @@ class EngineStats:
     segments_sent: list[int] = field(default_factory=list)
     unnecessary_retransmissions: list[int] = field(default_factory=list)
     fast_retransmits: list[int] = field(default_factory=list)
+    # 802.11 MAC, summed over the stations (empty without [[wifi]] channels).
+    mac_retries: list[int] = field(default_factory=list)
+    mac_retry_limit_drops: list[int] = field(default_factory=list)
+    mac_queue_drops: list[int] = field(default_factory=list)
 
     def add(self, result: Result) -> None:
         tcp = [f for f in result.raw["flows"] if f["kind"] == "tcp"]
@@ -52,6 +56,11 @@ class EngineStats:
         self.segments_sent.append(sum(f["segments_sent"] for f in tcp))
         self.unnecessary_retransmissions.append(sum(f["unnecessary_retransmissions"] for f in tcp))
         self.fast_retransmits.append(sum(f["fast_retransmits"] for f in tcp))
+        stations = result.raw.get("wifi") or []
+        if stations:
+            self.mac_retries.append(sum(s["retries"] for s in stations))
+            self.mac_retry_limit_drops.append(sum(s["retry_limit_drops"] for s in stations))
+            self.mac_queue_drops.append(sum(s["queue_drops"] for s in stations))
 
     def mean(self, name: str) -> float:
         values = getattr(self, name)

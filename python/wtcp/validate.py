@@ -332,9 +332,12 @@ def load_results(path: Path) -> tuple[dict[tuple[str, str, str, float], Point], 
 
 
 def _shown(file: Path, directory: Path) -> str:
-    """`file` relative to the suite directory's parent (the repository)."""
+    """`file` relative to the repository the suite directory is in (the first ancestor
+    with a Cargo.toml; else the suite directory's parent)."""
+    directory = Path(directory).resolve()
+    root = next((d for d in directory.parents if (d / "Cargo.toml").is_file()), directory.parent)
     try:
-        return os.path.relpath(file, Path(directory).parent)
+        return os.path.relpath(Path(file).resolve(), root)
     except ValueError:
         return str(file)
 
@@ -347,8 +350,13 @@ def _pct(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{x:+.1f} %"
 
 
-def _loss(x: float) -> str:
-    return f"{x * 100:g} %"
+def _loss(x: float, path: str = "") -> str:
+    return f"{x:g}" if path.endswith(".ber") else f"{x * 100:g} %"
+
+
+def _mac(e: EngineStats) -> str:
+    """802.11 retries and drops (retry limit / queue), means over the seeds."""
+    return f"{e.mean('mac_retries'):.0f} ({e.mean('mac_retry_limit_drops'):.0f} / {e.mean('mac_queue_drops'):.0f})"
 
 
 def verdict(point: Point, ablations: Sequence[str] | None = None) -> str:
@@ -389,17 +397,19 @@ def verdict_summary(points: Sequence[Point], ablations: Sequence[str] | None = N
 def render(suite: Suite, points: Sequence[Point], meta: dict[str, Any]) -> list[str]:
     within5, within10, total = counts(points)
     names = [a.name for a in suite.ablations]
+    wifi = any(p.row.wtcp.mac_retries for p in points)
     lines = [
         BEGIN,
         "<!-- Do not edit by hand: `wtcp validate` rewrites everything between these markers. -->",
         "",
-        f"Suite `validation/` ({'quick subset' if suite.quick else 'full'}), mean of {suite.seeds} seed{'s' if suite.seeds != 1 else ''} "
+        f"Suite `{_shown(suite.directory, suite.directory)}/` ({'quick subset' if suite.quick else 'full'}), mean of {suite.seeds} seed{'s' if suite.seeds != 1 else ''} "
         f"(seeds 1-{suite.seeds}) per point, TCP flows summed. diff = (wtcp - ns-3) / ns-3 of the goodput; "
         f"**!** beyond {FLAG_PERCENT:g} %. retx = retransmitted segments (in brackets those the receiver already held), TO = timeouts. "
         "Ablations (suite.toml `[[ablations]]`) run on flagged points only: the gap after the "
         "one change, the same seeds. verdict: *closed by A* when A brings the gap within "
         f"{FLAG_PERCENT:g} % and at least halves it, *narrowed by A* when A cuts it by a third or more, "
-        "else *not explained (untested)*: no experiment has shown its mechanism.",
+        "else *not explained (untested)*: no experiment has shown its mechanism."
+        + (" MAC = 802.11 retries over all stations (in brackets frames given up at the retry limit / refused by a full interface queue)." if wifi else ""),
         "",
         f"**{within5} of {total} points within {FLAG_PERCENT:g} %, {within10} within {WIDE_PERCENT:g} %** "
         f"({total - within5} flagged).",
@@ -428,17 +438,19 @@ def render(suite: Suite, points: Sequence[Point], meta: dict[str, Any]) -> list[
             "",
             f"`{_shown(spec.file, suite.directory)}`, loss on `{spec.loss_path}`.",
             "",
-            "| algorithm | variant | loss | wtcp Mb/s | ns-3 Mb/s | diff | | retx wtcp (unneeded) | retx ns-3 (unneeded) | TO wtcp | TO ns-3 | verdict | ablations: diff after |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| algorithm | variant | loss | wtcp Mb/s | ns-3 Mb/s | diff | | retx wtcp (unneeded) | retx ns-3 (unneeded) | TO wtcp | TO ns-3 | "
+            + ("MAC wtcp | MAC ns-3 | " if wifi else "") + "verdict | ablations: diff after |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if wifi else ""),
         ]
         for p in pts:
             r = p.row
             flag = "**!**" if r.flagged() else ""
             abl = ", ".join(f"{a.name}: {_pct(p.ablations[a.name].diff_percent())}" for a in suite.ablations if a.name in p.ablations)
             lines.append(
-                f"| {p.algorithm} | {p.variant} | {_loss(p.loss)} | {r.wtcp.mean('goodput_mbps'):.3f} | {r.ns3.mean('goodput_mbps'):.3f} | "
+                f"| {p.algorithm} | {p.variant} | {_loss(p.loss, spec.loss_path)} | {r.wtcp.mean('goodput_mbps'):.3f} | {r.ns3.mean('goodput_mbps'):.3f} | "
                 f"{_pct(r.diff_percent())} | {flag} | {_retx(r.wtcp)} | {_retx(r.ns3)} | "
-                f"{r.wtcp.mean('timeouts'):.1f} | {r.ns3.mean('timeouts'):.1f} | {verdict(p, names) if r.flagged() else ''} | {abl} |"
+                f"{r.wtcp.mean('timeouts'):.1f} | {r.ns3.mean('timeouts'):.1f} | " + (f"{_mac(r.wtcp)} | {_mac(r.ns3)} | " if wifi else "")
+                + f"{verdict(p, names) if r.flagged() else ''} | {abl} |"
             )
     if suite.ablations:
         lines += ["", "Ablations:", ""]

@@ -53,6 +53,32 @@ def test_the_suite_loads_and_every_point_translates():
     assert quick.seeds == 1 and quick.size() == 2 * len(quick.scenarios)
 
 
+def test_the_802_11_suite_loads_and_every_point_translates():
+    from wtcp.crosscheck import cases
+
+    suite = load_suite(SUITE / "wifi")
+    assert [s.name for s in suite.scenarios] == ["ap-download-b", "ap-downloads-g", "up-and-down-g", "chain-3hop-b"]
+    for spec in suite.scenarios:
+        assert spec.loss_path == "wifi.0.ber" and spec.loss_rates == [0.0, 5e-5]
+        points = [{**v.set, spec.loss_path: 5e-5} for v in spec.variants]
+        assert len(cases(spec.scenario(), points, spec.algorithms)) == 2 * len(spec.algorithms)
+    text = (ROOT / "docs" / "validation-wifi.md").read_text(encoding="utf-8")
+    section = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert "Suite `validation/wifi/` (full)" in section and "| MAC wtcp | MAC ns-3 |" in section
+
+
+def test_a_quick_802_11_point_reports_the_mac_in_both_engines(ns3, tmp_path: Path):
+    doc = tmp_path / "wifi.md"
+    results = tmp_path / "results.json"
+    out = CliRunner().invoke(wtcp.cli.cli, ["validate", "--quick", "--suite", str(SUITE / "wifi"), "--scenario", "ap-download-b", "--out", str(doc), "--results", str(results)])
+    assert out.exit_code == 0, out.output
+    point = json.loads(results.read_text(encoding="utf-8"))["points"][0]
+    for engine in ("wtcp", "ns3"):
+        # BER 5e-5 loses about 46 % of 1536-byte frames: the MAC retries in both engines.
+        assert point[engine]["mac_retries"][0] > 500, engine
+    assert "| newreno | SACK | 5e-05 |" in doc.read_text(encoding="utf-8")
+
+
 def test_suite_mistakes_name_the_file_and_key(tmp_path: Path):
     (tmp_path / "suite.toml").write_text('scenarios = ["a"]\nseed = 3\n', encoding="utf-8")
     with pytest.raises(SuiteError, match="unknown key `seed`"):
