@@ -10,6 +10,7 @@ import math
 import pytest
 
 import wtcp
+from conftest import run_cli
 from wtcp.ns3 import Ns3TranslationError, plan
 from wtcp.ns3.wifi import control_answer_kbps
 
@@ -64,6 +65,24 @@ def test_what_ns3_cannot_match_is_refused_with_its_path_and_the_value_that_match
         plan(sc.document)
     assert info.value.path == path
     assert allowed in info.value.reason
+
+
+def document_file(sc: wtcp.Scenario, tmp_path) -> str:
+    """The scenario's document as a TOML file (top-level keys, inline tables)."""
+    from wtcp.toml_text import to_toml_value
+
+    path = tmp_path / "scenario.toml"
+    path.write_text("".join(f"{k} = {to_toml_value(v)}\n" for k, v in sc.document.items()), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("overrides, path, allowed", REFUSED.values(), ids=REFUSED.keys())
+def test_the_cli_exits_2_on_every_refusal_naming_the_field(overrides, path, allowed, tmp_path):
+    without = tuple(k.rsplit(".", 1)[1] for k, v in overrides.items() if v is None)
+    sc = one_hop(without, **{k: v for k, v in overrides.items() if v is not None})
+    done = run_cli("run", document_file(sc, tmp_path), "--engine", "ns3")
+    assert done.returncode == 2, done.stderr
+    assert f"{path}:" in done.stderr and allowed in done.stderr and "Traceback" not in done.stderr
 
 
 def test_802_11g_needs_the_eifs_ns3_gives_it_and_a_node_has_one_position():
