@@ -12,6 +12,7 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/neighbor-cache-helper.h"
+#include "ns3/traffic-control-module.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -429,6 +430,14 @@ struct DirProbe
     void OnPhyTxEnd(Ptr<const Packet> p);
 };
 
+// Drops of a station's queue disc: counted as its queue drops and charged to the segment.
+struct DiscProbe
+{
+    Harness* h = nullptr;
+    WifiStationStats* stats = nullptr;
+    void OnDrop(Ptr<const QueueDiscItem> item);
+};
+
 // The TCP application: an unlimited (or `limit`-byte) bulk source that keeps the socket's
 // send buffer full from the connection on.
 struct TcpSource
@@ -609,6 +618,7 @@ class Harness
     std::vector<Ptr<RxFilter>> filters;
     std::vector<std::unique_ptr<WifiNet>> wifis;
     std::vector<std::unique_ptr<StationProbe>> stationProbes;
+    std::vector<std::unique_ptr<DiscProbe>> discProbes;
 
     int AddNodes(int n)
     {
@@ -747,7 +757,8 @@ class Harness
                        std::vector<double> ys,
                        uint32_t network,
                        bool relayHints,
-                       int64_t slotNs)
+                       int64_t slotNs,
+                       std::vector<int> queueDisc)
     {
         auto net = std::make_unique<WifiNet>();
         WifiNet* w = net.get();
@@ -768,21 +779,26 @@ class Harness
         delay->delay = NanoSeconds(delayNs);
         channel->SetPropagationDelayModel(delay);
 
-        WifiHelper wifi;
-        wifi.SetStandard(standard == 0 ? WIFI_STANDARD_80211b : standard == 1 ? WIFI_STANDARD_80211g : WIFI_STANDARD_80211a);
-        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                     "DataMode", StringValue(dataMode),
-                                     "ControlMode", StringValue(controlMode),
-                                     "RtsCtsThreshold", UintegerValue(rtsThreshold));
-        // No flow control: without it, a full interface queue stops the device and the
-        // traffic-control layer drops instead of the MAC (wifi-helper.cc:1113-1139).
-        wifi.DisableFlowControl();
+        // Two helpers alike but for flow control. A DropTail station has none: with it, a
+        // full interface queue would stop the device and the traffic-control layer drop
+        // instead of the MAC (wifi-helper.cc:1113-1139). A station with a queue disc
+        // (`queueDisc`) has it, so the disc holds what waits behind the frame in service.
+        WifiHelper helpers[2];
+        for (int fc = 0; fc < 2; fc++)
+        {
+            helpers[fc].SetStandard(standard == 0 ? WIFI_STANDARD_80211b : standard == 1 ? WIFI_STANDARD_80211g : WIFI_STANDARD_80211a);
+            helpers[fc].SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                              "DataMode", StringValue(dataMode),
+                                              "ControlMode", StringValue(controlMode),
+                                              "RtsCtsThreshold", UintegerValue(rtsThreshold));
+        }
+        helpers[0].DisableFlowControl();
         YansWifiPhyHelper phy;
         phy.SetChannel(channel);
         phy.SetPreambleDetectionModel("ns3::ThresholdPreambleDetectionModel", "MinimumRssi", DoubleValue(kPreambleMinimumRssiDbm));
         WifiMacHelper mac;
         mac.SetType("ns3::AdhocWifiMac", "QosSupported", BooleanValue(false), "FrameRetryLimit", UintegerValue(retryLimit));
-        NodeContainer members;
+        NetDeviceContainer devices;
         for (size_t s = 0; s < n; s++)
         {
             Ptr<Node> node = nodes[stationNodes[s]];
@@ -795,9 +811,8 @@ class Harness
             }
             w->pos.emplace_back(xs[s], ys[s]);
             w->stationOfMobility[PeekPointer(m)] = static_cast<int>(s);
-            members.Add(node);
+            devices.Add(helpers[queueDisc[s] ? 1 : 0].Install(phy, mac, node));
         }
-        NetDeviceContainer devices = wifi.Install(phy, mac, members);
         for (size_t s = 0; s < n; s++)
         {
             Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(devices.Get(s));
@@ -810,8 +825,8 @@ class Harness
             }
             Ptr<WifiMacQueue> q = dev->GetMac()->GetTxop()->GetWifiMacQueue();
             // The MPDU in service stays in ns-3's queue until it is acknowledged or given up;
-            // wtcp's limit counts the packets waiting behind it.
-            q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queueLimits[s] + 1));
+            // wtcp's limit counts the packets waiting behind it (in the disc, if any).
+            q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queueDisc[s] ? 1 : queueLimits[s] + 1));
             q->SetAttribute("MaxDelay", TimeValue(Seconds(1e6))); // no lifetime drops (wtcp has none)
             Ptr<BerModel> em = CreateObject<BerModel>();
             em->net = w;
@@ -843,6 +858,31 @@ class Harness
         w->onGiveUp = [this, relayHints](Ptr<const Packet> p, int node) { MacHint(p, node, relayHints); };
         wifis.push_back(std::move(net));
         return w->index;
+    }
+
+    // Station `station` of `channel` queues in an FqCoDelQueueDisc (RFC 8290) with wtcp's
+    // parameters; its drops (overflow and CoDel) are the station's queue drops.
+    void SetStationFqCoDel(int channel, int station, uint32_t limit, int64_t targetNs, int64_t intervalNs, bool ecn, uint32_t quantum, uint32_t flows,
+                           uint32_t dropBatch, uint32_t perturbation)
+    {
+        WifiNet* w = wifis[channel].get();
+        TrafficControlHelper tch;
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                             "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)),
+                             "Target", StringValue(std::to_string(targetNs) + "ns"),
+                             "Interval", StringValue(std::to_string(intervalNs) + "ns"),
+                             "UseEcn", BooleanValue(ecn),
+                             "Flows", UintegerValue(flows),
+                             "DropBatchSize", UintegerValue(dropBatch),
+                             "Perturbation", UintegerValue(perturbation));
+        QueueDiscContainer discs = tch.Install(w->devs[station]);
+        Ptr<FqCoDelQueueDisc> disc = DynamicCast<FqCoDelQueueDisc>(discs.Get(0));
+        disc->SetQuantum(quantum);
+        auto probe = std::make_unique<DiscProbe>();
+        probe->h = this;
+        probe->stats = &w->stats[station];
+        disc->TraceConnectWithoutContext("Drop", MakeCallback(&DiscProbe::OnDrop, probe.get()));
+        discProbes.push_back(std::move(probe));
     }
 
     WifiStationStats* Station(int channel, int station)
@@ -1105,11 +1145,14 @@ class Harness
 
     // A point-to-point frame (PPP header first) or, with `llc`, an 802.11 MSDU (LLC/SNAP
     // header first).
-    static Decoded Decode(Ptr<const Packet> pkt, bool llc = false)
+    static Decoded Decode(Ptr<const Packet> pkt, bool llc = false, bool bareIp = false)
     {
         Decoded d;
         Ptr<Packet> p = pkt->Copy();
-        if (llc)
+        if (bareIp)
+        {
+        }
+        else if (llc)
         {
             LlcSnapHeader h;
             p->RemoveHeader(h);
@@ -1176,9 +1219,9 @@ class Harness
     }
 
     // Charge a drop to the flow and the transmission of the TCP segment it carried.
-    void Attribute(Ptr<const Packet> pkt, int cause, bool llc = false)
+    void Attribute(Ptr<const Packet> pkt, int cause, bool llc = false, bool bareIp = false)
     {
-        Decoded d = Decode(pkt, llc);
+        Decoded d = Decode(pkt, llc, bareIp);
         auto it = flowByPort.find(d.port);
         TxNoTag tag;
         if (!d.tcp || d.payload == 0 || it == flowByPort.end() || !pkt->PeekPacketTag(tag))
@@ -1212,6 +1255,7 @@ class Harness
         filters.clear();
         probes.clear();
         stationProbes.clear();
+        discProbes.clear();
         wifis.clear();
         links.clear();
         nodes.clear();
@@ -1220,6 +1264,19 @@ class Harness
         flowByPort.clear();
     }
 };
+
+inline void
+DiscProbe::OnDrop(Ptr<const QueueDiscItem> item)
+{
+    stats->queueDrops += 1;
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (ip)
+    {
+        Ptr<Packet> p = item->GetPacket()->Copy();
+        p->AddHeader(ip->GetHeader());
+        h->Attribute(p, kQueue, false, true);
+    }
+}
 
 inline void
 DirProbe::OnMacTxDrop(Ptr<const Packet> p)

@@ -223,6 +223,8 @@ def collect(p: Plan, h: Any, events: int, wall: float, loop_cpu: float) -> dict[
         if st.delivered == 0:
             warnings.append(f"flow `{f.name}` delivered no data")
         flows.append(row)
+    if p.delays_requested:
+        warnings.append("metrics.delays: the ns-3 engine measures no per-packet delays; its delay fields are null")
     goodputs = [flows[i]["goodput_bps"] for i in p.fairness]
     sq = sum(x * x for x in goodputs)
     jain = (sum(goodputs) ** 2 / (len(goodputs) * sq)) if goodputs and sq > 0 else None

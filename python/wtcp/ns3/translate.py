@@ -76,6 +76,9 @@ TCP_DEFAULTS: dict[str, Any] = {
     "reno_sack": False,
 }
 
+# The hash salt of an ns-3 FqCoDelQueueDisc (wtcp draws its own from the queue's stream;
+# with a handful of flows in 1024 queues both almost always keep them apart).
+FQ_PERTURBATION = 1
 NS3_RTO_CAP_S = 60.0  # tcp-socket-base.cc ReTxTimeout: m_rto = Min(2 * m_rto, 60 s)
 PPP_HEADER_BYTES = 2  # PointToPointNetDevice::AddHeader (PppHeader)
 IP_TCP_HEADER_BYTES = 40  # Ipv4Header + TcpHeader without options
@@ -275,6 +278,7 @@ class Plan:
     # (node, destination, mask, gateway, kind, index): wtcp's next hops where the links do
     # not form a forest or 802.11 channels join nodes; kind 0 = link index, 1 = channel.
     host_routes: list[tuple[int, int, int, int, int, int]] = field(default_factory=list)
+    delays_requested: bool = False  # metrics.delays: not measured by this engine (a warning)
 
 
 # --- helpers ------------------------------------------------------------------------
@@ -361,7 +365,7 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
     if trace.get("enabled", False):
         raise refuse("trace.enabled", "is true; the ns-3 engine records no time series; allowed: false")
     metrics = doc.get("metrics", {})
-    known(metrics, ("fairness_flows",), "metrics")
+    known(metrics, ("fairness_flows", "delays"), "metrics")
 
     nodes = [n["name"] for n in doc["nodes"]]
     for i, n in enumerate(doc["nodes"]):
@@ -410,7 +414,8 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
     else:
         ends = [n for f in flows for n in (f.src, f.dst)]
         host_routes = wtcp_routes(len(nodes), links, wifis, ends)
-    return Plan(doc.get("name", "scenario"), seed, replication, duration_ns, from_ns, to_ns, nodes, links, flows, routes, fairness, mtu, wifis, host_routes)
+    return Plan(doc.get("name", "scenario"), seed, replication, duration_ns, from_ns, to_ns, nodes, links, flows, routes, fairness, mtu, wifis, host_routes,
+                bool(metrics.get("delays", False)))
 
 
 def link_plan(i: int, l: dict[str, Any], index: dict[str, int]) -> LinkPlan:
@@ -783,7 +788,10 @@ def build(p: Plan, h: Any, std: Any) -> None:
     for c, w in enumerate(p.wifis):
         h.AddWifiChannel(w.standard, w.data_mode, w.control_mode, w.rts_threshold, w.retry_limit, std.vector["uint32_t"](w.queue_limits), w.ber, w.tx_range,
                          w.cs_range, WIFI_PROP_DELAY_NS, std.vector["int"](w.nodes), std.vector["double"](w.xs), std.vector["double"](w.ys), w.network,
-                         w.relay_hints, w.slot_ns)
+                         w.relay_hints, w.slot_ns, std.vector["int"]([int(fq is not None) for fq in w.fq_codel]))
+        for k, fq in enumerate(w.fq_codel):
+            if fq is not None:
+                h.SetStationFqCoDel(c, k, fq.limit, fq.target_ns, fq.interval_ns, fq.ecn, fq.quantum, fq.flows, fq.drop_batch, FQ_PERTURBATION)
     for node, dest, mask, gateway, kind, index in p.host_routes:
         h.AddRouteVia(node, dest, mask, gateway, kind, index)
     for i, l in enumerate(p.links):

@@ -18,7 +18,8 @@ is refused with the value that matches:
   ControlMode, set to the same rate;
 - `backoff_rule`, `eifs_trigger`, `ack_timeout`, `eifs`, `llc_snap_bytes`, `retry_count`,
   `cw_after_give_up`, `arrival_backoff`, `after_timeout` (`MATCHED`, docs/profiles.md);
-- a DropTail interface queue in packets (`WifiMacQueue::MaxSize`, lifetime drops off);
+- an interface queue in packets: DropTail (`WifiMacQueue::MaxSize`, lifetime drops off) or
+  FQ-CoDel (`FqCoDelQueueDisc` above a WifiMacQueue holding only the frame in service);
 - no RTS/CTS: ns-3 resets an RTS's NAV when no data follows (NavResetTimeout), wtcp not.
 
 Deviations that remain (docs/model.md, "802.11 in the ns-3 engine"): ns-3 senses a frame
@@ -45,7 +46,24 @@ WIFI_KEYS = (
     "mac_hint_relay_delay_ms", "stations",
 )
 STATION_KEYS = ("node", "x", "y", "queue")
-QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes")
+QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch")
+# wtcp's queue defaults (scenario/resolve.rs, net/fq_codel.rs, net/codel.rs).
+DEFAULT_QUEUE_PACKETS = 50
+FQ_CODEL_DEFAULTS = {"limit_packets": 10240, "target_ms": 5.0, "interval_ms": 100.0, "ecn": True, "quantum_bytes": 1500, "flows": 1024, "drop_batch": 64}
+
+
+@dataclass(frozen=True)
+class FqCodelPlan:
+    """An interface queue run as ns-3's FqCoDelQueueDisc (RFC 8290, as wtcp's): the disc
+    holds what waits, the WifiMacQueue only the frame in service (flow control on)."""
+
+    limit: int
+    target_ns: int
+    interval_ns: int
+    ecn: bool
+    quantum: int
+    flows: int
+    drop_batch: int
 
 # ns-3's WifiModes by wtcp's rate (kb/s) and PHY.
 MODES = {
@@ -95,6 +113,7 @@ class WifiPlan:
     rts_threshold: int
     retry_limit: int
     queue_limits: list[int]  # per station
+    fq_codel: list[FqCodelPlan | None]  # per station: None for DropTail
     ber: float
     tx_range: float
     cs_range: float
@@ -159,11 +178,14 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     if rts is not None and rts < NS3_RTS_NEVER:
         raise refuse(f"{p}.rts_threshold_bytes", f"is {rts}; ns-3 clears a NAV set by an RTS when no frame follows its CTS in time (frame-exchange-manager.cc:1319-1346 NavResetTimeout), which wtcp's DCF does not model; allowed: leave it out (no RTS/CTS), or {NS3_RTS_NEVER}")
     short = int(w.get("short_retry_limit", DEFAULTS["short_retry_limit"]))
-    queue_default = _queue_limit(f"{p}", w, int(w.get("queue_packets", DEFAULTS["queue_packets"])))
+    channel_queue = w.get("queue")
+    stated = w.get("queue_packets")
+    if channel_queue is not None and channel_queue.get("limit_packets") is not None:
+        stated = channel_queue["limit_packets"]
     stations = w["stations"]
     if len(stations) > MAX_STATIONS:
         raise refuse(f"{p}.stations", f"has {len(stations)} stations; the ns-3 engine addresses a channel's stations in one /16; allowed: up to {MAX_STATIONS}")
-    nodes, xs, ys, limits = [], [], [], []
+    nodes, xs, ys, limits, fqs = [], [], [], [], []
     for k, s in enumerate(stations):
         sp = f"{p}.stations.{k}"
         for key in s:
@@ -174,7 +196,12 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         if n in positions and positions[n][:2] != (x, y):
             raise refuse(sp, f"puts `{s['node']}` at ({x:g}, {y:g}), but {positions[n][2]} puts it at ({positions[n][0]:g}, {positions[n][1]:g}); an ns-3 node has one position; allowed: the same position on every channel")
         positions.setdefault(n, (x, y, sp))
-        limits.append(_queue_limit(sp, s, queue_default) if "queue" in s else queue_default)
+        # wtcp: a station's own queue replaces the channel's; a limit it leaves out is the
+        # channel's stated one, else the discipline's default.
+        queue, qp = (s["queue"], f"{sp}.queue") if "queue" in s else (channel_queue, f"{p}.queue")
+        limit, fq = _queue_plan(qp, queue, stated)
+        limits.append(limit)
+        fqs.append(fq)
         nodes.append(n)
         xs.append(x)
         ys.append(y)
@@ -186,6 +213,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         rts_threshold=NS3_RTS_NEVER,
         retry_limit=short,
         queue_limits=limits,
+        fq_codel=fqs,
         ber=float(w.get("ber", 0.0)),
         tx_range=float(w.get("tx_range_m", 250.0)),
         cs_range=float(w.get("cs_range_m", 550.0)),
@@ -198,20 +226,24 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     )
 
 
-def _queue_limit(p: str, table: dict[str, Any], inherited: int) -> int:
-    """The DropTail limit of a channel's or a station's `queue`, in packets."""
-    q = table.get("queue")
+def _queue_plan(p: str, q: dict[str, Any] | None, stated: int | None) -> tuple[int, FqCodelPlan | None]:
+    """A station's interface queue: its DropTail limit in packets, or FQ-CoDel."""
     if q is None:
-        return inherited
+        return int(stated or DEFAULT_QUEUE_PACKETS), None
     for key in q:
         if key not in QUEUE_KEYS:
-            raise refuse(f"{p}.queue.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
-    discipline = q.get("discipline", "droptail")
-    if discipline != "droptail":
-        raise refuse(f"{p}.queue.discipline", f"is \"{discipline}\"; only DropTail interface queues are translated (ns-3's WifiMacQueue, no queue disc); allowed: \"droptail\"")
+            raise refuse(f"{p}.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
     if q.get("limit_bytes") is not None:
-        raise refuse(f"{p}.queue.limit_bytes", "ns-3's WifiMacQueue is limited in packets here; allowed: limit_packets")
-    return int(q.get("limit_packets") or inherited)
+        raise refuse(f"{p}.limit_bytes", "ns-3's WifiMacQueue and queue discs are limited in packets here; allowed: limit_packets")
+    discipline = q.get("discipline", "droptail")
+    if discipline == "droptail":
+        return int(q.get("limit_packets") or stated or DEFAULT_QUEUE_PACKETS), None
+    if discipline != "fq_codel":
+        raise refuse(f"{p}.discipline", f"is \"{discipline}\"; the ns-3 engine translates an 802.11 interface queue as DropTail (ns-3's WifiMacQueue) or FQ-CoDel (FqCoDelQueueDisc); allowed: \"droptail\", \"fq_codel\"")
+    v = {k: q.get(k, d) for k, d in FQ_CODEL_DEFAULTS.items()}
+    limit = int(q.get("limit_packets") or stated or FQ_CODEL_DEFAULTS["limit_packets"])
+    fq = FqCodelPlan(limit, round(v["target_ms"] * 1e6), round(v["interval_ms"] * 1e6), bool(v["ecn"]), int(v["quantum_bytes"]), int(v["flows"]), int(v["drop_batch"]))
+    return limit, fq
 
 
 @lru_cache(maxsize=1)
