@@ -181,8 +181,7 @@ def test_an_access_point_with_fq_codel_runs_in_ns3_with_its_drops_counted(ns3):
     """wifi-aqm: FQ-CoDel at the access point becomes ns-3's FqCoDelQueueDisc above a
     WifiMacQueue holding only the frame in service; its drops are the AP's queue drops.
     Measured (`wtcp crosscheck wifi-aqm --seeds 3`): CUBIC 20.04 against 23.26 Mb/s
-    (-13.8 %), with DropTail (1000) at the AP -2.4 %: the gap is in the two FQ-CoDels
-    (untested which difference)."""
+    (-13.8 %); wtcp with `tcp.prr_dupack_credit = false` 23.24 (docs/model.md)."""
     sc = wtcp.load(wtcp.builtin_scenario_path("wifi-aqm")).with_overrides({"profile": "ns3", "run.duration_s": 12.0})
     r = sc.run(engine="ns3")
     ap = r.wifi.set_index("node").loc["AP"]

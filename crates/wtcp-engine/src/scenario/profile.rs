@@ -173,7 +173,7 @@ const NS2: Profile = Profile {
 const NS3: Profile = Profile {
     name: "ns3",
     title: "ns-3.44 (TcpSocket, TcpSocketBase, point-to-point and Wi-Fi attributes)",
-    note: "Line numbers are tag ns-3.44's (attribute values also read from the 3.44 wheel). ns-3 has one FrameRetryLimit for every frame and no F-RTO. The ns-3 engine translates device queues only: the FqCoDel queue disc Ipv4AddressHelper would add is not installed.",
+    note: "Line numbers are tag ns-3.44's (attribute values also read from the 3.44 wheel). ns-3 has one FrameRetryLimit for every frame and no F-RTO. The ns-3 engine builds device queues, and a queue disc only where a scenario puts FQ-CoDel on an 802.11 interface queue: the FqCoDel queue disc Ipv4AddressHelper would add is not installed.",
     fills: true,
     entries: &[
         e("tcp.mss_bytes", I(536), "tcp-socket.cc:61 ns3::TcpSocket::SegmentSize"),
