@@ -13,7 +13,9 @@ What is translated (ns-3 3.44 names):
 - links: a `PointToPointChannel` (the delay) with one `PointToPointNetDevice` (the rate,
   a 2-byte PPP header) per end, each with its own `DropTailQueue<Packet>` in packets (or a
   DropTail queue limited in bytes as wtcp counts them) as the only buffer. Routes are
-  static, along the unique path of the tree the links form.
+  static: along the unique path where the links form a tree; otherwise, and with 802.11
+  channels, host routes along wtcp's own next hops (`wtcp_routes`).
+- 802.11 channels (`[[wifi]]`): wifi.py and wifi.cc.
 - loss of a link direction, on the receiving device: `RateErrorModel` per packet
   (uniform) or per bit (BER, over the whole frame with its PPP header),
   `ReceiveListErrorModel` (list; packet k is index k - 1), and a Gilbert-Elliott model
