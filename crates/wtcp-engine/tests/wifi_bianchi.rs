@@ -10,6 +10,8 @@
 //! bytes at the data rate, 1500-byte payloads, delta = 1 us, W = 32, m = 5. N saturated
 //! stations send to one sink; all are in range of each other.
 
+mod common;
+
 use wtcp_engine::events::{Event, EventQueue};
 use wtcp_engine::packet::{Packet, PacketKind, PacketPool};
 use wtcp_engine::time::{secs, Time};
@@ -31,38 +33,7 @@ fn saturate(n: usize, cfg: WifiConfig, warmup: Time, end: Time, seed: u64) -> Ru
     pos.push((0.0, 0.0));
     let limit = cfg.queue_limit;
     let mut ch = WifiChannel::new(0, cfg, &pos, seed, 0, "wifi");
-    let mut pool = PacketPool::default();
-    let mut ev = EventQueue::with_capacity(256);
-    let mut out = Vec::with_capacity(8);
-    let sink = n as u32;
-    let refill = |ch: &mut WifiChannel, pool: &mut PacketPool, ev: &mut EventQueue, now: Time| {
-        for s in 0..n as u32 {
-            while !ch.is_backlogged(s) || ch.queue_len(s) < limit {
-                let id = pool.alloc(&Packet::new(PacketKind::Udp, s, s, sink, PAYLOAD, now));
-                ch.enqueue(s, id, sink, now, ev, pool).expect("room was checked");
-            }
-        }
-    };
-    refill(&mut ch, &mut pool, &mut ev, 0);
-    let (mut delivered, mut measured) = (0u64, 0u64);
-    while let Some((now, e)) = ev.pop_until(end) {
-        let Event::Wifi { station, kind, .. } = e else { unreachable!() };
-        ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
-        for o in out.drain(..) {
-            match o {
-                WifiOutcome::Delivered { packet, .. } => {
-                    delivered += 1;
-                    if now >= warmup {
-                        measured += 1;
-                    }
-                    pool.free(packet);
-                }
-                WifiOutcome::Dropped { packet, .. } => pool.free(packet),
-                WifiOutcome::GaveUpAfterDelivery { .. } => {}
-            }
-        }
-        refill(&mut ch, &mut pool, &mut ev, now);
-    }
+    let (delivered, measured) = common::saturate_channel(&mut ch, n as u32, |_| n as u32, PAYLOAD, limit, warmup, end);
     let window = (end - warmup) as f64 / 1e9;
     Run { mbps: measured as f64 * f64::from(PAYLOAD) * 8.0 / window / 1e6, stats: (0..=n as u32).map(|s| ch.stats(s).clone()).collect(), delivered }
 }

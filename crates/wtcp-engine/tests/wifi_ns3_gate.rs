@@ -33,11 +33,11 @@
 //! example compiled against the `ns3` wheel, 20 s per point) is in docs/model.md: seven of
 //! eight points within 0.8 % of this harness, 11a 54 Mb/s N = 50 at -2.1 %.
 
-use wtcp_engine::events::{Event, EventQueue};
-use wtcp_engine::packet::{Packet, PacketKind, PacketPool};
-use wtcp_engine::time::{secs, Time};
+mod common;
+
+use wtcp_engine::time::secs;
 use wtcp_engine::wifi::phy::PhyParams;
-use wtcp_engine::wifi::{AckTimeout, BackoffRule, CollisionTiming, EifsRule, EifsTrigger, WifiChannel, WifiConfig, WifiOutcome};
+use wtcp_engine::wifi::{AckTimeout, BackoffRule, CollisionTiming, EifsRule, EifsTrigger, WifiChannel, WifiConfig};
 
 /// ns-3's packet socket payload and the LLC/SNAP header its WifiNetDevice adds.
 const PAYLOAD: u32 = 1500;
@@ -121,38 +121,13 @@ fn saturated_ring(phy: PhyParams, data_kbps: u32, ack_kbps: u32, n: usize, seed:
         backoff_rule: BackoffRule::IdleSlotsOnly,
         eifs_trigger,
         ack_timeout: AckTimeout::RxStart,
+        llc_snap_bytes: LLC_SNAP,
         ..WifiConfig::b11()
     };
     let pos: Vec<(f64, f64)> = (0..n).map(|i| (i as f64 / n as f64 * std::f64::consts::TAU).sin_cos()).map(|(s, c)| (c, s)).collect();
     let mut ch = WifiChannel::new(0, cfg, &pos, seed, 0, "ns3-gate");
-    let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::with_capacity(256), Vec::with_capacity(8));
     let (warmup, end) = (secs(1.0), secs(1.0 + measured_s));
-    let refill = |ch: &mut WifiChannel, pool: &mut PacketPool, ev: &mut EventQueue, now: Time| {
-        for s in 0..n as u32 {
-            while !ch.is_backlogged(s) || ch.queue_len(s) < 1 {
-                let to = (s + 1) % n as u32;
-                let id = pool.alloc(&Packet::new(PacketKind::Udp, s, s, to, PAYLOAD + LLC_SNAP, now));
-                ch.enqueue(s, id, to, now, ev, pool).expect("room was checked");
-            }
-        }
-    };
-    refill(&mut ch, &mut pool, &mut ev, 0);
-    let mut received = 0u64;
-    while let Some((now, e)) = ev.pop_until(end) {
-        let Event::Wifi { station, kind, .. } = e else { unreachable!() };
-        ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
-        for o in out.drain(..) {
-            match o {
-                WifiOutcome::Delivered { packet, .. } => {
-                    received += u64::from(now >= warmup);
-                    pool.free(packet);
-                }
-                WifiOutcome::Dropped { packet, .. } => pool.free(packet),
-                WifiOutcome::GaveUpAfterDelivery { .. } => {}
-            }
-        }
-        refill(&mut ch, &mut pool, &mut ev, now);
-    }
+    let (_, received) = common::saturate_channel(&mut ch, n as u32, |s| (s + 1) % n as u32, PAYLOAD, 1, warmup, end);
     received as f64 * f64::from(PAYLOAD) * 8.0 / ((end - warmup) as f64 / 1e9) / 1e6
 }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from wtcp.errors import ScenarioError
 
 
@@ -22,3 +24,20 @@ def refuse(path: str, reason: str) -> Ns3TranslationError:
     err.path = path
     err.reason = reason
     return err
+
+
+def known(table: dict[str, Any], allowed: tuple[str, ...], path: str) -> None:
+    """Refuse a key the ns-3 engine does not know (a field newer than its translator)."""
+    for key in table:
+        if key not in allowed:
+            where = f"{path}.{key}" if path else key
+            raise refuse(where, "is a field the ns-3 engine does not translate; allowed: leave it out")
+
+
+def toml_text(value: Any) -> str:
+    """A scenario value as the scenario file writes it, for messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"\"{value}\""
+    return repr(value)

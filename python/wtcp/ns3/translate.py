@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from wtcp.ns3.refuse import refuse
+from wtcp.ns3.refuse import known, refuse, toml_text
 from wtcp.ns3.wifi import MAX_IP_BYTES as WIFI_MAX_IP_BYTES
 from wtcp.ns3.wifi import PROP_DELAY_NS as WIFI_PROP_DELAY_NS
 from wtcp.ns3.wifi import WifiPlan, wifi_edges, wifi_plan
@@ -196,14 +196,6 @@ def matching(doc: dict[str, Any]) -> dict[str, Any]:
     return {} if "profile" in doc else {"profile": "ns3"}
 
 
-def toml_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f"\"{value}\""
-    return repr(value)
-
-
 # --- the plan -------------------------------------------------------------------------
 
 
@@ -298,14 +290,6 @@ def tx_time_ns(nbytes: int, rate_bps: float) -> int:
 
 def ns_text(t: int) -> str:
     return f"{t}ns"
-
-
-def known(table: dict[str, Any], allowed: tuple[str, ...], path: str) -> None:
-    """Refuse a key the ns-3 engine does not know (a field newer than this translator)."""
-    for key in table:
-        if key not in allowed:
-            where = f"{path}.{key}" if path else key
-            raise refuse(where, "is a field the ns-3 engine does not translate; allowed: leave it out")
 
 
 @lru_cache(maxsize=1)

@@ -258,13 +258,8 @@ class WifiNet
             }
             break;
         }
-        case WIFI_MAC_DROP_FAILED_ENQUEUE: // (not raised for a full queue: OnMacTx)
-            stats[s].queueDrops += 1;
-            if (onDrop)
-            {
-                onDrop(mpdu->GetPacket(), 0); // kQueue: congestion
-            }
-            break;
+        // (WIFI_MAC_DROP_FAILED_ENQUEUE: never raised for a full queue in 3.44; OnMacTx
+        // counts those drops.)
         case WIFI_MAC_DROP_EXPIRED_LIFETIME:
             stats[s].expired += 1;
             if (onDrop)

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from wtcp.ns3.refuse import refuse
+from wtcp.ns3.refuse import known, refuse, toml_text
 
 WIFI_KEYS = (
     "name", "phy", "data_rate_mbps", "basic_rate_mbps", "eifs", "rts_threshold_bytes", "short_retry_limit", "long_retry_limit", "queue_packets",
@@ -92,11 +93,15 @@ MATCHED: dict[str, tuple[Any, str]] = {
 # The EIFS's ACK: 802.11b's 1 Mb/s DSSS in ns-3's 802.11g too (Configure80211g); the PHY's
 # lowest mandatory rate otherwise, which both of wtcp's readings give for b and a.
 EIFS_MATCHED = {"b": ("lowest_mandatory", "lowest_mandatory_dsss"), "a": ("lowest_mandatory", "lowest_mandatory_dsss"), "g": ("lowest_mandatory_dsss",)}
-DEFAULTS: dict[str, Any] = {
-    "backoff_rule": "busy_slot_counts", "eifs_trigger": "any_error", "ack_timeout": "response_end", "llc_snap_bytes": 0, "eifs": "lowest_mandatory",
-    "cw_after_give_up": "reset", "retry_count": "separate", "arrival_backoff": "unless_idle_ifs", "after_timeout": "slot_grid", "short_retry_limit": 7,
-    "queue_packets": 50,
-}
+
+
+@lru_cache(maxsize=1)
+def wtcp_defaults() -> dict[str, Any]:
+    """wtcp's built-in `[[wifi]]` defaults, from the `rfc` profile's table, which documents
+    them (crates/wtcp-engine/tests/profiles.rs checks it against the core)."""
+    from wtcp.profiles import profile  # noqa: PLC0415 - the core, loaded on first use
+
+    return {e["key"].removeprefix("wifi."): tomllib.loads(f"v = {e['value']}")["v"] for e in profile("rfc")["entries"] if e["key"].startswith("wifi.")}
 NS3_RTS_NEVER = 4_692_480  # WifiRemoteStationManager::RtsCtsThreshold's largest value
 MAX_IP_BYTES = 2296  # WifiNetDevice's MTU: 2304-byte MSDUs less the LLC/SNAP header
 PROP_DELAY_NS = 1000  # wtcp's WifiConfig::prop_delay
@@ -131,10 +136,6 @@ class WifiPlan:
         return self.network + 1 + station
 
 
-def value_text(v: Any) -> str:
-    return f"\"{v}\"" if isinstance(v, str) else str(v)
-
-
 def control_answer_kbps(phy: str, data_kbps: int) -> int:
     """ns-3's CTS/ACK rate for a frame at `data_kbps`: the highest basic rate not above it."""
     return max(k for k in BASIC_KBPS[phy] if k <= data_kbps)
@@ -148,9 +149,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     """Translate channel `wifi.i` or refuse it. `positions` (node -> x, y, path) is shared
     by the channels: an ns-3 node has one position."""
     p = f"wifi.{i}"
-    for key in w:
-        if key not in WIFI_KEYS:
-            raise refuse(f"{p}.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
+    known(w, WIFI_KEYS, p)
     phy = w["phy"]
     data_default, basic_default = DEFAULT_RATES[phy]
     data = kbps(w.get("data_rate_mbps", data_default))
@@ -164,20 +163,20 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
             f"({', '.join(f'{k / 1000:g}' for k in BASIC_KBPS[phy])} Mb/s, the PHY's mandatory rates) not above it; allowed: {answer / 1000:g}",
         )
     for key, (value, why) in MATCHED.items():
-        given = w.get(key, DEFAULTS[key])
+        given = w.get(key, wtcp_defaults()[key])
         if given != value:
             default = "" if key in w else " (wtcp's default)"
-            raise refuse(f"{p}.{key}", f"is {value_text(given)}{default}; {why}; allowed: {value_text(value)} (the ns3 profile sets it)")
-    eifs = w.get("eifs", DEFAULTS["eifs"])
+            raise refuse(f"{p}.{key}", f"is {toml_text(given)}{default}; {why}; allowed: {toml_text(value)} (the ns3 profile sets it)")
+    eifs = w.get("eifs", wtcp_defaults()["eifs"])
     if eifs not in EIFS_MATCHED[phy]:
         default = "" if "eifs" in w else " (wtcp's default)"
-        allowed = " or ".join(value_text(v) for v in EIFS_MATCHED[phy])
+        allowed = " or ".join(toml_text(v) for v in EIFS_MATCHED[phy])
         held = "an ACK at 1 Mb/s DSSS (802.11b's ACK time, wifi-phy.cc:903-913)" if phy == "g" else "an ACK at the PHY's lowest mandatory rate (wifi-phy.cc:871-900)"
-        raise refuse(f"{p}.eifs", f"is {value_text(eifs)}{default}; ns-3's 802.11{phy} EIFS holds {held}; allowed: {allowed} (the ns3 profile sets it)")
+        raise refuse(f"{p}.eifs", f"is {toml_text(eifs)}{default}; ns-3's 802.11{phy} EIFS holds {held}; allowed: {allowed} (the ns3 profile sets it)")
     rts = w.get("rts_threshold_bytes")
     if rts is not None and rts < NS3_RTS_NEVER:
         raise refuse(f"{p}.rts_threshold_bytes", f"is {rts}; ns-3 clears a NAV set by an RTS when no frame follows its CTS in time (frame-exchange-manager.cc:1319-1346 NavResetTimeout), which wtcp's DCF does not model; allowed: leave it out (no RTS/CTS), or {NS3_RTS_NEVER}")
-    short = int(w.get("short_retry_limit", DEFAULTS["short_retry_limit"]))
+    short = int(w.get("short_retry_limit", wtcp_defaults()["short_retry_limit"]))
     channel_queue = w.get("queue")
     stated = w.get("queue_packets")
     if channel_queue is not None and channel_queue.get("limit_packets") is not None:
@@ -188,9 +187,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     nodes, xs, ys, limits, fqs = [], [], [], [], []
     for k, s in enumerate(stations):
         sp = f"{p}.stations.{k}"
-        for key in s:
-            if key not in STATION_KEYS:
-                raise refuse(f"{sp}.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
+        known(s, STATION_KEYS, sp)
         n = index[s["node"]]
         x, y = float(s.get("x", 0.0)), float(s.get("y", 0.0))
         if n in positions and positions[n][:2] != (x, y):
@@ -230,9 +227,7 @@ def _queue_plan(p: str, q: dict[str, Any] | None, stated: int | None) -> tuple[i
     """A station's interface queue: its DropTail limit in packets, or FQ-CoDel."""
     if q is None:
         return int(stated or DEFAULT_QUEUE_PACKETS), None
-    for key in q:
-        if key not in QUEUE_KEYS:
-            raise refuse(f"{p}.{key}", "is a field the ns-3 engine does not translate; allowed: leave it out")
+    known(q, QUEUE_KEYS, p)
     if q.get("limit_bytes") is not None:
         raise refuse(f"{p}.limit_bytes", "ns-3's WifiMacQueue and queue discs are limited in packets here; allowed: limit_packets")
     discipline = q.get("discipline", "droptail")

@@ -634,24 +634,50 @@ mod tests {
     use super::*;
     use crate::packet::{Packet, PacketKind};
 
-    /// Station 0 holds one 1500-byte MSDU for station 1; every exchange of it fails in
-    /// `phase` (no CTS: `WaitCts`; no ACK: `WaitAck`). Returns the failures counted until
-    /// the MAC discards the MSDU.
-    fn failures_until_discard(rts: bool, phase: Phase) -> u32 {
-        let cfg = WifiConfig { rts_threshold: rts.then_some(0), ..WifiConfig::b11() };
-        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
-        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
-        let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
-        ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
-        for n in 1..=100 {
-            ch.st[0].phase = phase;
-            ch.attempt_failed(0, 0, &mut ev, &mut pool, &mut out);
-            if let Some(WifiOutcome::Dropped { retry_limit, .. }) = out.pop() {
-                assert!(retry_limit);
-                return n;
+    /// A two-station channel under `cfg` whose station 0 holds `msdus` 1500-byte MSDUs for
+    /// station 1, and a way to fail its exchanges.
+    struct Failing {
+        ch: WifiChannel,
+        pool: PacketPool,
+        ev: EventQueue,
+        out: Vec<WifiOutcome>,
+    }
+
+    impl Failing {
+        fn new(cfg: WifiConfig, msdus: usize) -> Self {
+            let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
+            let (mut pool, mut ev) = (PacketPool::default(), EventQueue::default());
+            for _ in 0..msdus {
+                let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
+                ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
+            }
+            Failing { ch, pool, ev, out: Vec::new() }
+        }
+
+        /// Station 0's exchange fails in `phase` (no CTS: `WaitCts`; no ACK: `WaitAck`);
+        /// whether the MAC then gave the MSDU up (a retry-limit drop).
+        fn fail(&mut self, phase: Phase) -> bool {
+            self.ch.st[0].phase = phase;
+            self.ch.attempt_failed(0, 0, &mut self.ev, &mut self.pool, &mut self.out);
+            match self.out.pop() {
+                Some(WifiOutcome::Dropped { retry_limit, .. }) => {
+                    assert!(retry_limit);
+                    true
+                }
+                _ => false,
             }
         }
-        panic!("never discarded");
+
+        /// The failures, in `phases`, until the first MSDU is given up, if it is.
+        fn failures_until_discard(&mut self, phases: impl IntoIterator<Item = Phase>) -> Option<usize> {
+            phases.into_iter().position(|phase| self.fail(phase)).map(|k| k + 1)
+        }
+    }
+
+    /// Station 0's one MSDU fails every exchange in `phase`: the failures until the discard.
+    fn failures_until_discard(rts: bool, phase: Phase) -> usize {
+        let cfg = WifiConfig { rts_threshold: rts.then_some(0), ..WifiConfig::b11() };
+        Failing::new(cfg, 1).failures_until_discard(std::iter::repeat_n(phase, 100)).expect("never discarded")
     }
 
     #[test]
@@ -663,52 +689,26 @@ mod tests {
         assert_eq!(failures_until_discard(true, Phase::WaitAck), 4, "long data frame after a CTS, no ACK");
     }
 
-    /// Station 0 with two MSDUs for station 1 under `cfg`; `phases[k]` is where the k-th
-    /// exchange fails. Returns the failures until the first MSDU is discarded, if it is.
-    fn discard_after(cfg: WifiConfig, phases: &[Phase]) -> (Option<usize>, WifiChannel) {
-        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
-        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
-        for _ in 0..2 {
-            let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
-            ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
-        }
-        for (n, &phase) in phases.iter().enumerate() {
-            ch.st[0].phase = phase;
-            ch.attempt_failed(0, 0, &mut ev, &mut pool, &mut out);
-            if out.pop().is_some() {
-                return (Some(n + 1), ch);
-            }
-        }
-        (None, ch)
-    }
-
     #[test]
     fn a_combined_retry_count_adds_rts_and_data_failures_against_the_short_limit() {
         // RTS failures and data failures after a CTS, alternating. 802.11's separate counts
         // discard when the LRC reaches 4 (the 8th failure); ns-3's one count at 7.
         let rts = WifiConfig { rts_threshold: Some(0), ..WifiConfig::b11() };
         let alternating: Vec<Phase> = (0..20).map(|k| if k % 2 == 0 { Phase::WaitCts } else { Phase::WaitAck }).collect();
-        assert_eq!(discard_after(rts.clone(), &alternating).0, Some(8));
-        assert_eq!(discard_after(WifiConfig { retry_count: RetryCount::Combined, ..rts }, &alternating).0, Some(7));
+        assert_eq!(Failing::new(rts.clone(), 2).failures_until_discard(alternating.clone()), Some(8));
+        assert_eq!(Failing::new(WifiConfig { retry_count: RetryCount::Combined, ..rts }, 2).failures_until_discard(alternating), Some(7));
     }
 
     /// The contention window after each of `failures` failed exchanges of station 0, whose
     /// queue holds three MSDUs, and where the MSDUs were given up.
     fn cw_after_failures(cfg: WifiConfig, failures: usize) -> (Vec<u32>, Vec<usize>) {
-        let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
-        let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
-        for _ in 0..3 {
-            let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1500, 0));
-            ch.enqueue(0, id, 1, 0, &mut ev, &mut pool).unwrap();
-        }
+        let mut f = Failing::new(cfg, 3);
         let (mut cws, mut give_ups) = (Vec::new(), Vec::new());
         for n in 1..=failures {
-            ch.st[0].phase = Phase::WaitAck;
-            ch.attempt_failed(0, 0, &mut ev, &mut pool, &mut out);
-            cws.push(ch.st[0].cw);
-            if out.pop().is_some() {
+            if f.fail(Phase::WaitAck) {
                 give_ups.push(n);
             }
+            cws.push(f.ch.st[0].cw);
         }
         (cws, give_ups)
     }

@@ -66,3 +66,50 @@ pub fn fingerprint(r: &RunResult) -> String {
     v.as_object_mut().unwrap().remove("loop_cpu_seconds");
     v.to_string()
 }
+
+/// Frames delivered by saturated 802.11 senders: stations `0..senders` of `ch` always hold
+/// `queue` frames of `bytes` (IP bytes) for `dest(station)` until `end`. Returns the frames
+/// delivered in all and those delivered from `warmup` on.
+pub fn saturate_channel(
+    ch: &mut wtcp_engine::wifi::WifiChannel,
+    senders: u32,
+    dest: impl Fn(u32) -> u32,
+    bytes: u32,
+    queue: usize,
+    warmup: wtcp_engine::time::Time,
+    end: wtcp_engine::time::Time,
+) -> (u64, u64) {
+    use wtcp_engine::events::{Event, EventQueue};
+    use wtcp_engine::packet::{Packet, PacketKind, PacketPool};
+    use wtcp_engine::wifi::WifiOutcome;
+
+    let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::with_capacity(256), Vec::with_capacity(8));
+    let refill = |ch: &mut wtcp_engine::wifi::WifiChannel, pool: &mut PacketPool, ev: &mut EventQueue, now| {
+        for s in 0..senders {
+            while !ch.is_backlogged(s) || ch.queue_len(s) < queue {
+                let to = dest(s);
+                let id = pool.alloc(&Packet::new(PacketKind::Udp, s, s, to, bytes, now));
+                ch.enqueue(s, id, to, now, ev, pool).expect("room was checked");
+            }
+        }
+    };
+    refill(ch, &mut pool, &mut ev, 0);
+    let (mut delivered, mut measured) = (0u64, 0u64);
+    while let Some((now, e)) = ev.pop_until(end) {
+        let Event::Wifi { station, kind, .. } = e else { unreachable!() };
+        ch.on_event(station, kind, now, &mut ev, &mut pool, &mut out);
+        for o in out.drain(..) {
+            match o {
+                WifiOutcome::Delivered { packet, .. } => {
+                    delivered += 1;
+                    measured += u64::from(now >= warmup);
+                    pool.free(packet);
+                }
+                WifiOutcome::Dropped { packet, .. } => pool.free(packet),
+                WifiOutcome::GaveUpAfterDelivery { .. } => {}
+            }
+        }
+        refill(ch, &mut pool, &mut ev, now);
+    }
+    (delivered, measured)
+}
