@@ -28,8 +28,10 @@
 //!   54.70 s by reflecting the available bandwidth. And, its cwnd becomes about 11024"
 //!   (l. 243), and after an FRR cwnd stays "similar with the previous cwnd (12631)" (l. 263).
 //!   132811 is ABW in bytes/s of a flow getting about 1.06 Mb/s, while ABW * RTT on that path
-//!   (l. 209: 10 ms + 1 ms of propagation each way, so RTT about 25-60 ms with queueing) is 3-8 kB, and then cwnd = ssthresh/2 < beta would hide Eq. 5 in almost
-//!   every event; l. 157 ("Since cwnd is smaller than ssthresh, cwnd will increase
+//!   (l. 209: 10 ms + 1 ms of propagation each way, RTT at least 22 ms; with the paper's
+//!   50-packet window, l. 199, queueing can add up to about 200 ms) is roughly 3-26 kB (an
+//!   estimate, untested), and then cwnd = ssthresh/2 would often fall below beta and hide
+//!   Eq. 5; l. 157 ("Since cwnd is smaller than ssthresh, cwnd will increase
 //!   exponentially until it reaches ssthresh") also needs ssthresh far above cwnd. The
 //!   reading that ssthresh is a window is `ssthresh_from = "bdp"`: ABW * `window_rtt`
 //!   (SRTT by default; `"min_rtt"` gives Westwood's ABW * RTTmin). Either way ssthresh is floored at 2 MSS (the
@@ -50,11 +52,11 @@
 //!   available bandwidth and the round trip time (it is well known that TCP's performance is
 //!   maximized when cwnd is equal to BDP)"). "The round trip time" is read as the measured
 //!   one, SRTT (`window_rtt = "srtt"`, default): on the paper's own 2 Mb/s simple topology
-//!   ABW * RTTmin is at most about 6 kB, below cwnd_max/2 = 12.5 kB, so with RTTmin the
+//!   ABW * RTTmin is at most about 7 kB (250 kB/s x 22 ms of propagation + 5 ms of serialisation), below cwnd_max/2 = 12.5 kB, so with RTTmin the
 //!   reset could never fire there, while the paper's back-off experiment on that topology
 //!   (l. 271: back-off 8 against TCP's 32; l. 281: "This is why the back-off value of our
 //!   scheme is lower") shows resets happening; an RTT that includes
-//!   queueing reaches the threshold. `window_rtt = "min_rtt"` (the pipe size, as Westwood's
+//!   queueing reaches the threshold (untested: l. 271's ten-flow scenario was not run). `window_rtt = "min_rtt"` (the pipe size, as Westwood's
 //!   ABW * RTTmin; the earlier default) is kept as an option. Without an estimate the
 //!   backoff is never reset. Measured (`wtcp reproduce dynamic`, Table 2 at "5 %" faults,
 //!   3 replications, before this default changed): with SRTT the reset fires (the largest
@@ -90,8 +92,8 @@
 //! - Eq. 5 is applied as the algorithm box writes it (lines 4-7): reduced_cwnd =
 //!   max((beta - cwnd_max)/alpha * SLoss + cwnd_max, beta) when SLoss > 0, else
 //!   reduced_cwnd = ssthresh/2 (no cap at exactly zero loss). With alpha <= 0,
-//!   reduced_cwnd = beta. SLoss and alpha are in percent (Eq. 2 multiplies by 100; l. 120 and
-//!   l. 177 say x "ranges from 0 to 1", which holds for loss rates up to 1 %; alpha = 0.5 %
+//!   reduced_cwnd = beta. SLoss and alpha are in percent (Eq. 2 multiplies by 100; l. 120 has x
+//!   "ranging from 0 to 1" and l. 177 says it "ranges from 0 to 1", which holds for loss rates up to 1 %; alpha = 0.5 %
 //!   (l. 237) is on the same percent scale, so the line is the same either way).
 //! - beta and cwnd_max are bytes as in the paper (whose packets were 1024 bytes); they do
 //!   not scale with the MSS.
@@ -102,7 +104,8 @@
 //! - Timeout: cwnd = min(ssthresh/2, reduced_cwnd), not one segment (the paper's Fig. 7a,b,
 //!   l. 243: Dynamic's cwnd about 11 kB just after an RTO, TCP's one segment), hence `timeout_collapses_window = false`;
 //!   the sender still goes back N.
-//! - Backoff: checked on every RTO expiry, the first included. The sender has already
+//! - Backoff: checked on every RTO expiry, the first included (l. 171 says "when successive
+//!   RTOs are triggered", l. 173 "when an RTO is triggered": the reading takes l. 173). The sender has already
 //!   doubled the timer for this expiry; the request re-arms it with the un-backed-off RTO.
 //! - Growth between losses is Reno's: the algorithm box sets cwnd only "when a fast
 //!   recovery or a RTO is triggered" (l. 133), and l. 157 says "cwnd will increase

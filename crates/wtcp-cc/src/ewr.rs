@@ -33,12 +33,12 @@
 //!   avoidance with cwnd floored at oCwnd and no upper bound, is
 //!   `ack_rule = "newreno_floor"`; it contradicts l. 52 and l. 92, and its header's claim
 //!   that the receiver window enforced cwnd <= oCwnd was false (the receiver advertised
-//!   its free buffer). Measured consequences of the literal rule: it fills a link only
+//!   its free buffer). Measured consequences of the literal rule: it fills a link
 //!   because Eq. 1 over back-to-back segments measures the bottleneck rate (a packet
-//!   pair); averaging the arrivals over 20 ms or 60 ms instead (ablation, not an option)
-//!   drops ten flows on `ewr-dumbbell` to the 2-segment floor (2.5 Mb/s of 10; a lone
-//!   flow 0.26 Mb/s). It keeps one base-RTT window, so when reverse traffic queues the
-//!   ACKs the link is not filled (a lone flow on `ewr-dumbbell` with its reverse FTP at
+//!   pair): averaging the arrivals over 20 ms or 60 ms instead (an ablation build, not
+//!   kept as an option) drops ten flows on `ewr-dumbbell` to the 2-segment floor (2.5 Mb/s of 10; a lone
+//!   flow 0.26 Mb/s). It keeps one base-RTT window, and when reverse traffic queues the
+//!   ACKs the link is not filled (the mechanism untested; the throughputs measured: a lone flow on `ewr-dumbbell` with its reverse FTP at
 //!   0 % loss: 5.7 Mb/s; NewReno 6.7). With delayed ACKs (ns-2's default sink and
 //!   `ewr-dumbbell` acknowledge every segment) a lone flow in `two-hop-wireless` at 0 %
 //!   loss settles at 54 % of the 2 Mb/s hop (79 % with a 1 ms delayed-ACK timer, 100 %
@@ -63,8 +63,9 @@
 //!   overflowed the queue by 48 and 150 packets), where a retransmission filled a hole;
 //!   that the accounting rule is what makes them is untested (both rules credit such an
 //!   ACK alike when the duplicates were fewer than the segments it covers). On these
-//!   paths the receiver's per-packet Eq. 1 stays at or below the bottleneck rate (a queue
-//!   after the bottleneck or reordering could exceed it; untested).
+//!   paths the receiver's per-packet Eq. 1 stays at or below the bottleneck rate by
+//!   construction (it times arriving segments; it is not traced, so not measured); a
+//!   queue after the bottleneck or reordering could exceed it (untested).
 //! - Eq. 1: d_n is the size of the n-th arriving segment (every arrival counts,
 //!   retransmissions and out-of-order segments included) and t_n - t_(n-1) the gap to the
 //!   previous arrival. The first arrival only sets t_0; the first sample initialises
@@ -78,8 +79,8 @@
 //!   oCwnd of 61 segments each (one bandwidth-delay product is 73) while each gets
 //!   0.6 Mb/s (5 segments per base RTT), and with rule (b) restoring that window on
 //!   every ACK the queue overflows all the time (70 k queue drops in 100 s against
-//!   NewReno's 53). Holding each window at its share with the receive buffer (17 kB,
-//!   ablation) brings the ten flows to 9.3 Mb/s with 1.0 k unnecessary retransmissions.
+//!   NewReno's 53 drops). Holding each window at its share with the receive buffer
+//!   (`tcp.recv_buffer_bytes = 17000`, an ablation run with `--set`) brings the ten flows to 9.3 Mb/s with 1.0 k unnecessary retransmissions.
 //! - Loss probability in the arrival rate: l. 36 credits the accuracy of the estimate in
 //!   part to "including congestion-related packet loss probability into the packet arrival
 //!   rate calculation [6]" (Padhye et al.'s throughput model) but gives no formula and no
@@ -101,8 +102,9 @@
 //!   never bound: `receiver_caps_window = true` left a lone flow on `ewr-dumbbell` at
 //!   0 % loss at 4.75 Mb/s and ten flows at 1 % loss unchanged). Without timestamps
 //!   and without the cap oCwnd doubles (144 segments on `ewr-dumbbell` at 0.1 % loss,
-//!   10 k unnecessary retransmissions): run EWR with `tcp.timestamps = true`, as its
-//!   paper scenarios do. `receiver_rtt = "fixed"` uses `receiver_rtt_ms`. Until it has a
+//!   10 k unnecessary retransmissions): run EWR with `tcp.timestamps = true`, as l. 24's
+//!   "time-stamp based" estimation at the receiving TCP suggests (the paper does not say
+//!   its ns-2 runs turned the option on). `receiver_rtt = "fixed"` uses `receiver_rtt_ms`. Until it has a
 //!   bandwidth sample and an RTT the receiver advertises no oCwnd.
 //! - Units of Eq. 3: oCwnd is computed in segments (seg_size = the largest segment seen)
 //!   and advertised in bytes. oCwnd is floored at `min_ocwnd_segments` = 2 (not in the

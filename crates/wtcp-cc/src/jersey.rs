@@ -42,7 +42,7 @@
 //!   `faithful_jersey.rs`, which asserts more than 1.3x), where the received count stays at
 //!   or below 1.0x. With the default `dupack_credit` it peaked at 1.00x / 0.98x at 1 / 5 %
 //!   loss (the same runs). A lost ACK's data is counted by the next one, so TABE
-//!   stays immune to ACK loss.
+//!   is immune to ACK loss by construction (its effect on the estimate untested).
 //! - ABE's L_n (`abe_bytes = "cumulative_ack"`, default): what the sender knows, "the size
 //!   of the data packet acknowledged by the nth ACK" (NJ+ l.86; l.124 "the length of the
 //!   data packet referenced by the nth ACK"): one data packet per ACK. Read strictly, a
@@ -51,7 +51,7 @@
 //!   packet reaching the receiver" (l.88's MABE takes the larger of R_sn and R_rn, which
 //!   the paper expects to differ with each link's traffic, l.90 and l.124; on the two-hop
 //!   path they agree with the credit, and without it R_sn peaked at 3.4x and MABE picked
-//!   it). A duplicate ACK
+//!   it, in the same `faithful_jersey.rs` runs). A duplicate ACK
 //!   counts the segment whose arrival it reports, and a cumulative ACK its advance less what
 //!   duplicates already counted, at least one segment (`dupack_credit = true`, default; the
 //!   shared accounting of `westwood::net_of_duplicates`). The earlier reading,
@@ -79,7 +79,9 @@
 //!   loss.
 //! - RTT in Tw and in ownd (Eq. 2: ownd = RTT * R / seg_size) is SRTT by default; `rtt`
 //!   selects the latest sample (ns-3 port) or the minimum. ownd is kept in bytes and floored
-//!   at `ownd_floor_segments` (2, as the ns-3 port and algorithms.md §5.2 "max(ownd, 2)").
+//!   at `ownd_floor_segments` (2, as the ns-3 port and algorithms.md §5.2 "max(ownd, 2)";
+//!   the papers give no floor). Before any estimate or RTT sample ownd is that floor, so a
+//!   loss in the first RTT sets ssthresh to 2 segments and an unwarned timeout cwnd too.
 //! - New Jersey uses TABE; when the scenario turns timestamps off (no receiver arrival time
 //!   ever seen) it falls back to ABE rather than run with no estimate.
 //! - "A mark for this loss": a loss is warned when a congestion mark (an ACK with
@@ -118,12 +120,13 @@
 //!   time and the queue overflows (1322 drops, 248 timeouts). Ablation (one run): with
 //!   growth and `mark_response = "ignore"` the same flows average about 5 segments
 //!   instead of about 2, which suggests (one run) that the once-per-window cut to ownd (measured over the
-//!   last RTT, about the window itself) takes the growth back.
+//!   last RTT, about the window itself) takes the growth back (mechanism untested).
 //! - Three duplicate ACKs with a warning: the same rate control, Verdict::Congestion, NewReno
 //!   fast recovery; recovery ends at the reduced cwnd (not at ssthresh, which may be higher
 //!   under `cwnd_cut = "min"`). Without a warning: cwnd and ssthresh unchanged ("explicit
 //!   retransmit", algorithms.md §5.2, NJ+ §3.3, the ns-3 port), Verdict::Wireless; recovery
-//!   ends at the cwnd held at the loss.
+//!   ends at the cwnd held at the loss. NJ+ l.185 gives both three-duplicate-ACK rules for
+//!   New Jersey; applying them to Jersey too is an extension.
 //! - Timeout (NJ+ paper Fig. 3a and §3.2, which gives it for Jersey and New Jersey alike):
 //!   ssthresh = ownd; cwnd = 1 segment when warned, cwnd = ownd when not
 //!   (`timeout_without_warning = "ownd"`). algorithms.md §5.2 [REC] and the ns-3 port set

@@ -2,7 +2,8 @@
 //!
 //! J. Lee, J. Kim, M. Park, J. Koo, H. Choo, "NJ+: An Efficient Congestion Control
 //! Mechanism for Wireless Networks", KSII Transactions on Internet and Information Systems
-//! 2(6), Dec. 2008 (DOI 10.3837/tiis.2008.06.004), §3 and Figs. 2-3.
+//! 2(6), Dec. 2008 (DOI 10.3837/tiis.2008.06.004; the venue from the DOI, not printed in
+//! the text), §3 and Figs. 2-3.
 //!
 //! TCP New Jersey with three changes: MABE takes the larger of the ACK-timed and the
 //! receiver-timed bandwidth estimates; EASR restarts an unwarned timeout from the mean of
@@ -64,10 +65,11 @@
 //!   before the last one, the value "immediately prior" in the narrowest sense) is measured
 //!   inside the event, one ACK before ownd_n. `"previous_round"` takes ownd as it stood
 //!   when the current round trip began. When nothing was measured before the event (an RTO
-//!   before any clean ACK), ownd_{n-1} = ownd_n. The paper's "therefore is higher" is an
+//!   before any clean ACK), ownd_{n-1} = ownd_n under `"before_event"`; under
+//!   `"previous_ack"` or `"previous_round"` it is then 0, so cwnd = ownd_n / 2. The paper's "therefore is higher" is an
 //!   expectation, not a rule: the mean is taken as measured.
 //! - EASR (Fig. 3b): an unwarned timeout sets ssthresh = ownd_n and cwnd = (ownd_n +
-//!   ownd_{n-1}) / 2; a warned timeout is New Jersey's: cwnd = 1 segment, ssthresh =
+//!   ownd_{n-1}) / 2, at least one MSS (the floor is not in the paper); a warned timeout is New Jersey's: cwnd = 1 segment, ssthresh =
 //!   ownd_n. Both on every expiry, repeated ones included (Fig. 3b lines 05 and 09 have no
 //!   exception; `new_jersey.timeout_ssthresh = "first_expiry"` keeps ssthresh after the
 //!   first, RFC 5681 §3.1). A timeout therefore does not collapse an unwarned window
@@ -77,8 +79,9 @@
 //!   ownd_n, cwnd = min(cwnd, ownd_n).
 //! - "Warned" is New Jersey's rule: a congestion mark within `new_jersey.warning_window_rtts`
 //!   SRTTs before the last ACK that preceded the loss (see `jersey`).
-//! - The comparison baseline "TCP Westwood" (§2.3, [11]) is `westwood` with `flavour =
-//!   "ns2"` (UCLA's ns-2 TCPW-NR; see `westwood`).
+//! - The comparison baseline "TCP Westwood" (§2.3, [11]): we use `westwood` with `flavour =
+//!   "ns2"` (UCLA's ns-2 TCPW-NR; see `westwood`); which agent the authors ran is not
+//!   stated (the paper cites only Casetti et al. [11], l.29, l.333).
 
 use serde::Deserialize;
 

@@ -67,7 +67,8 @@
 //!   `tcp.timeout_count_reset = "every_timeout"`, which the `ns2` profile does not set (it
 //!   would also change `westwoodplus` in the same runs), so in `wtcp reproduce taichung`
 //!   the two follow different rules on repeated timeouts; the effect is untested.
-//!   ssthresh is floored at 2 segments (RFC 5681 eq. 4; the paper gives no floor). With no RTT sample yet the shrink factor is unknown
+//!   ssthresh is floored at 2 segments (RFC 5681 eq. 4; the paper gives no floor), and so
+//!   is cwnd after three duplicate ACKs, which is set to ssthresh. With no RTT sample yet the shrink factor is unknown
 //!   and the NewReno halving of FlightSize is used.
 //! - ECN (not in the paper): an echo applies the three-duplicate-ACK response, once per
 //!   window of data (RFC 3168 §6.1.2).

@@ -35,7 +35,8 @@
 //!   `min_rtt_of = "srtt"`. Linux uses the latest raw sample and the minimum raw sample
 //!   (`"sample"`), and forgets RTTmin on an RTO (`reset_min_rtt_on_timeout = true`).
 //! - Filter: ns-3 Tustin `bw = 0.9*bw + 0.1*(s + s_prev)/2` starting from zero, so the
-//!   estimate has a time constant of about ten RTTs (65 % of a step after ten samples) and an early loss gets ssthresh = 2 MSS.
+//!   estimate has a time constant of about ten RTTs (65 % of a step after ten samples): early estimates are low, and a loss before any
+//!   sample gets ssthresh = 2 MSS.
 //!   Linux (`filter = "linux"`): two cascaded 7/8 EWMAs started from the first sample.
 //!   `filter = "none"` is ns-3's FilterType None (bw = last sample).
 //! - Byte accounting (`accounting = "ns3"`), following ns-3's `PktsAcked` calls, except
@@ -71,7 +72,8 @@
 //!   again with a segment a duplicate already counted. With SACK, RFC 6675 recovers a burst
 //!   of losses with one partial ACK per hole: with SACK and an ACK per segment, Westwood read
 //!   1.15x the payload rate over an RTT after a slow-start overflow at 0 % loss, Prairie
-//!   1.24x, Dynamic 2.43x at 1 % loss; in that case now 1.00x (with delayed ACKs Prairie
+//!   1.24x, Dynamic 2.43x at 1 % loss (`tests/estimator_bounds.rs`'s set-ups, run when
+//!   the accounting was changed); in that case now 1.00x (with delayed ACKs Prairie
 //!   and Dynamic reach about 1.09x). The duplicates' bytes stay owed across an RTO (the
 //!   receiver still holds those segments; the ACK after the retransmission covers them).
 //!   With the `linux` accounting, credit minus `accounted` equals the bytes SND.UNA
@@ -113,7 +115,8 @@
 //!   one segment twice per partial ACK, see "Each byte once" above). Applied to every ACK
 //!   (Linux applies it on its slow path only).
 //! - Response `"paper"`: ssthresh = max(BWE * RTTmin, 2 MSS); cwnd = min(cwnd, ssthresh) on
-//!   fast retransmit, 1 MSS on RTO. RTTmin = the minimum RTT sample.
+//!   fast retransmit, 1 MSS on RTO (algorithms.md §4.1 floors only the RTO's ssthresh; the
+//!   2-MSS floor on fast retransmit is ours). RTTmin = the minimum RTT sample.
 //! - Before any estimate BWE = 0, so ssthresh = 2 MSS (as ns-3).
 //!
 //! Deviations and ambiguities resolved (Westwood, `flavour = "ns2"`): UCLA's ns-2 code,
