@@ -180,6 +180,30 @@ fn resolve_document<'py>(py: Python<'py>, text: &str, format: &str, overrides: V
     Ok((toml, toml_to_py(py, &sc.document)?))
 }
 
+/// The core's next hops (`net/routing.rs`) towards the scenario's flow end points, for the
+/// ns-3 engine's routes: `(node, destination node, "link", link, far end)` with far end 0
+/// for link end a, 1 for b; or `(node, destination node, "wifi", channel, station)`.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
+fn next_hops(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<Vec<(usize, usize, &'static str, u32, u32)>> {
+    use wtcp_engine::net::routing::Hop;
+    let sc = parse(text, format, overrides)?;
+    let mut ends: Vec<usize> = sc.flows.iter().flat_map(|f| [f.src, f.dst]).collect();
+    ends.sort_unstable();
+    ends.dedup();
+    let mut out = Vec::new();
+    for from in 0..sc.nodes.len() {
+        for &to in &ends {
+            match sc.routes.next_hop(from, to) {
+                Some(Hop::Link(dir)) => out.push((from, to, "link", dir / 2, 1 - dir % 2)),
+                Some(Hop::Wifi { channel, to: station, .. }) => out.push((from, to, "wifi", channel, station)),
+                None => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A TOML value as Python objects, as `tomllib` reads it; None for a date or time.
 fn toml_to_py<'py>(py: Python<'py>, value: &toml::Value) -> PyResult<Option<Bound<'py, PyAny>>> {
     use pyo3::IntoPyObjectExt;
@@ -523,6 +547,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_document, m)?)?;
+    m.add_function(wrap_pyfunction!(next_hops, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(capacity, m)?)?;

@@ -38,7 +38,7 @@ from typing import Any
 from wtcp.ns3.refuse import known, refuse, toml_text
 from wtcp.ns3.wifi import MAX_IP_BYTES as WIFI_MAX_IP_BYTES
 from wtcp.ns3.wifi import PROP_DELAY_NS as WIFI_PROP_DELAY_NS
-from wtcp.ns3.wifi import WifiPlan, wifi_edges, wifi_plan
+from wtcp.ns3.wifi import WifiPlan, wifi_plan
 
 # [tcp] defaults: crates/wtcp-engine/src/scenario/resolve.rs (TcpConfig::default and
 # resolve_tcp_flow) and wtcp-cc's RttConfig::default. tests/python/test_ns3.py checks them
@@ -398,8 +398,7 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
     if not wifis and is_forest(len(nodes), links):
         routes = tree_routes(len(nodes), links)
     else:
-        ends = [n for f in flows for n in (f.src, f.dst)]
-        host_routes = wtcp_routes(len(nodes), links, wifis, ends)
+        host_routes = wtcp_routes(doc, links, wifis)
     return Plan(doc.get("name", "scenario"), seed, replication, duration_ns, from_ns, to_ns, nodes, links, flows, routes, fairness, mtu, wifis, host_routes,
                 bool(metrics.get("delays", False)))
 
@@ -489,26 +488,12 @@ def link_address(link: int, end: int) -> int:
     return (10 << 24) + 4 * link + 1 + end
 
 
-def wtcp_routes(n_nodes: int, links: list[LinkPlan], wifis: list[WifiPlan], ends: list[int]) -> list[tuple[int, int, int, int, int, int]]:
-    """Host routes that send every packet along wtcp's path (net/routing.rs): fewest hops,
-    ties to the edge listed first (links, then 802.11 neighbour pairs), a node with one
-    neighbour (a stub) over its first edge. For every node, a /32 route to every address
-    of every flow end point, through the next hop's address on the edge wtcp takes."""
-    edges: list[tuple[int, int, tuple[Any, ...]]] = [(l.a, l.b, ("link", i)) for i, l in enumerate(links)]
-    edges += wifi_edges(wifis)
-    adj: list[list[tuple[int, tuple[Any, ...], int]]] = [[] for _ in range(n_nodes)]  # (neighbour, edge, side of this node)
-    for a, b, e in edges:
-        adj[a].append((b, e, 0))
-        adj[b].append((a, e, 1))
-    transit = [any(v != nb[0][0] for v, _, _ in nb) if nb else False for nb in adj]
-
-    def hop(v: int, k: int) -> tuple[int, int, int]:
-        """(gateway address, kind, index) of v's k-th edge."""
-        _, e, side = adj[v][k]
-        if e[0] == "link":
-            return link_address(e[1], 1 - side), 0, e[1]
-        _, c, i, j = e
-        return wifis[c].address(j if side == 0 else i), 1, c
+def wtcp_routes(doc: dict[str, Any], links: list[LinkPlan], wifis: list[WifiPlan]) -> list[tuple[int, int, int, int, int, int]]:
+    """Host routes that send every packet along wtcp's path: for every node, a /32 route to
+    every address of every flow end point, through the next hop the core's route table
+    (net/routing.rs) names, at that neighbour's address on the edge it takes."""
+    from wtcp import _core
+    from wtcp.scenario import dict_to_json
 
     addresses: dict[int, list[int]] = {}
     for i, l in enumerate(links):
@@ -517,29 +502,12 @@ def wtcp_routes(n_nodes: int, links: list[LinkPlan], wifis: list[WifiPlan], ends
     for w in wifis:
         for s, n in enumerate(w.nodes):
             addresses.setdefault(n, []).append(w.address(s))
-
+    text, overrides = dict_to_json(doc)
     out = []
-    for d in dict.fromkeys(ends):
-        # Breadth-first from d over transit nodes; a node's hop is its first edge to its parent.
-        first: dict[int, int] = {}
-        seen = {d}
-        queue = [d]
-        for u in queue:
-            for w, _, _ in adj[u]:
-                if w in seen:
-                    continue
-                seen.add(w)
-                if not transit[w]:
-                    continue
-                first[w] = next(k for k, (x, _, _) in enumerate(adj[w]) if x == u)
-                queue.append(w)
-        for v in range(n_nodes):
-            if v == d or v not in seen or not adj[v]:
-                continue
-            k = first[v] if transit[v] else 0
-            gateway, kind, idx = hop(v, k)
-            # (The neighbour's own address on the edge taken is connected: no route.)
-            out.extend((v, a, 0xFFFFFFFF, gateway, kind, idx) for a in addresses.get(d, []) if a != gateway)
+    for v, d, kind, index, far in _core.next_hops(text, "json", overrides):
+        gateway = link_address(index, far) if kind == "link" else wifis[index].address(far)
+        # (The neighbour's own address on the edge taken is connected: no route.)
+        out.extend((v, a, 0xFFFFFFFF, gateway, 0 if kind == "link" else 1, index) for a in addresses.get(d, []) if a != gateway)
     return out
 
 

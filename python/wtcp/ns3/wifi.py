@@ -32,8 +32,6 @@ EIFS where wtcp defers DIFS).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -239,24 +237,3 @@ def _queue_plan(p: str, q: dict[str, Any] | None, stated: int | None) -> tuple[i
     limit = int(q.get("limit_packets") or stated or FQ_CODEL_DEFAULTS["limit_packets"])
     fq = FqCodelPlan(limit, round(v["target_ms"] * 1e6), round(v["interval_ms"] * 1e6), bool(v["ecn"]), int(v["quantum_bytes"]), int(v["flows"]), int(v["drop_batch"]))
     return limit, fq
-
-
-@lru_cache(maxsize=1)
-def _libm_hypot() -> Any:
-    """The C library's hypot, which wtcp's resolver (Rust's f64::hypot) and wifi.cc
-    (std::hypot) use: Python's math.hypot may differ by one ulp, at a range's edge."""
-    f = ctypes.CDLL(ctypes.util.find_library("m")).hypot
-    f.argtypes, f.restype = (ctypes.c_double, ctypes.c_double), ctypes.c_double
-    return f
-
-
-def wifi_edges(plans: list[WifiPlan]) -> list[tuple[int, int, tuple[str, int, int, int]]]:
-    """wtcp's neighbour edges (scenario/resolve.rs): every pair of stations i < j of a channel
-    within transmission range, channel by channel, as (node a, node b, ("wifi", c, i, j))."""
-    out = []
-    for c, w in enumerate(plans):
-        for i in range(len(w.nodes)):
-            for j in range(i + 1, len(w.nodes)):
-                if _libm_hypot()(w.xs[i] - w.xs[j], w.ys[i] - w.ys[j]) <= w.tx_range:
-                    out.append((w.nodes[i], w.nodes[j], ("wifi", c, i, j)))
-    return out
