@@ -180,12 +180,15 @@ fn resolve_document<'py>(py: Python<'py>, text: &str, format: &str, overrides: V
     Ok((toml, toml_to_py(py, &sc.document)?))
 }
 
+/// `(node, destination node, "link" | "wifi", link or channel, far end or station)`.
+type NextHop = (usize, usize, &'static str, u32, u32);
+
 /// The core's next hops (`net/routing.rs`) towards the scenario's flow end points, for the
 /// ns-3 engine's routes: `(node, destination node, "link", link, far end)` with far end 0
 /// for link end a, 1 for b; or `(node, destination node, "wifi", channel, station)`.
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
-fn next_hops(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<Vec<(usize, usize, &'static str, u32, u32)>> {
+fn next_hops(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<Vec<NextHop>> {
     use wtcp_engine::net::routing::Hop;
     let sc = parse(text, format, overrides)?;
     let mut ends: Vec<usize> = sc.flows.iter().flat_map(|f| [f.src, f.dst]).collect();
