@@ -7,7 +7,7 @@
 """
 
 from wtcp._core import RunControl, __version__
-from wtcp.errors import RunStopped, ScenarioError, SimulationError
+from wtcp.errors import LinuxEngineUnavailable, RunStopped, ScenarioError, SimulationError
 from wtcp.result import Result, Traces
 from wtcp.scenario import Scenario, builtin_scenario_path, load, run
 
@@ -22,6 +22,7 @@ __all__ = [
     "builtin_scenario_path",
     "RunControl",
     "RunStopped",
+    "LinuxEngineUnavailable",
     "ScenarioError",
     "SimulationError",
     "__version__",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from wtcp import _core
-from wtcp.errors import CliError, Interrupted, ScenarioError, SimulationError
+from wtcp.errors import CliError, Interrupted, LinuxEngineUnavailable, ScenarioError, SimulationError
 from wtcp.result import ENGINES, TRACE_TABLES
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, builtin_scenarios
 from wtcp.terminal import markup_safe, visible
@@ -174,7 +174,7 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object, nothing else.")
 @click.option("--trace", "trace_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Record traces and write them as CSV files into DIR, streamed during the run (bounded memory).")
 @click.option("--pcap", "pcap_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Write a pcap file (headers only) per link direction and 802.11 station into DIR, for Wireshark or tcpdump (docs/pcap.md).")
-@click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp, or the same scenario translated to ns-3 3.44 (needs wtcp[ns3]).")
+@click.option("--engine", type=click.Choice(ENGINES), default="wtcp", show_default=True, help="Simulator: wtcp; the same scenario translated to ns-3 3.44 (needs wtcp[ns3]); or linux: the flows as this machine's kernel sockets over wtcp's links in real time (root; wall time = simulated time).")
 @click.option("--ns3-attribute", "ns3_attributes", multiple=True, metavar="NAME=VALUE", help="With --engine ns3: an extra ns-3 TcpSocketBase attribute, e.g. Sack=true (repeatable).")
 @click.option("--profile", "profile_name", metavar="NAME", help="Whose defaults fill what the scenario leaves out: rfc (default), ns2, ns3, qualnet, linux (`wtcp profile show NAME`).")
 def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_json: bool, trace_dir: Path | None, pcap_dir: Path | None, engine: str, ns3_attributes: tuple[str, ...], profile_name: str | None) -> None:
@@ -196,11 +196,16 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
     try:
         with scenario_errors(file):
             scenario = scenario.with_text_overrides(sets)
+            if engine == "linux":
+                seconds = scenario.document.get("run", {}).get("duration_s", "the scenario's")
+                click.echo(f"linux engine: real time, the run takes {seconds} s of wall time (Ctrl-C stops it)", err=True)
             with run_progress(control, scenario.name, Console(stderr=True)):
                 # wtcp streams the traces into DIR as the run goes (bounded memory).
                 streamed = trace_dir if engine == "wtcp" else None
                 result = scenario.run(seed=seed, trace=True if trace_dir else None, engine=engine, ns3_attributes=ns3_attributes, control=control, trace_dir=streamed, pcap_dir=pcap_dir)
     except KeyboardInterrupt:
+        if engine == "linux":
+            raise Interrupted("interrupted; the linux engine's namespaces and devices are gone") from None
         if control is None or not control.duration_seconds:
             raise
         raise Interrupted(f"interrupted at simulated t = {control.sim_seconds:.1f} s of {seconds_text(control.duration_seconds)} s") from None
@@ -362,7 +367,7 @@ def user_errors() -> tuple[type[BaseException], ...]:
     `StoreError` (a result store locked, corrupt, not DuckDB or not a wtcp store),
     `SweepError` (a sweep file's mistake), `ReportError` (an output folder whose
     summary.json points outside it), `Ns3Unavailable`."""
-    out: list[type[BaseException]] = [CliError, ScenarioError]
+    out: list[type[BaseException]] = [CliError, ScenarioError, LinuxEngineUnavailable]
     for module, name in (("wtcp.sweep.store", "StoreError"), ("wtcp.sweep.spec", "SweepError"), ("wtcp.htmlreport", "ReportError"), ("wtcp.ns3.refuse", "Ns3Unavailable")):
         loaded = sys.modules.get(module)
         if loaded is not None:

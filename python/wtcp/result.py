@@ -22,7 +22,7 @@ SUMMARY_KEYS = ("engine", "scenario", "profile", "seed", "replication", "jain_fa
 TRACE_TABLES = ("flows", "cc", "queues", "losses", "drops")
 # Per-flow delay results, ms (null, then NaN, where a flow has no samples).
 DELAY_COLUMNS = ("delay_mean_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms")
-ENGINES = ("wtcp", "ns3")
+ENGINES = ("wtcp", "ns3", "linux")
 
 
 def with_engine(metrics_json: str, engine: str) -> str:

@@ -230,9 +230,13 @@ class Scenario:
     ) -> Result:
         """Run the scenario. `seed` and `replication` override `[run]`; `trace` turns the
         time series on or off (None: as the document's `[trace]` says; giving
-        `trace_interval_ms` turns it on). `engine` is "wtcp" (this simulator) or "ns3"
+        `trace_interval_ms` turns it on). `engine` is "wtcp" (this simulator), "ns3"
         (the same scenario translated to ns-3 3.44, see `wtcp.ns3`; it raises
-        `Ns3TranslationError`, a `ScenarioError`, for what ns-3 cannot reproduce).
+        `Ns3TranslationError`, a `ScenarioError`, for what ns-3 cannot reproduce) or
+        "linux" (the flows as the machine's own kernel sockets over wtcp's links in real
+        time, docs/linux-engine.md; wall time equals simulated time; it raises
+        `ScenarioError` for what the kernel cannot be told and `LinuxEngineUnavailable`
+        without root, namespaces or /dev/net/tun).
         `ns3_attributes` ("Name=value") are extra ns-3 TcpSocketBase attributes for an
         experiment beyond the scenario, e.g. "Sack=true" (ns3 engine only).
 
@@ -273,6 +277,14 @@ class Scenario:
 
             scenario, notice = self.with_text_overrides(extra).with_engine_profile("ns3")
             metrics = run_document(scenario.document, ns3_attributes)
+            if notice:
+                raw = json.loads(metrics)
+                raw["warnings"] = [notice, *raw.get("warnings", [])]
+                metrics = json.dumps(raw, allow_nan=False, separators=(",", ":"))
+            return Result(metrics)
+        if engine == "linux":
+            scenario, notice = self.with_text_overrides(extra).with_engine_profile("linux")
+            metrics = _core.run_linux(scenario._text, scenario._format, scenario._overrides)
             if notice:
                 raw = json.loads(metrics)
                 raw["warnings"] = [notice, *raw.get("warnings", [])]

@@ -223,6 +223,17 @@ impl EventQueue {
         Some((e.time(), e.event))
     }
 
+    /// When the next event is due (None: nothing pending). For a caller that waits in
+    /// real time between events (the Linux engine's relay).
+    pub fn next_time(&self) -> Option<Time> {
+        if self.in_heap {
+            let n = self.near.peek().map(Entry::time);
+            let f = self.far.peek().map(Entry::time);
+            return n.into_iter().chain(f).min();
+        }
+        self.sorted.last().map(Entry::time)
+    }
+
     /// Events processed so far.
     pub fn processed(&self) -> u64 {
         self.popped

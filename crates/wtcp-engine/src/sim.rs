@@ -8,18 +8,18 @@ use wtcp_cc::HostShared;
 
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{jain_index, DelayHistogram, Oracle, TcpCounters};
+use crate::net::build::{link_dirs, period, schedule_link_events, OutageGen};
 use crate::net::link::{LinkDir, TxOutcome};
-use crate::net::loss::LossModel;
 use crate::net::routing::{Hop, RouteTable};
 use crate::wifi::{WifiChannel, WifiOutcome};
 use crate::net::DropCause;
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::pcap::PacketTap;
 use crate::result::{DropResult, FlowResult, RunResult, Traces, WifiStationResult};
-use crate::rng::{exponential, stream, SimRng};
-use crate::scenario::{FlowApp, MacHint, OnOffCfg, RandomOutageCfg, Scenario};
+use crate::rng::{stream, SimRng};
+use crate::scenario::{FlowApp, MacHint, OnOffCfg, Scenario};
 use crate::tcp::{LossEvent, Receiver, Sender, SenderIo, SENDER_TRACE_COLUMNS};
-use crate::time::{secs, to_secs, tx_time, Time};
+use crate::time::{to_secs, tx_time, Time};
 
 /// UDP + IP header bytes.
 const UDP_OVERHEAD: u32 = 28;
@@ -118,11 +118,6 @@ impl Flow {
     }
 }
 
-struct OutageGen {
-    cfg: RandomOutageCfg,
-    rng: SimRng,
-}
-
 /// The simulation state.
 pub struct World<'s> {
     sc: &'s Scenario,
@@ -153,30 +148,7 @@ pub struct World<'s> {
 impl<'s> World<'s> {
     pub fn new(sc: &'s Scenario) -> Self {
         let label = |s: String| stream(sc.seed, sc.replication, &s);
-        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
-        let mut outage_gens = Vec::with_capacity(sc.links.len() * 2);
-        for (li, l) in sc.links.iter().enumerate() {
-            for (d, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
-                let imp = &l.dirs[d];
-                let tag = format!("link:{}:{}->{}", l.name, sc.nodes[from], sc.nodes[to]);
-                let loss = imp.loss.clone().map(|spec| LossModel::new(spec, label(format!("{tag}:loss"))));
-                dirs.push(LinkDir::new(
-                    (li * 2 + d) as u32,
-                    from as u32,
-                    to as u32,
-                    l.rate_bps,
-                    l.delay,
-                    l.link_header_bytes,
-                    &l.queue,
-                    label(format!("{tag}:aqm")),
-                    loss,
-                    imp.applies_to,
-                    imp.arq,
-                )
-                .with_capacity(imp.capacity.clone()));
-                outage_gens.push(imp.random_outages.clone().map(|cfg| OutageGen { cfg, rng: label(format!("{tag}:outages")) }));
-            }
-        }
+        let (dirs, outage_gens) = link_dirs(sc);
         let flows = sc
             .flows
             .iter()
@@ -266,23 +238,7 @@ impl<'s> World<'s> {
                 self.ev.schedule(stop, Event::AppStop { flow: i as u32 });
             }
         }
-        for (li, l) in sc.links.iter().enumerate() {
-            for d in 0..2 {
-                let dir = (li * 2 + d) as u32;
-                for &(start, len) in &l.dirs[d].outages {
-                    self.ev.schedule(start, Event::Outage { dir, begin: true });
-                    self.ev.schedule(start + len, Event::Outage { dir, begin: false });
-                }
-                for &(start, len, extra) in &l.dirs[d].delay_spikes {
-                    self.ev.schedule(start, Event::DelaySpike { dir, extra });
-                    self.ev.schedule(start + len, Event::DelaySpike { dir, extra: 0 });
-                }
-                if let Some(g) = self.outage_gens[dir as usize].as_mut() {
-                    let first = g.cfg.from.saturating_add(secs(exponential(&mut g.rng, g.cfg.mean_interval)));
-                    self.ev.schedule(first, Event::RandomOutage { dir });
-                }
-            }
-        }
+        schedule_link_events(sc, &mut self.ev, &mut self.outage_gens);
         self.ev.schedule(sc.measure_to, Event::MeasureEnd);
         if sc.trace_interval.is_some() {
             self.ev.schedule(0, Event::TraceSample);
@@ -407,8 +363,7 @@ impl<'s> World<'s> {
             Event::Outage { dir, begin } => self.set_outage(dir, begin),
             Event::RandomOutage { dir } => {
                 let g = self.outage_gens[dir as usize].as_mut().expect("random outage without a generator");
-                let len = period(g.cfg.duration, g.cfg.exponential, &mut g.rng);
-                let next = secs(exponential(&mut g.rng, g.cfg.mean_interval));
+                let (len, next) = g.draw();
                 self.set_outage(dir, true);
                 self.ev.schedule(self.now + len, Event::Outage { dir, begin: false });
                 // Saturating: a mean interval of ages (a count near 0) means no further outage.
@@ -1003,15 +958,6 @@ fn starved_warnings(sc: &Scenario, starved: &[(Starved, usize)]) -> Vec<String> 
 
 fn secs_f(t: Time) -> f64 {
     t as f64 / 1e9
-}
-
-/// Length of one on or off period.
-fn period(mean: Time, exponential_len: bool, rng: &mut SimRng) -> Time {
-    if exponential_len {
-        secs(exponential(rng, to_secs(mean))).max(1)
-    } else {
-        mean
-    }
 }
 
 /// Run a scenario to completion.

@@ -40,6 +40,13 @@ create_exception!(
     "A run ended before its end time: `RunControl.stop()` was called, or it exceeded its wall-time or memory limit. Attributes: `reason` (\"stopped\", \"timeout\" or \"memory\"), `sim_seconds` (simulated time reached), `duration_seconds`, `events`."
 );
 
+create_exception!(
+    _core,
+    LinuxEngineUnavailable,
+    PyRuntimeError,
+    "The linux engine cannot run here: it needs root, network namespaces and /dev/net/tun (the message names what is missing)."
+);
+
 /// Progress and stop request of one run, shared between the run and Python.
 #[derive(Default)]
 struct Shared {
@@ -545,8 +552,59 @@ fn param_list<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo]) -> PyResult<B
     Ok(list)
 }
 
+/// Run the scenario on the machine's own kernel (`wtcp-linux`): its flows as kernel
+/// sockets in network namespaces over wtcp's link models in real time; the metrics JSON.
+/// Wall time equals simulated time; Ctrl-C (KeyboardInterrupt) stops it within 0.1 s and
+/// removes everything it made. Raises `ScenarioError` for what the kernel cannot be told
+/// (the field) and `LinuxEngineUnavailable` without root, namespaces or TUN.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
+fn run_linux(py: Python<'_>, text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
+    let sc = parse(text, format, overrides)?;
+    let stop = AtomicBool::new(false);
+    let signals = is_main_thread(py)?;
+    let result = std::thread::scope(|s| {
+        let job = s.spawn(|| wtcp_linux::run(&sc, &stop));
+        let mut interrupted = None;
+        while !job.is_finished() {
+            py.detach(|| std::thread::sleep(Duration::from_millis(50)));
+            if signals && interrupted.is_none() {
+                if let Err(e) = py.check_signals() {
+                    stop.store(true, Relaxed);
+                    interrupted = Some(e);
+                }
+            }
+        }
+        let out = job.join();
+        (out, interrupted)
+    });
+    match result {
+        (_, Some(e)) => Err(e),
+        (Ok(Ok(json)), None) => Ok(json),
+        (Ok(Err(wtcp_linux::EngineError::Scenario(e))), None) => Err(scenario_err(e)),
+        (Ok(Err(wtcp_linux::EngineError::Unavailable(why))), None) => Err(LinuxEngineUnavailable::new_err(why)),
+        (Ok(Err(wtcp_linux::EngineError::Io(e))), None) => Err(PyOSError::new_err(format!("the linux engine: {e}"))),
+        (Err(_), None) => Err(SimulationError::new_err("the linux engine panicked (a bug; please report it)")),
+    }
+}
+
+/// Check a scenario against the kernel without running it: None, or raises as `run_linux`.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
+fn check_linux(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<()> {
+    let sc = parse(text, format, overrides)?;
+    wtcp_linux::check(&sc).map(|_| ()).map_err(|e| match e {
+        wtcp_linux::EngineError::Scenario(e) => scenario_err(e),
+        wtcp_linux::EngineError::Unavailable(why) => LinuxEngineUnavailable::new_err(why),
+        wtcp_linux::EngineError::Io(e) => PyOSError::new_err(e.to_string()),
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_linux, m)?)?;
+    m.add_function(wrap_pyfunction!(check_linux, m)?)?;
+    m.add("LinuxEngineUnavailable", m.py().get_type::<LinuxEngineUnavailable>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_document, m)?)?;

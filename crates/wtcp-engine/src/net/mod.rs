@@ -1,5 +1,6 @@
 //! The network: routing, link directions (queue, transmitter, pipe) and impairments.
 
+pub mod build;
 pub mod capacity;
 pub mod codel;
 pub mod fq_codel;

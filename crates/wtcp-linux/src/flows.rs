@@ -1,0 +1,169 @@
+//! The flows' applications, one thread each, on kernel sockets: a bulk TCP sender and
+//! its receiver, a paced UDP (CBR) sender and its receiver. Every loop wakes at least
+//! every 10 ms to see the stop flag.
+
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Mutex;
+
+use wtcp_engine::time::{tx_time, Time};
+
+use crate::clock::{monotonic_ns, Clock};
+use crate::sock;
+
+/// Where a flow's sockets live for the whole run, so that the sampler can read their
+/// `TCP_INFO` after the application is done (closed when the run ends).
+#[derive(Default)]
+pub struct Slots {
+    pub sender: Mutex<Option<OwnedFd>>,
+    pub receiver: Mutex<Option<OwnedFd>>,
+    /// The receiver's descriptor once accepted (-1 before).
+    pub receiver_fd: AtomicI32,
+    pub sender_fd: AtomicI32,
+    /// Datagrams a UDP sender handed to its kernel.
+    pub datagrams_sent: std::sync::atomic::AtomicU64,
+}
+
+impl Slots {
+    pub fn new() -> Slots {
+        Slots { receiver_fd: AtomicI32::new(-1), sender_fd: AtomicI32::new(-1), ..Default::default() }
+    }
+}
+
+/// What a UDP receiver saw inside the measurement window.
+#[derive(Default, Debug)]
+pub struct UdpStats {
+    pub packets: u64,
+    pub bytes: u64,
+    pub window_packets: u64,
+    pub window_bytes: u64,
+    /// One-way delays inside the window, ns.
+    pub delays: Vec<u64>,
+    pub max_seq: Option<u64>,
+}
+
+const CHUNK: usize = 1 << 16;
+
+/// Where and when a sender sends: its receiver's address, the run's clock, its start
+/// and its stop (run time).
+#[derive(Clone, Copy, Debug)]
+pub struct Schedule {
+    pub to: [u8; 4],
+    pub clock: Clock,
+    pub start: Time,
+    pub stop_at: Time,
+}
+
+/// Bulk TCP sender: connect at `start`, write until `bytes` are written, `stop_at`, or stop.
+pub fn tcp_send(fd: OwnedFd, at: Schedule, bytes: Option<u64>, slots: &Slots, stop: &AtomicBool) -> std::io::Result<()> {
+    let Schedule { to, clock, start, stop_at } = at;
+    clock.sleep_until(start);
+    sock::connect(&fd, to)?;
+    let raw = fd.as_raw_fd();
+    slots.sender_fd.store(raw, Ordering::Release);
+    *slots.sender.lock().expect("slot") = Some(fd);
+    let buf = vec![0x5au8; CHUNK];
+    let mut left = bytes.unwrap_or(u64::MAX);
+    while left > 0 && !stop.load(Ordering::Relaxed) && clock.now() < stop_at {
+        if !sock::wait(raw, libc::POLLOUT, 10) {
+            continue;
+        }
+        let n = CHUNK.min(left.min(CHUNK as u64) as usize);
+        // SAFETY: buf holds at least n bytes.
+        let w = unsafe { libc::send(raw, buf.as_ptr().cast(), n, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) };
+        if w > 0 {
+            left -= w as u64;
+        } else if w < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::WouldBlock {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// TCP receiver: accept, then read and discard until the end of the data or stop.
+pub fn tcp_receive(listener: OwnedFd, slots: &Slots, stop: &AtomicBool) -> std::io::Result<()> {
+    while !sock::wait(listener.as_raw_fd(), libc::POLLIN, 10) {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+    }
+    let conn = sock::accept(&listener)?;
+    let raw = conn.as_raw_fd();
+    slots.receiver_fd.store(raw, Ordering::Release);
+    *slots.receiver.lock().expect("slot") = Some(conn);
+    let mut buf = vec![0u8; CHUNK];
+    while !stop.load(Ordering::Relaxed) {
+        if !sock::wait(raw, libc::POLLIN, 10) {
+            continue;
+        }
+        // SAFETY: buf is a valid writable buffer of its length.
+        let r = unsafe { libc::recv(raw, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        if r == 0 {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Paced UDP sender: datagrams of `payload` bytes (a sequence number and the send time
+/// first) every `tx_time(payload, rate)` (the scenario's rate is the payload rate, as
+/// the simulator's CBR source), on an absolute schedule, so a late wake-up
+/// is caught up and the mean rate is the configured one.
+pub fn udp_send(fd: OwnedFd, at: Schedule, rate_bps: f64, payload: u32, stop: &AtomicBool, sent: &std::sync::atomic::AtomicU64) -> std::io::Result<()> {
+    let Schedule { to, clock, start, stop_at } = at;
+    // SAFETY: prctl on this thread only (1 ns timer slack for the pacing sleeps).
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    let interval = tx_time(payload, rate_bps).max(1);
+    let sa = sock::sockaddr(to, sock::PORT);
+    let mut buf = vec![0u8; payload.max(16) as usize];
+    let mut k: u64 = 0;
+    loop {
+        let t = start + k * interval;
+        if t >= stop_at || stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        clock.sleep_until(t);
+        buf[..8].copy_from_slice(&k.to_le_bytes());
+        buf[8..16].copy_from_slice(&monotonic_ns().to_le_bytes());
+        // SAFETY: buf and sa are valid for their lengths.
+        let n = unsafe { libc::sendto(fd.as_raw_fd(), buf.as_ptr().cast(), payload as usize, 0, (&sa as *const libc::sockaddr_in).cast(), std::mem::size_of::<libc::sockaddr_in>() as u32) };
+        if n > 0 {
+            sent.fetch_add(1, Ordering::Relaxed);
+        }
+        k += 1;
+    }
+}
+
+/// UDP receiver: count datagrams and their one-way delays inside [from, to).
+pub fn udp_receive(fd: RawFd, clock: Clock, from: Time, to: Time, stop: &AtomicBool) -> UdpStats {
+    let mut st = UdpStats::default();
+    let mut buf = vec![0u8; 65536];
+    while !stop.load(Ordering::Relaxed) {
+        if !sock::wait(fd, libc::POLLIN, 10) {
+            continue;
+        }
+        loop {
+            // SAFETY: buf is a valid writable buffer of its length.
+            let r = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+            if r < 16 {
+                break;
+            }
+            let mono = monotonic_ns();
+            let now = clock.of(mono);
+            let seq = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
+            let sent = u64::from_le_bytes(buf[8..16].try_into().expect("8 bytes"));
+            st.packets += 1;
+            st.bytes += r as u64;
+            st.max_seq = Some(st.max_seq.map_or(seq, |m| m.max(seq)));
+            if (from..to).contains(&now) {
+                st.window_packets += 1;
+                st.window_bytes += r as u64;
+                st.delays.push(mono.saturating_sub(sent));
+            }
+        }
+    }
+    st
+}

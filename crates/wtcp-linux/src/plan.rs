@@ -1,0 +1,171 @@
+//! What the kernel runs for a scenario, or the field it cannot be told.
+//!
+//! The engine runs with the `linux` profile (`profile.rs`): every TCP option the scenario
+//! leaves out is Linux's. What remains is checked against what a namespace's kernel can
+//! be told:
+//! - through a sysctl of the sender's and receiver's namespaces: `tcp.timestamps`
+//!   (`net.ipv4.tcp_timestamps`), `tcp.sack` (`tcp_sack`), `tcp.ecn` (`tcp_ecn`: 1 asks
+//!   for ECN, 2 only accepts it), `tcp.frto` (`tcp_frto`), `tcp.dupack_threshold`
+//!   (`tcp_reordering`), `tcp.send_buffer_bytes` / `tcp.recv_buffer_bytes` (the maximum
+//!   of `tcp_wmem` / `tcp_rmem`);
+//! - through the TUN device's MTU: `tcp.mss_bytes` (MTU = MSS + 40 + 12 with timestamps,
+//!   so the kernel's own MSS is the scenario's);
+//! - per socket: the flow's algorithm (`TCP_CONGESTION`).
+//!
+//! Every other TCP option must equal the `linux` profile's value (Linux has no knob for
+//! it); a scenario that states another is refused with the field, its value and Linux's.
+//! `tcp.recovery` is not compared: Linux reduces by PRR with or without SACK.
+//! Refused too: on/off applications (`flows.N.on_off`), traces (`trace.enabled`, not recorded yet), 802.11 channels (the relay carries wired links only), a flow's
+//! algorithm the kernel does not offer, algorithm parameters other than the profile's,
+//! `tcp.initial_cwnd_segments` other than 10 and `tcp.rto_min_s` other than 0.2 (route
+//! metrics, not set by this engine yet).
+
+use wtcp_engine::scenario::{FlowApp, Scenario, ScenarioError, TcpConfig};
+
+/// wtcp's algorithm names that are the kernel's module of another name.
+const KERNEL_NAMES: &[(&str, &str)] = &[("newreno", "reno"), ("reno", "reno"), ("cubic", "cubic"), ("bbr", "bbr")];
+
+/// One flow as the kernel runs it.
+#[derive(Clone, Debug)]
+pub enum FlowPlan {
+    Tcp { cc: String, bytes: Option<u64>, sysctls: Vec<(&'static str, String)>, mtu: u32 },
+    Cbr { rate_bps: f64, payload_bytes: u32 },
+}
+
+/// The kernel's plan of every flow of `sc`, or the first field it cannot run.
+/// `available`: the kernel's algorithms (`tcp_available_congestion_control`).
+pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, ScenarioError> {
+    if sc.trace_interval.is_some() {
+        return Err(ScenarioError::new("trace.enabled", "is true; the linux engine records no time series yet; allowed: false"));
+    }
+    if let Some(w) = sc.wifi.first() {
+        return Err(ScenarioError::new("wifi.0", format!("802.11 channel `{}`: the linux engine's relay carries wired links only; allowed: links", w.name)));
+    }
+    let baseline = baseline()?;
+    let mut plans = Vec::with_capacity(sc.flows.len());
+    for (i, f) in sc.flows.iter().enumerate() {
+        if f.on_off.is_some() {
+            return Err(ScenarioError::new(format!("flows.{i}.on_off"), "the linux engine's applications send without pauses; allowed: leave on_off out"));
+        }
+        plans.push(match &f.app {
+            FlowApp::Cbr(c) => FlowPlan::Cbr { rate_bps: c.rate_bps, payload_bytes: c.packet_bytes },
+            FlowApp::Tcp(t) => {
+                let name = t.cc.name();
+                let kernel = KERNEL_NAMES.iter().find(|(w, _)| *w == name).map(|(_, k)| *k).unwrap_or(name);
+                if !available.iter().any(|a| a == kernel) {
+                    return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{name}`; the kernel has no such congestion control; allowed: {} (the kernel's tcp_available_congestion_control; newreno runs as reno)", available.join(", "))));
+                }
+                if baseline_cc(name).as_ref() != Some(&t.cc) {
+                    return Err(ScenarioError::new(format!("flows.{i}.cc_params"), format!("the kernel's `{kernel}` takes no parameters from a scenario; allowed: leave cc_params out (the linux profile's values)")));
+                }
+                check_fixed(&t.tcp, &baseline.tcp, &f.name)?;
+                FlowPlan::Tcp { cc: kernel.to_string(), bytes: t.bytes, sysctls: sysctls(&t.tcp), mtu: mtu(&t.tcp) }
+            }
+        });
+    }
+    Ok(plans)
+}
+
+/// The TUN MTU that gives the kernel the scenario's MSS.
+pub fn mtu(t: &TcpConfig) -> u32 {
+    t.mss + t.packet_overhead()
+}
+
+/// The namespace sysctls of a TCP flow's two hosts.
+fn sysctls(t: &TcpConfig) -> Vec<(&'static str, String)> {
+    let b = |v: bool| if v { "1" } else { "0" }.to_string();
+    vec![
+        ("net/ipv4/tcp_timestamps", b(t.timestamps)),
+        ("net/ipv4/tcp_sack", b(t.sack)),
+        ("net/ipv4/tcp_dsack", b(t.sack)),
+        ("net/ipv4/tcp_ecn", if t.ecn { "1" } else { "2" }.to_string()),
+        ("net/ipv4/tcp_frto", if t.frto { "2" } else { "0" }.to_string()),
+        ("net/ipv4/tcp_reordering", t.dupack_threshold.to_string()),
+        ("net/ipv4/tcp_wmem", format!("4096 16384 {}", t.send_buffer_bytes.max(4096))),
+        ("net/ipv4/tcp_rmem", format!("4096 131072 {}", t.recv_buffer_bytes.max(4096))),
+        // Each run starts from nothing: no cached metrics of an earlier connection.
+        ("net/ipv4/tcp_no_metrics_save", "1".to_string()),
+    ]
+}
+
+struct Baseline {
+    tcp: TcpConfig,
+}
+
+const BASELINE: &str = r#"
+profile = "linux"
+[run]
+duration_s = 1
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+a = "a"
+b = "b"
+rate_mbps = 10
+delay_ms = 1
+[[flows]]
+src = "a"
+dst = "b"
+"#;
+
+/// The `linux` profile's TCP options (what the kernel does where it has no knob).
+fn baseline() -> Result<Baseline, ScenarioError> {
+    let sc = Scenario::from_toml_str(BASELINE, &[])?;
+    match &sc.flows[0].app {
+        FlowApp::Tcp(t) => Ok(Baseline { tcp: t.tcp.clone() }),
+        FlowApp::Cbr(_) => Err(ScenarioError::new("", "the linux baseline has no TCP flow")),
+    }
+}
+
+/// The `linux` profile's parameters of algorithm `name` (None: wtcp cannot build it alone).
+fn baseline_cc(name: &str) -> Option<wtcp_cc::CcConfig> {
+    let text = format!("{BASELINE}cc = \"{name}\"\n");
+    Scenario::from_toml_str(&text, &[]).ok().and_then(|sc| match &sc.flows[0].app {
+        FlowApp::Tcp(t) => Some(t.cc.clone()),
+        FlowApp::Cbr(_) => None,
+    })
+}
+
+/// Every TCP option Linux has no knob for must be the linux profile's.
+fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), ScenarioError> {
+    let s = |v: f64| format!("{v}");
+    let secs = |ns: u64| s(ns as f64 / 1e9);
+    let fixed: [(&str, String, String); 21] = [
+        ("header_bytes", t.header_bytes.to_string(), linux.header_bytes.to_string()),
+        ("initial_cwnd_segments", s(t.initial_cwnd_segments), s(linux.initial_cwnd_segments)),
+        ("initial_ssthresh_segments", format!("{:?}", t.initial_ssthresh_segments), format!("{:?}", linux.initial_ssthresh_segments)),
+        ("rto_initial_s", secs(t.rtt.initial_rto), secs(linux.rtt.initial_rto)),
+        ("rto_min_s", secs(t.rtt.min_rto), secs(linux.rtt.min_rto)),
+        ("rto_max_s", secs(t.rtt.max_rto), secs(linux.rtt.max_rto)),
+        ("clock_granularity_s", secs(t.rtt.granularity), secs(linux.rtt.granularity)),
+        ("max_backoff", t.rtt.max_backoff.to_string(), linux.rtt.max_backoff.to_string()),
+        ("rtt_sampling", format!("{:?}", t.rtt_sampling), format!("{:?}", linux.rtt_sampling)),
+        ("limited_transmit", t.limited_transmit.to_string(), linux.limited_transmit.to_string()),
+        ("delayed_ack", t.delayed_ack.to_string(), linux.delayed_ack.to_string()),
+        ("delayed_ack_count", t.delayed_ack_count.to_string(), linux.delayed_ack_count.to_string()),
+        ("delayed_ack_timeout_s", secs(t.delayed_ack_timeout), secs(linux.delayed_ack_timeout)),
+        ("ecn_echo", format!("{:?}", t.ecn_echo), format!("{:?}", linux.ecn_echo)),
+        ("partial_ack_timer", format!("{:?}", t.partial_ack_timer), format!("{:?}", linux.partial_ack_timer)),
+        ("backoff_reset", format!("{:?}", t.backoff_reset), format!("{:?}", linux.backoff_reset)),
+        ("handshake", t.handshake.to_string(), linux.handshake.to_string()),
+        ("prr_recover_fs", format!("{:?}", t.prr_recover_fs), format!("{:?}", linux.prr_recover_fs)),
+        ("prr_dupack_credit", t.prr_dupack_credit.to_string(), linux.prr_dupack_credit.to_string()),
+        ("timeout_count_reset", format!("{:?}", t.timeout_count_reset), format!("{:?}", linux.timeout_count_reset)),
+        ("reno_sack", t.reno_sack.to_string(), linux.reno_sack.to_string()),
+    ];
+    let more = [
+        ("prr_extra_segment", format!("{:?}", t.prr_extra_segment), format!("{:?}", linux.prr_extra_segment)),
+        ("recovery_exit_growth", t.recovery_exit_growth.to_string(), linux.recovery_exit_growth.to_string()),
+    ];
+    for (field, ours, theirs) in fixed.iter().chain(more.iter()) {
+        if ours != theirs {
+            return Err(ScenarioError::new(
+                format!("tcp.{field}"),
+                format!("is {ours} for flow `{flow}`; the kernel cannot be told this (no sysctl or socket option); allowed: {theirs}, Linux's (the linux profile)"),
+            ));
+        }
+    }
+    Ok(())
+}

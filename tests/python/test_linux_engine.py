@@ -1,0 +1,96 @@
+"""The linux engine (docs/linux-engine.md): what the kernel cannot be told is refused
+with its field, everywhere; on a machine with root, namespaces and /dev/net/tun, a kernel
+TCP flow runs over wtcp's links in real time and fills the emulated bottleneck."""
+
+import json
+import os
+
+import pytest
+
+import wtcp
+from wtcp import _core, cli
+
+PATH = """
+profile = "linux"
+[run]
+duration_s = 3
+measure_from_s = 1
+[[nodes]]
+name = "s"
+[[nodes]]
+name = "d"
+[[links]]
+name = "bottleneck"
+a = "s"
+b = "d"
+rate_mbps = 5
+delay_ms = 10
+queue = { limit_packets = 30 }
+[[flows]]
+name = "f"
+src = "s"
+dst = "d"
+cc = "cubic"
+"""
+
+
+def kernel_missing() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root"
+    if not os.path.exists("/dev/net/tun"):
+        return "needs /dev/net/tun"
+    return None
+
+
+def check(text: str, overrides: list[tuple[str, str]] = ()) -> None:
+    _core.check_linux(text, "toml", list(overrides))
+
+
+def test_the_linux_profile_path_is_accepted():
+    check(PATH)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("tcp.rto_min_s", "1.0", "tcp.rto_min_s"),
+        ("tcp.delayed_ack", "false", "tcp.delayed_ack"),
+        ("tcp.initial_cwnd_segments", "4", "tcp.initial_cwnd_segments"),
+        ("flows.0.cc", '"westwoodplus"', "flows.0.cc"),
+        ("flows.0.cc_params", "{ hystart = false }", "flows.0.cc_params"),
+        ("trace.enabled", "true", "trace.enabled"),
+    ],
+)
+def test_what_the_kernel_cannot_be_told_is_refused_with_its_field(path, value, field):
+    with pytest.raises(wtcp.ScenarioError) as e:
+        check(PATH, [(path, value)])
+    assert e.value.path == field
+    assert "allowed" in str(e.value)
+
+
+def test_an_algorithm_the_kernel_lacks_is_refused_with_the_kernels_list():
+    with pytest.raises(wtcp.ScenarioError) as e:
+        check(PATH, [("flows.0.cc", '"jersey"')])  # wtcp's TCP-Jersey: no kernel module
+    for name in open("/proc/sys/net/ipv4/tcp_available_congestion_control").read().split():
+        assert name in str(e.value)
+
+
+def test_the_cli_refusal_exits_2_naming_the_field(tmp_path, capsys):
+    f = tmp_path / "s.toml"
+    f.write_text(PATH.replace('profile = "linux"', 'profile = "linux"\n[tcp]\nrto_min_s = 1.0'))
+    assert cli.main(["run", str(f), "--engine", "linux"]) == 2
+    err = capsys.readouterr().err
+    assert "tcp.rto_min_s" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")
+def test_a_kernel_flow_fills_the_emulated_bottleneck_and_leaves_nothing_behind():
+    before = sorted(os.listdir("/sys/class/net"))
+    r = wtcp.Scenario.from_toml(PATH).run(engine="linux")
+    raw = json.loads(r.to_json())
+    assert raw["engine"] == "linux" and raw["engine_version"]
+    payload_rate = 5e6 * 1448 / 1500
+    goodput = raw["flows"][0]["goodput_bps"]
+    assert 0.9 * payload_rate < goodput <= 1.01 * payload_rate
+    # The host's interfaces are as they were: the namespaces and TUN devices are gone.
+    assert sorted(os.listdir("/sys/class/net")) == before
