@@ -197,6 +197,7 @@ def run_command(file: Path, sets: list[tuple[str, str]], seed: int | None, as_js
         with scenario_errors(file):
             scenario = scenario.with_text_overrides(sets)
             if engine == "linux":
+                scenario.check_linux()
                 seconds = scenario.document.get("run", {}).get("duration_s", "the scenario's")
                 click.echo(f"linux engine: real time, the run takes {seconds} s of wall time (Ctrl-C stops it)", err=True)
             with run_progress(control, scenario.name, Console(stderr=True)):

@@ -295,6 +295,12 @@ class Scenario:
         metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control, sink, pcap)
         return Result(with_engine(metrics_json, "wtcp"), traces)
 
+    def check_linux(self) -> None:
+        """Raise what `run(engine="linux")` would raise for the scenario itself (a field the
+        kernel cannot be told), without running it."""
+        scenario, _ = self.with_engine_profile("linux")
+        _core.check_linux(scenario._text, scenario._format, scenario._overrides)
+
     def with_engine_profile(self, profile: str) -> tuple[Scenario, str | None]:
         """The scenario with `profile` where it names none (an engine's own defaults: the
         ns-3 engine runs with `ns3`), and a notice of what that filled in (None when the

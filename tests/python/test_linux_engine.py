@@ -48,14 +48,17 @@ def check(text: str, overrides: list[tuple[str, str]] = ()) -> None:
 
 def test_the_linux_profile_path_is_accepted():
     check(PATH)
+    # Each has a kernel knob: a sysctl, the route's initcwnd, the TUN MTU.
+    check(PATH, [("tcp.rto_min_s", "1.0"), ("tcp.rto_max_s", "60"), ("tcp.initial_cwnd_segments", "4"), ("tcp.mss_bytes", "1000"), ("tcp.sack", "false"), ("tcp.recovery", '"classic"')])
 
 
 @pytest.mark.parametrize(
     ("path", "value", "field"),
     [
-        ("tcp.rto_min_s", "1.0", "tcp.rto_min_s"),
+        ("tcp.rto_initial_s", "3.0", "tcp.rto_initial_s"),
+        ("tcp.rto_min_s", "2.0", "tcp.rto_min_s"),
         ("tcp.delayed_ack", "false", "tcp.delayed_ack"),
-        ("tcp.initial_cwnd_segments", "4", "tcp.initial_cwnd_segments"),
+        ("tcp.initial_cwnd_segments", "2.5", "tcp.initial_cwnd_segments"),
         ("flows.0.cc", '"westwoodplus"', "flows.0.cc"),
         ("flows.0.cc_params", "{ hystart = false }", "flows.0.cc_params"),
         ("trace.enabled", "true", "trace.enabled"),
@@ -77,10 +80,11 @@ def test_an_algorithm_the_kernel_lacks_is_refused_with_the_kernels_list():
 
 def test_the_cli_refusal_exits_2_naming_the_field(tmp_path, capsys):
     f = tmp_path / "s.toml"
-    f.write_text(PATH.replace('profile = "linux"', 'profile = "linux"\n[tcp]\nrto_min_s = 1.0'))
+    f.write_text(PATH.replace('profile = "linux"', 'profile = "linux"\n[tcp]\ndelayed_ack_timeout_s = 0.2'))
     assert cli.main(["run", str(f), "--engine", "linux"]) == 2
     err = capsys.readouterr().err
-    assert "tcp.rto_min_s" in err and "Traceback" not in err
+    assert "tcp.delayed_ack_timeout_s" in err and "0.04" in err and "Traceback" not in err
+    assert "real time" not in err, "nothing ran, so no run is announced"
 
 
 @pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")

@@ -20,6 +20,9 @@ pub struct Slots {
     /// The receiver's descriptor once accepted (-1 before).
     pub receiver_fd: AtomicI32,
     pub sender_fd: AtomicI32,
+    /// The kernel's congestion window (segments), MSS (bytes) and RTO (us) when the
+    /// connection was made: what it took from the scenario.
+    pub at_connect: Mutex<Option<(u32, u32, u32)>>,
     /// Datagrams a UDP sender handed to its kernel.
     pub datagrams_sent: std::sync::atomic::AtomicU64,
 }
@@ -60,6 +63,9 @@ pub fn tcp_send(fd: OwnedFd, at: Schedule, bytes: Option<u64>, slots: &Slots, st
     clock.sleep_until(start);
     sock::connect(&fd, to)?;
     let raw = fd.as_raw_fd();
+    if let Ok((info, _)) = crate::info::TcpInfo::of(raw) {
+        *slots.at_connect.lock().expect("slot") = Some((info.snd_cwnd, info.snd_mss, info.rto));
+    }
     slots.sender_fd.store(raw, Ordering::Release);
     *slots.sender.lock().expect("slot") = Some(fd);
     let buf = vec![0x5au8; CHUNK];

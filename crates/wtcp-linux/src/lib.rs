@@ -27,6 +27,7 @@ pub mod info;
 pub mod netns;
 pub mod plan;
 pub mod relay;
+pub mod route;
 pub mod sock;
 
 use std::io;
@@ -95,9 +96,9 @@ struct FlowHosts {
 
 fn make_hosts(i: usize, p: &FlowPlan) -> io::Result<(FlowHosts, std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     let (s_addr, r_addr) = (endpoint_addr(2 * i), endpoint_addr(2 * i + 1));
-    let (mtu, sysctls): (u32, &[(&str, String)]) = match p {
-        FlowPlan::Tcp { mtu, sysctls, .. } => (*mtu, sysctls),
-        FlowPlan::Cbr { payload_bytes, .. } => ((payload_bytes + 28).max(1500), &[]),
+    let (mtu, sysctls, initcwnd): (u32, &[(&str, String)], Option<u32>) = match p {
+        FlowPlan::Tcp { mtu, sysctls, initcwnd, .. } => (*mtu, sysctls, Some(*initcwnd)),
+        FlowPlan::Cbr { payload_bytes, .. } => ((payload_bytes + 28).max(1500), &[], None),
     };
     let setup = |addr: [u8; 4]| -> io::Result<std::os::fd::OwnedFd> {
         let tun = netns::tun_device(addr, 16, mtu)?;
@@ -110,6 +111,9 @@ fn make_hosts(i: usize, p: &FlowPlan) -> io::Result<(FlowHosts, std::os::fd::Own
     let receiver = Netns::new()?;
     let (s_tun, send_fd) = sender.run(|| {
         let tun = setup(s_addr)?;
+        if let Some(iw) = initcwnd {
+            route::set_initcwnd([10, 77, 0, 0], 16, netns::TUN_NAME, s_addr, iw)?;
+        }
         let fd = match p {
             FlowPlan::Tcp { cc, .. } => sock::tcp_sender(cc)?,
             FlowPlan::Cbr { .. } => sock::udp(s_addr, 0)?,
@@ -251,7 +255,8 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<String, EngineError> {
                     warnings.push(format!("flow `{}` delivered no data", f.name));
                 }
                 let srtt = (srtt_sum[i].1 > 0).then(|| srtt_sum[i].0 / srtt_sum[i].1 as f64);
-                tcp_row(i, f, sc, cc, TcpNumbers {
+                let at_connect = *slots[i].at_connect.lock().expect("slot");
+                tcp_row(i, f, sc, cc, at_connect, TcpNumbers {
                     goodput_bps: (b.received - a.received) as f64 * 8.0 / window,
                     throughput_bps: ((b.sent_bytes - a.sent_bytes) + (b.data_segs - a.data_segs) * overhead) as f64 * 8.0 / window,
                     delivered: ri.bytes_received,
@@ -373,7 +378,7 @@ fn delay_fields(row: &mut Value, delays_ns: Option<&mut Vec<u64>>) {
     }
 }
 
-fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str, n: TcpNumbers) -> Value {
+fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str, at_connect: Option<(u32, u32, u32)>, n: TcpNumbers) -> Value {
     let name = match &f.app {
         wtcp_engine::scenario::FlowApp::Tcp(t) => t.cc.name(),
         wtcp_engine::scenario::FlowApp::Cbr(_) => "-",
@@ -383,7 +388,8 @@ fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str
         "name": f.name,
         "kind": "tcp",
         "cc": name,
-        "kernel_cc": cc,
+        // What the kernel ran: its algorithm, and its window, MSS and RTO when it connected.
+        "kernel": {"cc": cc, "initial_cwnd_segments": at_connect.map(|c| c.0), "mss_bytes": at_connect.map(|c| c.1), "rto_at_connect_s": at_connect.map(|c| f64::from(c.2) / 1e6)},
         "src": sc.nodes[f.src],
         "dst": sc.nodes[f.dst],
         "goodput_bps": n.goodput_bps,

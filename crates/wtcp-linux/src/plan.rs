@@ -8,6 +8,10 @@
 //!   for ECN, 2 only accepts it), `tcp.frto` (`tcp_frto`), `tcp.dupack_threshold`
 //!   (`tcp_reordering`), `tcp.send_buffer_bytes` / `tcp.recv_buffer_bytes` (the maximum
 //!   of `tcp_wmem` / `tcp_rmem`);
+//! - through the RTO sysctls of Linux 6.11+ / 6.15+: `tcp.rto_min_s` (`tcp_rto_min_us`)
+//!   and `tcp.rto_max_s` (`tcp_rto_max_ms`);
+//! - through the host's route (rtnetlink, `route.rs`): `tcp.initial_cwnd_segments`
+//!   (the route metric `initcwnd`);
 //! - through the TUN device's MTU: `tcp.mss_bytes` (MTU = MSS + 40 + 12 with timestamps,
 //!   so the kernel's own MSS is the scenario's);
 //! - per socket: the flow's algorithm (`TCP_CONGESTION`).
@@ -15,10 +19,9 @@
 //! Every other TCP option must equal the `linux` profile's value (Linux has no knob for
 //! it); a scenario that states another is refused with the field, its value and Linux's.
 //! `tcp.recovery` is not compared: Linux reduces by PRR with or without SACK.
-//! Refused too: on/off applications (`flows.N.on_off`), traces (`trace.enabled`, not recorded yet), 802.11 channels (the relay carries wired links only), a flow's
-//! algorithm the kernel does not offer, algorithm parameters other than the profile's,
-//! `tcp.initial_cwnd_segments` other than 10 and `tcp.rto_min_s` other than 0.2 (route
-//! metrics, not set by this engine yet).
+//! Refused too: on/off applications (`flows.N.on_off`), traces (`trace.enabled`, not
+//! recorded yet), 802.11 channels (the relay carries wired links only), a flow's
+//! algorithm the kernel does not offer, algorithm parameters other than the profile's.
 
 use wtcp_engine::scenario::{FlowApp, Scenario, ScenarioError, TcpConfig};
 
@@ -28,7 +31,7 @@ const KERNEL_NAMES: &[(&str, &str)] = &[("newreno", "reno"), ("reno", "reno"), (
 /// One flow as the kernel runs it.
 #[derive(Clone, Debug)]
 pub enum FlowPlan {
-    Tcp { cc: String, bytes: Option<u64>, sysctls: Vec<(&'static str, String)>, mtu: u32 },
+    Tcp { cc: String, bytes: Option<u64>, sysctls: Vec<(&'static str, String)>, mtu: u32, initcwnd: u32 },
     Cbr { rate_bps: f64, payload_bytes: u32 },
 }
 
@@ -59,7 +62,19 @@ pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, Scenar
                     return Err(ScenarioError::new(format!("flows.{i}.cc_params"), format!("the kernel's `{kernel}` takes no parameters from a scenario; allowed: leave cc_params out (the linux profile's values)")));
                 }
                 check_fixed(&t.tcp, &baseline.tcp, &f.name)?;
-                FlowPlan::Tcp { cc: kernel.to_string(), bytes: t.bytes, sysctls: sysctls(&t.tcp), mtu: mtu(&t.tcp) }
+                let initcwnd = t.tcp.initial_cwnd_segments;
+                if initcwnd.fract() != 0.0 || !(1.0..=1024.0).contains(&initcwnd) {
+                    return Err(ScenarioError::new("tcp.initial_cwnd_segments", format!("is {initcwnd} for flow `{}`; the kernel's route metric initcwnd is a whole number of segments; allowed: 1 to 1024", f.name)));
+                }
+                let rto_min_us = t.tcp.rtt.min_rto / 1000;
+                if !(1..=1_000_000).contains(&rto_min_us) {
+                    return Err(ScenarioError::new("tcp.rto_min_s", format!("is {} s for flow `{}`; net.ipv4.tcp_rto_min_us takes 1 us to 1 s; allowed: 0.000001 to 1", t.tcp.rtt.min_rto as f64 / 1e9, f.name)));
+                }
+                let rto_max_ms = t.tcp.rtt.max_rto / 1_000_000;
+                if !(1000..=120_000).contains(&rto_max_ms) {
+                    return Err(ScenarioError::new("tcp.rto_max_s", format!("is {} s for flow `{}`; net.ipv4.tcp_rto_max_ms takes 1 s to 120 s; allowed: 1 to 120", t.tcp.rtt.max_rto as f64 / 1e9, f.name)));
+                }
+                FlowPlan::Tcp { cc: kernel.to_string(), bytes: t.bytes, sysctls: sysctls(&t.tcp), mtu: mtu(&t.tcp), initcwnd: initcwnd as u32 }
             }
         });
     }
@@ -81,6 +96,11 @@ fn sysctls(t: &TcpConfig) -> Vec<(&'static str, String)> {
         ("net/ipv4/tcp_ecn", if t.ecn { "1" } else { "2" }.to_string()),
         ("net/ipv4/tcp_frto", if t.frto { "2" } else { "0" }.to_string()),
         ("net/ipv4/tcp_reordering", t.dupack_threshold.to_string()),
+        // Linux 6.11+ and 6.15+: the RTO's floor and ceiling per namespace. Linux's floor
+        // bounds the variance term (RTO = SRTT + max(4 RTTVAR, rto_min), tcp_input.c
+        // tcp_set_rto), RFC 6298's the whole RTO: docs/linux-engine.md.
+        ("net/ipv4/tcp_rto_min_us", (t.rtt.min_rto / 1000).to_string()),
+        ("net/ipv4/tcp_rto_max_ms", (t.rtt.max_rto / 1_000_000).to_string()),
         ("net/ipv4/tcp_wmem", format!("4096 16384 {}", t.send_buffer_bytes.max(4096))),
         ("net/ipv4/tcp_rmem", format!("4096 131072 {}", t.recv_buffer_bytes.max(4096))),
         // Each run starts from nothing: no cached metrics of an earlier connection.
@@ -132,13 +152,10 @@ fn baseline_cc(name: &str) -> Option<wtcp_cc::CcConfig> {
 fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), ScenarioError> {
     let s = |v: f64| format!("{v}");
     let secs = |ns: u64| s(ns as f64 / 1e9);
-    let fixed: [(&str, String, String); 21] = [
+    let fixed: [(&str, String, String); 18] = [
         ("header_bytes", t.header_bytes.to_string(), linux.header_bytes.to_string()),
-        ("initial_cwnd_segments", s(t.initial_cwnd_segments), s(linux.initial_cwnd_segments)),
         ("initial_ssthresh_segments", format!("{:?}", t.initial_ssthresh_segments), format!("{:?}", linux.initial_ssthresh_segments)),
         ("rto_initial_s", secs(t.rtt.initial_rto), secs(linux.rtt.initial_rto)),
-        ("rto_min_s", secs(t.rtt.min_rto), secs(linux.rtt.min_rto)),
-        ("rto_max_s", secs(t.rtt.max_rto), secs(linux.rtt.max_rto)),
         ("clock_granularity_s", secs(t.rtt.granularity), secs(linux.rtt.granularity)),
         ("max_backoff", t.rtt.max_backoff.to_string(), linux.rtt.max_backoff.to_string()),
         ("rtt_sampling", format!("{:?}", t.rtt_sampling), format!("{:?}", linux.rtt_sampling)),

@@ -46,6 +46,20 @@ cc = "cubic"
 "#;
 
 #[test]
+fn the_kernel_takes_the_scenarios_window_mss_and_rto_floor() {
+    if !kernel_ready() {
+        return;
+    }
+    let text = TCP_PATH.replace("duration_s = 4", "duration_s = 2").replace("[[nodes]]\nname = \"s\"", "[tcp]\ninitial_cwnd_segments = 3\nmss_bytes = 1000\ntimestamps = false\nrto_min_s = 1.0\n[[nodes]]\nname = \"s\"");
+    let m = run(&text);
+    let k = &m["flows"][0]["kernel"];
+    assert_eq!(k["initial_cwnd_segments"], 3, "{m}");
+    assert_eq!(k["mss_bytes"], 1000, "{m}");
+    // Linux's floor bounds the variance term: RTO = SRTT + max(4 RTTVAR, rto_min) >= 1 s.
+    assert!(k["rto_at_connect_s"].as_f64().unwrap() >= 1.0, "{m}");
+}
+
+#[test]
 fn a_kernel_tcp_flow_fills_the_emulated_bottleneck() {
     if !kernel_ready() {
         return;
@@ -57,6 +71,9 @@ fn a_kernel_tcp_flow_fills_the_emulated_bottleneck() {
     let payload_rate = 10e6 * 1448.0 / 1500.0;
     assert!(goodput > 0.9 * payload_rate && goodput <= 1.01 * payload_rate, "goodput {goodput} against {payload_rate}: {m}");
     assert_eq!(m["engine"], "linux");
+    // The kernel took the linux profile's window and the MSS the TUN MTU gives.
+    assert_eq!(f["kernel"]["initial_cwnd_segments"], 10, "{m}");
+    assert_eq!(f["kernel"]["mss_bytes"], 1448, "{m}");
     assert!(m["relay"]["foreign_packets"].as_u64().unwrap() < 10, "{m}");
 }
 
