@@ -284,12 +284,12 @@ class Scenario:
             return Result(metrics)
         if engine == "linux":
             scenario, notice = self.with_text_overrides(extra).with_engine_profile("linux")
-            metrics = _core.run_linux(scenario._text, scenario._format, scenario._overrides)
+            metrics, traces = _core.run_linux(scenario._text, scenario._format, scenario._overrides)
             if notice:
                 raw = json.loads(metrics)
                 raw["warnings"] = [notice, *raw.get("warnings", [])]
                 metrics = json.dumps(raw, allow_nan=False, separators=(",", ":"))
-            return Result(metrics)
+            return Result(metrics, traces)
         sink = TraceWriter(trace_dir) if trace_dir is not None else None
         pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
         metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control, sink, pcap)

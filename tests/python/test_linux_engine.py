@@ -61,7 +61,7 @@ def test_the_linux_profile_path_is_accepted():
         ("tcp.initial_cwnd_segments", "2.5", "tcp.initial_cwnd_segments"),
         ("flows.0.cc", '"westwoodplus"', "flows.0.cc"),
         ("flows.0.cc_params", "{ hystart = false }", "flows.0.cc_params"),
-        ("trace.enabled", "true", "trace.enabled"),
+        ("flows.0.on_off", "{ on_s = 1, off_s = 1 }", "flows.0.on_off"),
     ],
 )
 def test_what_the_kernel_cannot_be_told_is_refused_with_its_field(path, value, field):
@@ -98,3 +98,26 @@ def test_a_kernel_flow_fills_the_emulated_bottleneck_and_leaves_nothing_behind()
     assert 0.9 * payload_rate < goodput <= 1.01 * payload_rate
     # The host's interfaces are as they were: the namespaces and TUN devices are gone.
     assert sorted(os.listdir("/sys/class/net")) == before
+
+
+@pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")
+def test_traces_carry_the_kernels_sender_state_and_the_relays_queues(tmp_path):
+    assert cli.main(["run", str(write(tmp_path, PATH)), "--engine", "linux", "--trace", str(tmp_path / "t"), "--set", "trace.interval_ms=100"]) == 0
+    import pandas as pd
+
+    flows = pd.read_csv(tmp_path / "t" / "flows.csv")
+    queues = pd.read_csv(tmp_path / "t" / "queues.csv")
+    cc = pd.read_csv(tmp_path / "t" / "cc.csv")
+    # A sample every 100 ms from the connection on; the relay samples both directions.
+    assert 20 <= len(flows) <= 31
+    assert (flows["cwnd"] >= 1448).all() and flows["srtt"].max() > 0.02
+    assert flows["delivered"].is_monotonic_increasing and flows["delivered"].iloc[-1] > 1e6
+    assert set(queues["link"]) == {"bottleneck:s->d", "bottleneck:d->s"} and len(queues) >= 58
+    assert queues["packets"].max() <= 30 and queues["packets"].max() > 0
+    assert {"delivery_rate_bps", "ca_state"} <= set(cc["name"])
+
+
+def write(tmp_path, text: str):
+    f = tmp_path / "s.toml"
+    f.write_text(text)
+    return f

@@ -29,6 +29,7 @@ pub mod plan;
 pub mod relay;
 pub mod route;
 pub mod sock;
+pub mod trace;
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +38,7 @@ use serde_json::{json, Value};
 use wtcp_engine::net::DropCause;
 use wtcp_engine::scenario::{Scenario, ScenarioError};
 use wtcp_engine::time::Time;
+use wtcp_engine::Traces;
 
 use crate::clock::Clock;
 use crate::flows::{Slots, UdpStats};
@@ -139,6 +141,16 @@ struct Snapshot {
     data_segs: u64,
 }
 
+fn sender_info(slots: &Slots) -> Option<TcpInfo> {
+    let fd = slots.sender_fd.load(Ordering::Acquire);
+    (fd >= 0).then(|| TcpInfo::of(fd).ok().map(|(i, _)| i)).flatten()
+}
+
+fn receiver_info(slots: &Slots) -> Option<TcpInfo> {
+    let fd = slots.receiver_fd.load(Ordering::Acquire);
+    (fd >= 0).then(|| TcpInfo::of(fd).ok().map(|(i, _)| i)).flatten()
+}
+
 fn snapshot(slots: &Slots) -> Snapshot {
     let r = slots.receiver_fd.load(Ordering::Acquire);
     let s = slots.sender_fd.load(Ordering::Acquire);
@@ -147,8 +159,9 @@ fn snapshot(slots: &Slots) -> Snapshot {
     Snapshot { received: rx, sent_bytes, data_segs }
 }
 
-/// Run `sc` on the kernel; the metrics JSON (wtcp's schema, `"engine": "linux"`).
-pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<String, EngineError> {
+/// Run `sc` on the kernel: the metrics JSON (wtcp's schema, `"engine": "linux"`) and,
+/// when the scenario traces, the time series (`trace.rs`).
+pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>), EngineError> {
     let plans = check(sc)?;
     netns::check_privileges().map_err(EngineError::Unavailable)?;
     let mut hosts = Vec::with_capacity(plans.len());
@@ -171,6 +184,8 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<String, EngineError> {
     let mut at_from = vec![Snapshot::default(); plans.len()];
     let mut at_to = vec![Snapshot::default(); plans.len()];
     let mut srtt_sum = vec![(0.0f64, 0u64); plans.len()];
+    let dir_names: Vec<String> = relay.dirs.iter().map(|d| format!("{}:{}->{}", sc.links[d.id as usize / 2].name, sc.nodes[d.from as usize], sc.nodes[d.to as usize])).collect();
+    let mut traces = sc.trace_interval.map(|_| trace::empty(dir_names));
     let relay_result = std::thread::scope(|s| -> io::Result<()> {
         let relay_handle = s.spawn(|| relay.run(&clock, end, &done));
         let mut workers = Vec::new();
@@ -195,30 +210,56 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<String, EngineError> {
                 }
             }
         }
-        // The sampler: the window's edges, and each flow's SRTT every 10 ms inside it.
-        clock.sleep_until(from);
-        for (i, sl) in slots.iter().enumerate() {
-            at_from[i] = snapshot(sl);
-        }
-        let mut t = from;
-        while t < to && !quit() {
-            for (i, sl) in slots.iter().enumerate() {
-                let fd = sl.sender_fd.load(Ordering::Acquire);
-                if let Ok((info, _)) = if fd >= 0 { TcpInfo::of(fd) } else { Err(io::Error::other("not connected")) } {
-                    if info.rtt > 0 {
+        // The sampler: the window's edges, each flow's SRTT every 10 ms inside it, and
+        // the traces every interval.
+        let mut next_srtt = from;
+        let mut next_trace = sc.trace_interval.map(|_| 0);
+        let (mut from_done, mut to_done) = (false, false);
+        loop {
+            let mut next = end;
+            for t in [(!from_done).then_some(from), (!to_done).then_some(to), (next_srtt < to).then_some(next_srtt), next_trace] {
+                next = next.min(t.unwrap_or(end));
+            }
+            if next >= end || quit() {
+                break;
+            }
+            clock.sleep_until(next);
+            if !from_done && next >= from {
+                for (i, sl) in slots.iter().enumerate() {
+                    at_from[i] = snapshot(sl);
+                }
+                from_done = true;
+            }
+            if next == next_srtt && next < to {
+                for (i, sl) in slots.iter().enumerate() {
+                    if let Some(info) = sender_info(sl).filter(|i| i.rtt > 0) {
                         srtt_sum[i].0 += f64::from(info.rtt) / 1e6;
                         srtt_sum[i].1 += 1;
                     }
                 }
+                next_srtt += 10_000_000;
             }
-            t = (t + 10_000_000).min(to);
-            clock.sleep_until(t);
+            if let (Some(t), Some(iv), Some(tr)) = (next_trace, sc.trace_interval, traces.as_mut()) {
+                if t == next {
+                    for (i, sl) in slots.iter().enumerate() {
+                        if let Some(si) = sender_info(sl) {
+                            trace::push_flow(tr, clock.now(), i as u32, &si, receiver_info(sl).as_ref());
+                        }
+                    }
+                    next_trace = Some(t + iv);
+                }
+            }
+            if !to_done && next >= to {
+                for (i, sl) in slots.iter().enumerate() {
+                    at_to[i] = snapshot(sl);
+                }
+                to_done = true;
+            }
         }
-        for (i, sl) in slots.iter().enumerate() {
-            at_to[i] = snapshot(sl);
-        }
-        while clock.now() < end && !stop.load(Ordering::Relaxed) {
-            clock.sleep_until((clock.now() + 10_000_000).min(end));
+        if !to_done {
+            for (i, sl) in slots.iter().enumerate() {
+                at_to[i] = snapshot(sl);
+            }
         }
         done.store(true, Ordering::Relaxed);
         let relayed = relay_handle.join().map_err(|_| io::Error::other("relay thread panicked"))?;
@@ -303,7 +344,10 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<String, EngineError> {
         })
         .collect();
     let st = &relay.stats;
-    Ok(json!({
+    if let (Some(tr), Some(relayed)) = (traces.as_mut(), relay.traces.take()) {
+        trace::merge_relay(tr, relayed);
+    }
+    let metrics = json!({
         "engine": "linux",
         "engine_version": kernel_release(),
         "scenario": sc.name,
@@ -331,7 +375,8 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<String, EngineError> {
         },
         "warnings": warnings,
     })
-    .to_string())
+    .to_string();
+    Ok((metrics, traces))
 }
 
 /// IP + TCP header bytes of a data segment of flow `i` (0 for UDP).

@@ -19,8 +19,7 @@
 //! Every other TCP option must equal the `linux` profile's value (Linux has no knob for
 //! it); a scenario that states another is refused with the field, its value and Linux's.
 //! `tcp.recovery` is not compared: Linux reduces by PRR with or without SACK.
-//! Refused too: on/off applications (`flows.N.on_off`), traces (`trace.enabled`, not
-//! recorded yet), 802.11 channels (the relay carries wired links only), a flow's
+//! Refused too: on/off applications (`flows.N.on_off`), 802.11 channels (the relay carries wired links only), a flow's
 //! algorithm the kernel does not offer, algorithm parameters other than the profile's.
 
 use wtcp_engine::scenario::{FlowApp, Scenario, ScenarioError, TcpConfig};
@@ -38,9 +37,6 @@ pub enum FlowPlan {
 /// The kernel's plan of every flow of `sc`, or the first field it cannot run.
 /// `available`: the kernel's algorithms (`tcp_available_congestion_control`).
 pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, ScenarioError> {
-    if sc.trace_interval.is_some() {
-        return Err(ScenarioError::new("trace.enabled", "is true; the linux engine records no time series yet; allowed: false"));
-    }
     if let Some(w) = sc.wifi.first() {
         return Err(ScenarioError::new("wifi.0", format!("802.11 channel `{}`: the linux engine's relay carries wired links only; allowed: links", w.name)));
     }

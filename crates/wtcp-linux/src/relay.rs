@@ -21,10 +21,10 @@ use wtcp_engine::events::{Event, EventQueue};
 use wtcp_engine::net::build::{link_dirs, schedule_link_events, OutageGen};
 use wtcp_engine::net::link::TxOutcome;
 use wtcp_engine::net::routing::Hop;
-use wtcp_engine::net::LinkDir;
+use wtcp_engine::net::{DropCause, LinkDir};
 use wtcp_engine::packet::{Packet, PacketId, PacketKind, PacketPool};
-use wtcp_engine::time::Time;
-use wtcp_engine::Scenario;
+use wtcp_engine::time::{to_secs, Time};
+use wtcp_engine::{Scenario, Traces};
 
 use crate::clock::Clock;
 
@@ -77,12 +77,15 @@ pub struct Relay<'s> {
     endpoints: Vec<Endpoint>,
     now: Time,
     pub stats: RelayStats,
+    /// Queue samples and drops, when the scenario traces (`trace::empty`'s tables).
+    pub traces: Option<Traces>,
 }
 
 impl<'s> Relay<'s> {
     pub fn new(sc: &'s Scenario, endpoints: Vec<Endpoint>) -> Self {
         let (dirs, gens) = link_dirs(sc);
-        Relay { sc, dirs, gens, ev: EventQueue::with_capacity(256), pool: PacketPool::default(), bufs: Vec::new(), dst_ep: Vec::new(), endpoints, now: 0, stats: RelayStats::default() }
+        let traces = sc.trace_interval.map(|_| crate::trace::empty(Vec::new()));
+        Relay { sc, dirs, gens, ev: EventQueue::with_capacity(256), pool: PacketPool::default(), bufs: Vec::new(), dst_ep: Vec::new(), endpoints, now: 0, stats: RelayStats::default(), traces }
     }
 
     /// Run until `end` on `clock` (or until `stop`).
@@ -92,6 +95,9 @@ impl<'s> Relay<'s> {
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
         crate::clock::realtime_priority();
         schedule_link_events(self.sc, &mut self.ev, &mut self.gens);
+        if self.traces.is_some() {
+            self.ev.schedule(0, Event::TraceSample);
+        }
         let mut pfds: Vec<libc::pollfd> = self.endpoints.iter().map(|e| libc::pollfd { fd: e.tun.as_raw_fd(), events: libc::POLLIN, revents: 0 }).collect();
         let mut scratch = vec![0u8; 65536];
         loop {
@@ -176,8 +182,8 @@ impl<'s> Relay<'s> {
             Event::TxDone { dir } => {
                 let outcome = self.dirs[dir as usize].on_tx_done(&mut self.pool, self.now, &mut self.ev);
                 self.free_discipline_drops(dir);
-                if let TxOutcome::Dropped { id, .. } = outcome {
-                    self.pool.free(id);
+                if let TxOutcome::Dropped { id, cause, .. } = outcome {
+                    self.drop(id, dir, cause);
                 }
             }
             Event::PipeArrive { dir } => {
@@ -197,6 +203,7 @@ impl<'s> Relay<'s> {
                 self.ev.schedule(self.now.saturating_add(next.max(1)), Event::RandomOutage { dir });
             }
             Event::DelaySpike { dir, extra } => self.dirs[dir as usize].extra_delay = extra,
+            Event::TraceSample => self.sample_queues(),
             // The relay schedules no flow, 802.11 or measurement events.
             _ => {}
         }
@@ -212,7 +219,7 @@ impl<'s> Relay<'s> {
             Hop::Link(dir) => {
                 if let Err(id) = self.dirs[dir as usize].enqueue(id, &mut self.pool, self.now, &mut self.ev) {
                     self.dirs[dir as usize].count_queue_drop();
-                    self.pool.free(id);
+                    self.drop(id, dir, DropCause::Queue);
                 }
                 self.free_discipline_drops(dir);
             }
@@ -222,10 +229,44 @@ impl<'s> Relay<'s> {
     }
 
     fn free_discipline_drops(&mut self, dir: u32) {
-        let d = &mut self.dirs[dir as usize];
-        for id in d.dequeue_drops.drain(..) {
-            self.pool.free(id);
+        let mut drops = std::mem::take(&mut self.dirs[dir as usize].dequeue_drops);
+        for id in drops.drain(..) {
+            self.drop(id, dir, DropCause::Queue);
         }
+        self.dirs[dir as usize].dequeue_drops = drops;
+    }
+
+    /// Free a dropped packet's slot, recording it when tracing.
+    fn drop(&mut self, id: PacketId, dir: u32, cause: DropCause) {
+        let p = *self.pool.get(id);
+        self.pool.free(id);
+        if let Some(tr) = self.traces.as_mut() {
+            tr.drop_time.push(to_secs(self.now));
+            tr.drop_dir.push(dir);
+            tr.drop_flow.push(p.flow);
+            tr.drop_kind.push(match p.kind {
+                PacketKind::Data => "data",
+                PacketKind::Ack => "ack",
+                PacketKind::Udp => "udp",
+                PacketKind::Syn => "syn",
+                PacketKind::SynAck => "syn_ack",
+            });
+            tr.drop_seq.push(p.seq);
+            tr.drop_cause.push(cause.as_str());
+        }
+    }
+
+    fn sample_queues(&mut self) {
+        let (Some(tr), Some(iv)) = (self.traces.as_mut(), self.sc.trace_interval) else { return };
+        let t = to_secs(self.now);
+        for d in &self.dirs {
+            tr.queue_time.push(t);
+            tr.queue_dir.push(d.id);
+            tr.queue_packets.push(d.queue_packets() as u32);
+            tr.queue_bytes.push(d.queue_bytes());
+            tr.queue_capacity_mbps.push(d.capacity_bps(self.now) / 1e6);
+        }
+        self.ev.schedule(self.now + iv, Event::TraceSample);
     }
 
     /// Write the packet to its destination endpoint's TUN device.

@@ -553,13 +553,14 @@ fn param_list<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo]) -> PyResult<B
 }
 
 /// Run the scenario on the machine's own kernel (`wtcp-linux`): its flows as kernel
-/// sockets in network namespaces over wtcp's link models in real time; the metrics JSON.
+/// sockets in network namespaces over wtcp's link models in real time; the metrics JSON
+/// and the traces (as `run`'s, when the scenario traces).
 /// Wall time equals simulated time; Ctrl-C (KeyboardInterrupt) stops it within 0.1 s and
 /// removes everything it made. Raises `ScenarioError` for what the kernel cannot be told
 /// (the field) and `LinuxEngineUnavailable` without root, namespaces or TUN.
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
-fn run_linux(py: Python<'_>, text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
+fn run_linux<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
     let sc = parse(text, format, overrides)?;
     let stop = AtomicBool::new(false);
     let signals = is_main_thread(py)?;
@@ -580,7 +581,7 @@ fn run_linux(py: Python<'_>, text: &str, format: &str, overrides: Vec<(String, S
     });
     match result {
         (_, Some(e)) => Err(e),
-        (Ok(Ok(json)), None) => Ok(json),
+        (Ok(Ok((json, traces))), None) => Ok((json, traces.map(|t| traces_to_dict(py, t)).transpose()?)),
         (Ok(Err(wtcp_linux::EngineError::Scenario(e))), None) => Err(scenario_err(e)),
         (Ok(Err(wtcp_linux::EngineError::Unavailable(why))), None) => Err(LinuxEngineUnavailable::new_err(why)),
         (Ok(Err(wtcp_linux::EngineError::Io(e))), None) => Err(PyOSError::new_err(format!("the linux engine: {e}"))),
