@@ -18,7 +18,7 @@ fn kernel_ready() -> bool {
 
 fn run(text: &str) -> Value {
     let sc = Scenario::from_toml_str(text, &[]).expect("scenario");
-    let out = wtcp_linux::run(&sc, &AtomicBool::new(false)).expect("linux run");
+    let (out, _) = wtcp_linux::run(&sc, &AtomicBool::new(false)).expect("linux run");
     serde_json::from_str(&out).expect("json")
 }
 
