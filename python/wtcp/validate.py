@@ -460,18 +460,18 @@ def render(suite: Suite, points: Sequence[Point], meta: dict[str, Any]) -> list[
     return lines
 
 
-def write_section(path: Path, lines: Sequence[str]) -> None:
+def write_section(path: Path, lines: Sequence[str], begin: str = BEGIN, end: str = END) -> None:
     """Replace the text between the markers of `path` (append it, with the markers, when
     the file has none; create the file when it does not exist)."""
     section = "\n".join(lines)
     if path.exists():
         text = path.read_text(encoding="utf-8")
-        if BEGIN in text and END in text:
-            head, rest = text.split(BEGIN, 1)
-            _, tail = rest.split(END, 1)
+        if begin in text and end in text:
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
             text = head + section + tail
-        elif BEGIN in text or END in text:
-            raise CliError(f"{path}: has only one of the markers {BEGIN!r} / {END!r}")
+        elif begin in text or end in text:
+            raise CliError(f"{path}: has only one of the markers {begin!r} / {end!r}")
         else:
             text = text.rstrip("\n") + "\n\n" + section + "\n"
     else:
@@ -554,11 +554,17 @@ def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_
 @click.option("--seeds", type=click.IntRange(min=1), help="Seeds 1..N per point (default: the suite's).")
 @click.option("--results", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Write every per-seed number as JSON (after each scenario and ablation).")
 @click.option("--reuse", is_flag=True, help="Take each engine's numbers already in --results where it ran the same scenario (not after a change to wtcp's or ns-3's code).")
-def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only: tuple[str, ...], seeds: int | None, results: Path | None, reuse: bool) -> None:
-    """Run the validation suite in wtcp and ns-3 and report the differences."""
+@click.option("--against", type=click.Choice(["ns3", "linux"]), default="ns3", show_default=True,
+              help="The reference: ns-3 3.44, or this machine's kernel through the linux engine (suite validation/linux, wtcp with the linux profile; root; wall time = the runs' durations).")
+def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only: tuple[str, ...], seeds: int | None, results: Path | None, reuse: bool, against: str) -> None:
+    """Run the validation suite in wtcp and ns-3 (or the Linux kernel) and report the differences."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if against == "linux":
+        if only or seeds is not None or reuse:
+            raise click.UsageError("--against linux takes --quick, --suite, --out and --results only")
+        return validate_linux_command(quick, out, suite_dir, results)
     from wtcp.ns3 import run as ns3_run
 
     if reuse and results is None:
@@ -587,3 +593,28 @@ def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only
             click.echo(line)
     within5, within10, total = counts(points)
     err.print(f"{within5} of {total} points within {FLAG_PERCENT:g} %, {within10} within {WIDE_PERCENT:g} %", highlight=False)
+
+
+def validate_linux_command(quick: bool, out: Path | None, suite_dir: Path | None, results: Path | None) -> None:
+    """`wtcp validate --against linux` (wtcp.validate_linux)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from wtcp import validate_linux as vl
+
+    suite = vl.load_suite(suite_dir or default_suite_dir() / "linux", quick=quick)
+    err = Console(stderr=True)
+    err.print(f"the kernel's runs take {suite.size() // 2 * (suite.duration_s + 1):.0f} s of wall time in all", highlight=False)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as progress:
+        task = progress.add_task("validate", total=suite.size())
+        points, meta = vl.validate_linux(suite, results, on_run=lambda: progress.advance(task), on_stage=lambda t: progress.update(task, description=t[:40]))
+    lines = vl.render(suite, points, meta)
+    if out is not None:
+        write_section(out, lines, vl.BEGIN, vl.END)
+        err.print(f"wrote the generated section of {out}", highlight=False)
+    else:
+        for line in lines:
+            click.echo(line)
+    within5, within10, total = vl.counts(points)
+    err.print(f"{within5} of {total} points within {vl.FLAG_PERCENT:g} %, {within10} within {vl.WIDE_PERCENT:g} %", highlight=False)
+

@@ -121,3 +121,25 @@ def write(tmp_path, text: str):
     f = tmp_path / "s.toml"
     f.write_text(text)
     return f
+
+
+@pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")
+def test_the_quick_kernel_crosscheck_compares_two_points(tmp_path, capsys):
+    """`make test`'s two-point cross-check against the kernel (10 s each)."""
+    out = tmp_path / "v.md"
+    results = tmp_path / "r.json"
+    assert cli.main(["validate", "--against", "linux", "--quick", "--out", str(out), "--results", str(results)]) == 0
+    text = out.read_text()
+    assert text.count("| cubic | 1 % |") == 2
+    points = json.loads(results.read_text())["points"]
+    assert len(points) == 2
+    for p in points:
+        # Both engines moved data over the same emulated path, and the kernel's window
+        # was traced (the agreement figure is a number).
+        assert min(p["wtcp"]["goodput_mbps"]) > 0.5 and min(p["linux"]["goodput_mbps"]) > 0.5
+        assert all(x == x and x >= 0 for x in p["cwnd_mad_bdp"])
+
+
+def test_validate_against_linux_takes_only_its_options(capsys):
+    assert cli.main(["validate", "--against", "linux", "--seeds", "2"]) == 2
+    assert "--against linux takes" in capsys.readouterr().err
