@@ -143,3 +143,28 @@ def test_the_quick_kernel_crosscheck_compares_two_points(tmp_path, capsys):
 def test_validate_against_linux_takes_only_its_options(capsys):
     assert cli.main(["validate", "--against", "linux", "--seeds", "2"]) == 2
     assert "--against linux takes" in capsys.readouterr().err
+
+
+def sweep_file(tmp_path):
+    (tmp_path / "path.toml").write_text(PATH)
+    f = tmp_path / "sw.toml"
+    f.write_text('name = "lsweep"\nscenario = "path.toml"\nalgorithms = ["cubic", "bbr"]\nreplications = 1\nseed = 1\n[set]\nengine = "linux"\n"run.duration_s" = 2\n')
+    return f
+
+
+def test_a_sweep_on_the_kernel_refuses_parallel_workers(tmp_path, capsys):
+    assert cli.main(["sweep", str(sweep_file(tmp_path)), "--workers", "2", "--store", str(tmp_path / "s.duckdb")]) == 2
+    assert "one run at a time" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")
+def test_a_sweep_runs_on_the_kernel_one_run_at_a_time(tmp_path):
+    import duckdb
+
+    store = tmp_path / "s.duckdb"
+    assert cli.main(["sweep", str(sweep_file(tmp_path)), "--store", str(store)]) == 0
+    with duckdb.connect(str(store), read_only=True) as c:
+        runs = c.sql("select engine, status from runs").fetchall()
+        goodputs = [g for (g,) in c.sql("select goodput_bps from flows").fetchall()]
+    assert runs == [("linux", "done"), ("linux", "done")]
+    assert all(g > 0.8 * 5e6 * 1448 / 1500 for g in goodputs)

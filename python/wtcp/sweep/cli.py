@@ -80,6 +80,13 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
         raise _cli_error(f"{file}: not a UTF-8 text file") from None
     except OSError as e:
         raise _cli_error(f"cannot read {file}: {e.strerror or e}") from None
+    from wtcp.sweep.spec import uses_engine
+
+    if uses_engine(sweep, "linux"):
+        # Real time: concurrent kernel runs would take each other's CPU and distort timing.
+        if (workers or 1) != 1 or dask_address is not None or dask_local is not None:
+            raise click.UsageError("engine linux runs in real time, one run at a time: use --workers 1 (no Dask)")
+        workers = 1
     try:
         store_file = store_path or default_store_path(sweep)
     except SweepError as e:

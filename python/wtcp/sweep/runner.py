@@ -113,6 +113,9 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
                 from wtcp.ns3 import run_document
 
                 metrics_json, traces = run_document(tomllib.loads(toml)), None
+            elif engine == "linux":
+                # The kernel, in real time (the sweep runs these one at a time).
+                metrics_json, traces = _core.run_linux(toml, "toml", [])
             else:
                 # Traces only when the sweep asks for them (`[set] "trace.enabled" = true`).
                 control = _core.RunControl(limits.timeout_s, limits.memory_mb) if limits else None
@@ -133,7 +136,7 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
         except RunStopped as e:
             # "exceeded the 30 s run timeout at simulated t = 12.3 s of 200 s"
             rec.update(status="failed", error=str(e), flows=[])
-        except (ScenarioError, SimulationError, Ns3Unavailable) as e:
+        except (ScenarioError, SimulationError, Ns3Unavailable, _core.LinuxEngineUnavailable, OSError) as e:
             rec.update(status="failed", error=f"{type(e).__name__}: {e}", flows=[])
         except KeyboardInterrupt as e:
             _mark("")

@@ -67,7 +67,7 @@ class Run:
     toml: str | None  # resolved scenario (None when the overrides do not resolve)
     error: str | None  # ScenarioError of an invalid combination
     sim_seconds: float | None = None
-    engine: str = "wtcp"  # the simulator: "wtcp" or "ns3"
+    engine: str = "wtcp"  # the simulator: "wtcp", "ns3" or "linux"
 
 
 @dataclass
@@ -281,10 +281,16 @@ class Sweep:
                         toml = sc._resolved_toml
                         sim = float(doc.get("run", {}).get("duration_s", 0.0))
                         identity: Any = doc
-                        if engine != "wtcp":
+                        if engine == "ns3":
                             from wtcp.ns3 import plan
 
                             plan(sc.document)  # refused before it is queued
+                        elif engine == "linux":
+                            # As `Scenario.run(engine="linux")`: the linux profile where
+                            # the scenario names none; refused before it is queued.
+                            sc, _ = sc.with_engine_profile("linux")
+                            sc.check_linux()
+                            toml = sc._resolved_toml
                     except ScenarioError as e:
                         error = str(e)
                         toml = None
@@ -367,6 +373,11 @@ class Sweep:
             except ScenarioError as e:
                 if is_path_error(e):
                     raise SweepError(f"{section}.{path}", str(e)) from None
+
+
+def uses_engine(sweep: Sweep, engine: str) -> bool:
+    """Whether any run of the sweep is on `engine`."""
+    return any(v == engine for _, v in _engine_values(sweep))
 
 
 def _engine_values(sweep: Sweep) -> list[tuple[str, Any]]:
