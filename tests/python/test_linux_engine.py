@@ -56,7 +56,7 @@ def test_the_linux_profile_path_is_accepted():
     ("path", "value", "field"),
     [
         ("tcp.rto_initial_s", "3.0", "tcp.rto_initial_s"),
-        ("tcp.rto_min_s", "2.0", "tcp.rto_min_s"),
+        ("tcp.rto_min_s", "0", "tcp.rto_min_s"),
         ("tcp.delayed_ack", "false", "tcp.delayed_ack"),
         ("tcp.initial_cwnd_segments", "2.5", "tcp.initial_cwnd_segments"),
         ("flows.0.cc", '"westwoodplus"', "flows.0.cc"),

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use wtcp_engine::time::{tx_time, Time};
 
-use crate::clock::{monotonic_ns, Clock};
+use crate::clock::Clock;
 use crate::sock;
 
 /// Where a flow's sockets live for the whole run, so that the sampler can read their
@@ -23,6 +23,8 @@ pub struct Slots {
     /// The kernel's congestion window (segments), MSS (bytes) and RTO (us) when the
     /// connection was made: what it took from the scenario.
     pub at_connect: Mutex<Option<(u32, u32, u32)>>,
+    /// Why the connection failed, if it did.
+    pub connect_error: Mutex<Option<String>>,
     /// Datagrams a UDP sender handed to its kernel.
     pub datagrams_sent: std::sync::atomic::AtomicU64,
 }
@@ -61,8 +63,26 @@ pub struct Schedule {
 pub fn tcp_send(fd: OwnedFd, at: Schedule, bytes: Option<u64>, slots: &Slots, stop: &AtomicBool) -> std::io::Result<()> {
     let Schedule { to, clock, start, stop_at } = at;
     clock.sleep_until(start);
-    sock::connect(&fd, to)?;
     let raw = fd.as_raw_fd();
+    // Non-blocking, so that a handshake still going at the end (the kernel retries a SYN
+    // for minutes) neither holds the run nor fails it: the flow just delivered nothing.
+    sock::set_nonblocking(raw)?;
+    sock::start_connect(&fd, to)?;
+    loop {
+        if stop.load(Ordering::Relaxed) || clock.now() >= stop_at {
+            *slots.sender.lock().expect("slot") = Some(fd);
+            return Ok(());
+        }
+        if sock::wait(raw, libc::POLLOUT, 10) {
+            break;
+        }
+    }
+    if let Err(e) = sock::take_error(raw) {
+        // Refused or timed out: recorded as a flow that delivered nothing.
+        *slots.sender.lock().expect("slot") = Some(fd);
+        *slots.connect_error.lock().expect("slot") = Some(e.to_string());
+        return Ok(());
+    }
     if let Ok((info, _)) = crate::info::TcpInfo::of(raw) {
         *slots.at_connect.lock().expect("slot") = Some((info.snd_cwnd, info.snd_mss, info.rto));
     }
@@ -133,7 +153,7 @@ pub fn udp_send(fd: OwnedFd, at: Schedule, rate_bps: f64, payload: u32, stop: &A
         }
         clock.sleep_until(t);
         buf[..8].copy_from_slice(&k.to_le_bytes());
-        buf[8..16].copy_from_slice(&monotonic_ns().to_le_bytes());
+        buf[8..16].copy_from_slice(&crate::clock::realtime_ns().to_le_bytes());
         // SAFETY: buf and sa are valid for their lengths.
         let n = unsafe { libc::sendto(fd.as_raw_fd(), buf.as_ptr().cast(), payload as usize, 0, (&sa as *const libc::sockaddr_in).cast(), std::mem::size_of::<libc::sockaddr_in>() as u32) };
         if n > 0 {
@@ -143,22 +163,23 @@ pub fn udp_send(fd: OwnedFd, at: Schedule, rate_bps: f64, payload: u32, stop: &A
     }
 }
 
-/// UDP receiver: count datagrams and their one-way delays inside [from, to).
-pub fn udp_receive(fd: RawFd, clock: Clock, from: Time, to: Time, stop: &AtomicBool) -> UdpStats {
+/// UDP receiver: count datagrams inside [from, to) and, with `delays`, their one-way
+/// delays: from the sender's CLOCK_REALTIME stamp to the kernel's, taken when the
+/// datagram reached the socket (`SO_TIMESTAMPNS`), so the receiving thread's wake-up is
+/// not in it.
+pub fn udp_receive(fd: RawFd, clock: Clock, from: Time, to: Time, delays: bool, stop: &AtomicBool) -> UdpStats {
     let mut st = UdpStats::default();
     let mut buf = vec![0u8; 65536];
+    sock::timestamp_arrivals(fd);
     while !stop.load(Ordering::Relaxed) {
         if !sock::wait(fd, libc::POLLIN, 10) {
             continue;
         }
-        loop {
-            // SAFETY: buf is a valid writable buffer of its length.
-            let r = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        while let Some((r, arrived)) = sock::recv_stamped(fd, &mut buf) {
             if r < 16 {
-                break;
+                continue;
             }
-            let mono = monotonic_ns();
-            let now = clock.of(mono);
+            let now = clock.now();
             let seq = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
             let sent = u64::from_le_bytes(buf[8..16].try_into().expect("8 bytes"));
             st.packets += 1;
@@ -167,7 +188,9 @@ pub fn udp_receive(fd: RawFd, clock: Clock, from: Time, to: Time, stop: &AtomicB
             if (from..to).contains(&now) {
                 st.window_packets += 1;
                 st.window_bytes += r as u64;
-                st.delays.push(mono.saturating_sub(sent));
+                if let (true, Some(at)) = (delays, arrived) {
+                    st.delays.push(at.saturating_sub(sent));
+                }
             }
         }
     }

@@ -18,8 +18,8 @@
 //! - Timeouts are `tcpi_total_rto` (Linux 6.7+), else `TcpExt.TCPTimeouts`.
 //! - Data a flow's receiver already held (`unnecessary_retransmissions`) is not known
 //!   to the kernel: null; `dsacks` is the sender's `tcpi_dsack_dups`.
-//! - A flow's throughput is its sender's data bytes out (`tcpi_bytes_sent`, retransmissions
-//!   included) plus the headers of its data segments (`tcpi_data_segs_out`).
+//! - A flow's throughput is counted by the relay as the simulator counts it: the IP bytes
+//!   of data its source's first link finished sending inside the window.
 
 pub mod clock;
 pub mod flows;
@@ -88,8 +88,7 @@ pub fn check(sc: &Scenario) -> Result<Vec<FlowPlan>, EngineError> {
 /// One flow's hosts.
 struct FlowHosts {
     sender: Netns,
-    /// Held so that the receiver's namespace lives as long as the run.
-    _receiver: Netns,
+    receiver: Netns,
     /// TCP: the sender's unconnected socket; UDP: its socket.
     send_fd: std::os::fd::OwnedFd,
     /// TCP: the listener; UDP: the bound socket.
@@ -114,7 +113,7 @@ fn make_hosts(i: usize, p: &FlowPlan) -> io::Result<(FlowHosts, std::os::fd::Own
     let (s_tun, send_fd) = sender.run(|| {
         let tun = setup(s_addr)?;
         if let Some(iw) = initcwnd {
-            route::set_initcwnd([10, 77, 0, 0], 16, netns::TUN_NAME, s_addr, iw)?;
+            route::set_metrics([10, 77, 0, 0], 16, netns::TUN_NAME, s_addr, &[(route::RTAX_INITCWND, iw)])?;
         }
         let fd = match p {
             FlowPlan::Tcp { cc, .. } => sock::tcp_sender(cc)?,
@@ -124,21 +123,23 @@ fn make_hosts(i: usize, p: &FlowPlan) -> io::Result<(FlowHosts, std::os::fd::Own
     })?;
     let (r_tun, recv_fd) = receiver.run(|| {
         let tun = setup(r_addr)?;
+        // A first flight above Linux's 10 segments needs the receiver's first window too.
+        if let Some(iw) = initcwnd.filter(|&iw| iw > 10) {
+            route::set_metrics([10, 77, 0, 0], 16, netns::TUN_NAME, r_addr, &[(route::RTAX_INITRWND, iw)])?;
+        }
         let fd = match p {
             FlowPlan::Tcp { .. } => sock::tcp_listener(r_addr)?,
             FlowPlan::Cbr { .. } => sock::udp(r_addr, sock::PORT)?,
         };
         Ok((tun, fd))
     })?;
-    Ok((FlowHosts { sender, _receiver: receiver, send_fd, recv_fd }, s_tun, r_tun))
+    Ok((FlowHosts { sender, receiver, send_fd, recv_fd }, s_tun, r_tun))
 }
 
-/// Counters of one TCP flow at one instant.
+/// Counters of one TCP flow at one instant: its receiver's in-order bytes.
 #[derive(Clone, Copy, Default)]
 struct Snapshot {
     received: u64,
-    sent_bytes: u64,
-    data_segs: u64,
 }
 
 fn sender_info(slots: &Slots) -> Option<TcpInfo> {
@@ -152,11 +153,7 @@ fn receiver_info(slots: &Slots) -> Option<TcpInfo> {
 }
 
 fn snapshot(slots: &Slots) -> Snapshot {
-    let r = slots.receiver_fd.load(Ordering::Acquire);
-    let s = slots.sender_fd.load(Ordering::Acquire);
-    let rx = if r >= 0 { TcpInfo::of(r).map(|(i, _)| i.bytes_received).unwrap_or(0) } else { 0 };
-    let (sent_bytes, data_segs) = if s >= 0 { TcpInfo::of(s).map(|(i, _)| (i.bytes_sent, u64::from(i.data_segs_out))).unwrap_or((0, 0)) } else { (0, 0) };
-    Snapshot { received: rx, sent_bytes, data_segs }
+    Snapshot { received: receiver_info(slots).map_or(0, |i| i.bytes_received) }
 }
 
 /// Run `sc` on the kernel: the metrics JSON (wtcp's schema, `"engine": "linux"`) and,
@@ -184,6 +181,7 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
     let mut at_from = vec![Snapshot::default(); plans.len()];
     let mut at_to = vec![Snapshot::default(); plans.len()];
     let mut srtt_sum = vec![(0.0f64, 0u64); plans.len()];
+    let mut max_backoff = vec![0u64; plans.len()];
     let dir_names: Vec<String> = relay.dirs.iter().map(|d| format!("{}:{}->{}", sc.links[d.id as usize / 2].name, sc.nodes[d.from as usize], sc.nodes[d.to as usize])).collect();
     let mut traces = sc.trace_interval.map(|_| trace::empty(dir_names));
     let relay_result = std::thread::scope(|s| -> io::Result<()> {
@@ -206,22 +204,20 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
                 FlowPlan::Cbr { rate_bps, payload_bytes } => {
                     let (rate, payload) = (*rate_bps, *payload_bytes);
                     workers.push(s.spawn(move || flows::udp_send(send_fd, at, rate, payload, done, &slots.datagrams_sent)));
-                    udp_receivers.push((i, s.spawn(move || flows::udp_receive(std::os::fd::AsRawFd::as_raw_fd(&recv_fd), clock, from, to, done))));
+                    udp_receivers.push((i, s.spawn(move || flows::udp_receive(std::os::fd::AsRawFd::as_raw_fd(&recv_fd), clock, from, to, sc.delay_metrics, done))));
                 }
             }
         }
-        // The sampler: the window's edges, each flow's SRTT every 10 ms inside it, and
-        // the traces every interval.
-        let mut next_srtt = from;
+        // The sampler, until the end: the window's edges (each taken after sleeping to
+        // it), every 10 ms each flow's backoff (and SRTT inside the window), and the
+        // traces every interval.
+        let mut next_tick: Time = 0;
         let mut next_trace = sc.trace_interval.map(|_| 0);
         let (mut from_done, mut to_done) = (false, false);
-        loop {
+        while !quit() {
             let mut next = end;
-            for t in [(!from_done).then_some(from), (!to_done).then_some(to), (next_srtt < to).then_some(next_srtt), next_trace] {
+            for t in [(!from_done).then_some(from), (!to_done).then_some(to), Some(next_tick), next_trace] {
                 next = next.min(t.unwrap_or(end));
-            }
-            if next >= end || quit() {
-                break;
             }
             clock.sleep_until(next);
             if !from_done && next >= from {
@@ -230,14 +226,25 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
                 }
                 from_done = true;
             }
-            if next == next_srtt && next < to {
+            if !to_done && next >= to {
                 for (i, sl) in slots.iter().enumerate() {
-                    if let Some(info) = sender_info(sl).filter(|i| i.rtt > 0) {
+                    at_to[i] = snapshot(sl);
+                }
+                to_done = true;
+            }
+            if next >= end {
+                break;
+            }
+            if next == next_tick {
+                for (i, sl) in slots.iter().enumerate() {
+                    let Some(info) = sender_info(sl) else { continue };
+                    max_backoff[i] = max_backoff[i].max(u64::from(info.backoff));
+                    if (from..to).contains(&next) && info.rtt > 0 {
                         srtt_sum[i].0 += f64::from(info.rtt) / 1e6;
                         srtt_sum[i].1 += 1;
                     }
                 }
-                next_srtt += 10_000_000;
+                next_tick += 10_000_000;
             }
             if let (Some(t), Some(iv), Some(tr)) = (next_trace, sc.trace_interval, traces.as_mut()) {
                 if t == next {
@@ -248,17 +255,6 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
                     }
                     next_trace = Some(t + iv);
                 }
-            }
-            if !to_done && next >= to {
-                for (i, sl) in slots.iter().enumerate() {
-                    at_to[i] = snapshot(sl);
-                }
-                to_done = true;
-            }
-        }
-        if !to_done {
-            for (i, sl) in slots.iter().enumerate() {
-                at_to[i] = snapshot(sl);
             }
         }
         done.store(true, Ordering::Relaxed);
@@ -275,8 +271,15 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
     let wall_seconds = wall.elapsed().as_secs_f64();
     let mut rows = Vec::with_capacity(plans.len());
     let mut warnings: Vec<String> = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        if let (FlowPlan::Tcp { initcwnd, mtu, .. }, wtcp_engine::scenario::FlowApp::Tcp(t)) = (p, &sc.flows[i].app) {
+            if u64::from(*initcwnd) * u64::from(t.tcp.mss) > 65535 {
+                warnings.push(format!("flow `{}`: an initial window of {initcwnd} segments of {} bytes (MTU {mtu}) exceeds the 64 KiB a SYN-ACK's unscaled window can offer (RFC 7323 §2.2): the kernel's first flight is smaller", sc.flows[i].name, t.tcp.mss));
+            }
+        }
+    }
     if sc.delay_metrics {
-        warnings.push("metrics.delays: the linux engine measures one-way delays of CBR flows only; TCP flows' delay fields are null".into());
+        warnings.push("metrics.delays: the linux engine measures one-way delays of CBR flows only (sender's clock to the kernel's arrival stamp); TCP flows' delay fields are null".into());
     }
     let window = (to - from) as f64 / 1e9;
     for (i, p) in plans.iter().enumerate() {
@@ -290,22 +293,23 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
                 let ri = if r_fd >= 0 { TcpInfo::of(r_fd)?.0 } else { TcpInfo::default() };
                 let m = |k: &str| mib.get(k).copied().unwrap_or(0);
                 let timeouts = if has_rto { u64::from(si.total_rto) } else { m("TcpExt.TCPTimeouts") };
-                let overhead = u64::from(sc_overhead(sc, i));
                 let (a, b) = (at_from[i], at_to[i]);
-                if ri.bytes_received == 0 {
+                if let Some(e) = slots[i].connect_error.lock().expect("slot").as_ref() {
+                    warnings.push(format!("flow `{}` did not connect: {e}", f.name));
+                } else if ri.bytes_received == 0 {
                     warnings.push(format!("flow `{}` delivered no data", f.name));
                 }
                 let srtt = (srtt_sum[i].1 > 0).then(|| srtt_sum[i].0 / srtt_sum[i].1 as f64);
                 let at_connect = *slots[i].at_connect.lock().expect("slot");
                 tcp_row(i, f, sc, cc, at_connect, TcpNumbers {
                     goodput_bps: (b.received - a.received) as f64 * 8.0 / window,
-                    throughput_bps: ((b.sent_bytes - a.sent_bytes) + (b.data_segs - a.data_segs) * overhead) as f64 * 8.0 / window,
+                    throughput_bps: relay.stats.put_on_wire[i] as f64 * 8.0 / window,
                     delivered: ri.bytes_received,
                     segments_sent: u64::from(si.data_segs_out),
                     retransmitted: u64::from(si.total_retrans),
                     fast_retransmits: m("TcpExt.TCPSackRecovery") + m("TcpExt.TCPRenoRecovery"),
                     timeouts,
-                    max_backoff: u64::from(si.backoff),
+                    max_backoff: max_backoff[i].max(u64::from(si.backoff)),
                     dsacks: u64::from(si.dsack_dups),
                     srtt,
                 })
@@ -343,6 +347,13 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
             })
         })
         .collect();
+    let mut tun_dropped = 0;
+    for h in &hosts {
+        tun_dropped += h.sender.run(netns::tun_tx_dropped)? + h.receiver.run(netns::tun_tx_dropped)?;
+    }
+    if tun_dropped > 0 {
+        warnings.push(format!("{tun_dropped} packets were dropped by the hosts' TUN devices before the relay read them (relay.tun_tx_dropped): losses outside the scenario's network"));
+    }
     let st = &relay.stats;
     if let (Some(tr), Some(relayed)) = (traces.as_mut(), relay.traces.take()) {
         trace::merge_relay(tr, relayed);
@@ -368,6 +379,7 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
             "packets_out": st.packets_out,
             "foreign_packets": st.foreign,
             "write_errors": st.write_errors,
+            "tun_tx_dropped": tun_dropped,
             "max_late_ms": st.max_late_ns as f64 / 1e6,
             "events": st.events,
             "events_late_over_0_1_ms": st.late_100us,
@@ -377,14 +389,6 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
     })
     .to_string();
     Ok((metrics, traces))
-}
-
-/// IP + TCP header bytes of a data segment of flow `i` (0 for UDP).
-fn sc_overhead(sc: &Scenario, i: usize) -> u32 {
-    match &sc.flows[i].app {
-        wtcp_engine::scenario::FlowApp::Tcp(t) => t.tcp.packet_overhead(),
-        wtcp_engine::scenario::FlowApp::Cbr(_) => 0,
-    }
 }
 
 struct TcpNumbers {

@@ -16,6 +16,8 @@ use std::thread;
 
 /// Name of the TUN device in every namespace (a namespace has its own device names).
 pub const TUN_NAME: &str = "wtcp0";
+/// Packets the TUN device's ring holds before it drops.
+const TUN_TXQUEUELEN: libc::c_int = 10_000;
 
 /// A network namespace of this process's own, alive while this value is.
 #[derive(Debug)]
@@ -74,6 +76,16 @@ pub fn sysctl(path: &str, value: &str) -> io::Result<()> {
     f.write_all(value.as_bytes()).map_err(|e| io::Error::new(e.kind(), format!("{full} = {value}: {e}")))
 }
 
+/// Packets the calling thread's namespace's TUN device dropped on sending (its ring was
+/// full): `/proc/net/dev`'s tx "drop" column.
+pub fn tun_tx_dropped() -> io::Result<u64> {
+    let text = read_net_file("dev")?;
+    let line = text.lines().find(|l| l.trim_start().starts_with(&format!("{TUN_NAME}:"))).ok_or_else(|| io::Error::other("no TUN device in /proc/net/dev"))?;
+    let fields: Vec<&str> = line.split_once(':').map_or("", |(_, v)| v).split_whitespace().collect();
+    // rx: bytes packets errs drop fifo frame compressed multicast; tx: bytes packets errs drop ...
+    fields.get(11).and_then(|v| v.parse().ok()).ok_or_else(|| io::Error::other("unreadable /proc/net/dev line"))
+}
+
 /// Read a file of the calling thread's namespace (`/proc/thread-self/net/...`).
 pub fn read_net_file(name: &str) -> io::Result<String> {
     std::fs::read_to_string(format!("/proc/thread-self/net/{name}"))
@@ -122,6 +134,12 @@ pub fn tun_device(addr: [u8; 4], prefix: u8, mtu: u32) -> io::Result<OwnedFd> {
     ioctl(&ctl, libc::SIOCSIFNETMASK, &mut r, "SIOCSIFNETMASK")?;
     r.ifr_ifru.ifru_mtu = mtu as libc::c_int;
     ioctl(&ctl, libc::SIOCSIFMTU, &mut r, "SIOCSIFMTU")?;
+    // The device's ring (txqueuelen, 500 by default) drops what the relay has not read
+    // yet, outside the emulated network; a deep one keeps the relay the only place of
+    // loss (what it still drops is reported: `tun_tx_dropped`). ifr_qlen shares
+    // ifru_metric's place in the union.
+    r.ifr_ifru.ifru_metric = TUN_TXQUEUELEN;
+    ioctl(&ctl, libc::SIOCSIFTXQLEN, &mut r, "SIOCSIFTXQLEN")?;
     for name in [TUN_NAME, "lo"] {
         let mut r = ifreq(name);
         r.ifr_ifru.ifru_flags = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;

@@ -41,13 +41,19 @@ pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, Scenar
         return Err(ScenarioError::new("wifi.0", format!("802.11 channel `{}`: the linux engine's relay carries wired links only; allowed: links", w.name)));
     }
     let baseline = baseline()?;
+    let linux_rto_min = baseline.tcp.rtt.min_rto;
     let mut plans = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
         if f.on_off.is_some() {
             return Err(ScenarioError::new(format!("flows.{i}.on_off"), "the linux engine's applications send without pauses; allowed: leave on_off out"));
         }
         plans.push(match &f.app {
-            FlowApp::Cbr(c) => FlowPlan::Cbr { rate_bps: c.rate_bps, payload_bytes: c.packet_bytes },
+            FlowApp::Cbr(c) => {
+                if c.packet_bytes < 16 {
+                    return Err(ScenarioError::new(format!("flows.{i}.packet_bytes"), format!("is {} bytes; the linux engine's datagrams carry a sequence number and a send time; allowed: 16 bytes or more", c.packet_bytes)));
+                }
+                FlowPlan::Cbr { rate_bps: c.rate_bps, payload_bytes: c.packet_bytes }
+            }
             FlowApp::Tcp(t) => {
                 let name = t.cc.name();
                 let kernel = KERNEL_NAMES.iter().find(|(w, _)| *w == name).map(|(_, k)| *k).unwrap_or(name);
@@ -63,18 +69,36 @@ pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, Scenar
                     return Err(ScenarioError::new("tcp.initial_cwnd_segments", format!("is {initcwnd} for flow `{}`; the kernel's route metric initcwnd is a whole number of segments; allowed: 1 to 1024", f.name)));
                 }
                 let rto_min_us = t.tcp.rtt.min_rto / 1000;
-                if !(1..=1_000_000).contains(&rto_min_us) {
-                    return Err(ScenarioError::new("tcp.rto_min_s", format!("is {} s for flow `{}`; net.ipv4.tcp_rto_min_us takes 1 us to 1 s; allowed: 0.000001 to 1", t.tcp.rtt.min_rto as f64 / 1e9, f.name)));
+                if rto_min_us != baseline.tcp.rtt.min_rto / 1000 {
+                    if rto_min_us == 0 {
+                        return Err(ScenarioError::new("tcp.rto_min_s", format!("is {} s for flow `{}`; net.ipv4.tcp_rto_min_us takes 1 us or more (rounded up to whole jiffies); allowed: 0.000001 or more", t.tcp.rtt.min_rto as f64 / 1e9, f.name)));
+                    }
+                    kernel_knob("tcp.rto_min_s", "tcp_rto_min_us", "6.11", secs(linux_rto_min))?;
                 }
                 let rto_max_ms = t.tcp.rtt.max_rto / 1_000_000;
-                if !(1000..=120_000).contains(&rto_max_ms) {
-                    return Err(ScenarioError::new("tcp.rto_max_s", format!("is {} s for flow `{}`; net.ipv4.tcp_rto_max_ms takes 1 s to 120 s; allowed: 1 to 120", t.tcp.rtt.max_rto as f64 / 1e9, f.name)));
+                if rto_max_ms != baseline.tcp.rtt.max_rto / 1_000_000 {
+                    if !(1000..=120_000).contains(&rto_max_ms) {
+                        return Err(ScenarioError::new("tcp.rto_max_s", format!("is {} s for flow `{}`; net.ipv4.tcp_rto_max_ms takes 1 s to 120 s; allowed: 1 to 120", t.tcp.rtt.max_rto as f64 / 1e9, f.name)));
+                    }
+                    kernel_knob("tcp.rto_max_s", "tcp_rto_max_ms", "6.15", secs(baseline.tcp.rtt.max_rto))?;
                 }
-                FlowPlan::Tcp { cc: kernel.to_string(), bytes: t.bytes, sysctls: sysctls(&t.tcp), mtu: mtu(&t.tcp), initcwnd: initcwnd as u32 }
+                FlowPlan::Tcp { cc: kernel.to_string(), bytes: t.bytes, sysctls: sysctls(&t.tcp, &baseline.tcp), mtu: mtu(&t.tcp), initcwnd: initcwnd as u32 }
             }
         });
     }
     Ok(plans)
+}
+
+fn secs(ns: u64) -> String {
+    format!("{}", ns as f64 / 1e9)
+}
+
+/// A value other than Linux's default needs the kernel's sysctl `name` (Linux `since`+).
+fn kernel_knob(field: &str, name: &str, since: &str, default: String) -> Result<(), ScenarioError> {
+    if std::path::Path::new(&format!("/proc/sys/net/ipv4/{name}")).exists() {
+        return Ok(());
+    }
+    Err(ScenarioError::new(field, format!("this kernel ({}) has no net.ipv4.{name} (Linux {since} and later); allowed: {default}, its default", crate::kernel_release())))
 }
 
 /// The TUN MTU that gives the kernel the scenario's MSS.
@@ -82,10 +106,11 @@ pub fn mtu(t: &TcpConfig) -> u32 {
     t.mss + t.packet_overhead()
 }
 
-/// The namespace sysctls of a TCP flow's two hosts.
-fn sysctls(t: &TcpConfig) -> Vec<(&'static str, String)> {
+/// The namespace sysctls of a TCP flow's two hosts (the RTO's only where they differ from
+/// Linux's, so that a kernel without them runs everything else).
+fn sysctls(t: &TcpConfig, linux: &TcpConfig) -> Vec<(&'static str, String)> {
     let b = |v: bool| if v { "1" } else { "0" }.to_string();
-    vec![
+    let mut out = vec![
         ("net/ipv4/tcp_timestamps", b(t.timestamps)),
         ("net/ipv4/tcp_sack", b(t.sack)),
         ("net/ipv4/tcp_dsack", b(t.sack)),
@@ -95,13 +120,26 @@ fn sysctls(t: &TcpConfig) -> Vec<(&'static str, String)> {
         // Linux 6.11+ and 6.15+: the RTO's floor and ceiling per namespace. Linux's floor
         // bounds the variance term (RTO = SRTT + max(4 RTTVAR, rto_min), tcp_input.c
         // tcp_set_rto), RFC 6298's the whole RTO: docs/linux-engine.md.
-        ("net/ipv4/tcp_rto_min_us", (t.rtt.min_rto / 1000).to_string()),
-        ("net/ipv4/tcp_rto_max_ms", (t.rtt.max_rto / 1_000_000).to_string()),
-        ("net/ipv4/tcp_wmem", format!("4096 16384 {}", t.send_buffer_bytes.max(4096))),
-        ("net/ipv4/tcp_rmem", format!("4096 131072 {}", t.recv_buffer_bytes.max(4096))),
+        // A socket starts at the middle value and auto-tuning only grows it, so a limit
+        // below Linux's starting size lowers the start too (tcp_init_sock).
+        ("net/ipv4/tcp_wmem", buffer(16384, t.send_buffer_bytes)),
+        ("net/ipv4/tcp_rmem", buffer(131072, t.recv_buffer_bytes)),
         // Each run starts from nothing: no cached metrics of an earlier connection.
         ("net/ipv4/tcp_no_metrics_save", "1".to_string()),
-    ]
+    ];
+    if t.rtt.min_rto != linux.rtt.min_rto {
+        out.push(("net/ipv4/tcp_rto_min_us", (t.rtt.min_rto / 1000).to_string()));
+    }
+    if t.rtt.max_rto != linux.rtt.max_rto {
+        out.push(("net/ipv4/tcp_rto_max_ms", (t.rtt.max_rto / 1_000_000).to_string()));
+    }
+    out
+}
+
+/// `tcp_wmem` / `tcp_rmem`: minimum, starting size, maximum = the scenario's buffer.
+fn buffer(linux_start: u64, max: u64) -> String {
+    let max = max.max(4096);
+    format!("4096 {} {max}", linux_start.min(max))
 }
 
 struct Baseline {

@@ -59,6 +59,10 @@ pub struct RelayStats {
     pub write_errors: u64,
     /// The largest lateness of an event, ns (the relay's timing error).
     pub max_late_ns: u64,
+    /// Per flow: IP bytes of data its source's first link finished sending inside the
+    /// measurement window (the simulator's throughput: what the source's own queue
+    /// refused never left the host).
+    pub put_on_wire: Vec<u64>,
     /// Events run, and those run more than 0.1 ms and 1 ms after their time.
     pub events: u64,
     pub late_100us: u64,
@@ -85,7 +89,8 @@ impl<'s> Relay<'s> {
     pub fn new(sc: &'s Scenario, endpoints: Vec<Endpoint>) -> Self {
         let (dirs, gens) = link_dirs(sc);
         let traces = sc.trace_interval.map(|_| crate::trace::empty(Vec::new()));
-        Relay { sc, dirs, gens, ev: EventQueue::with_capacity(256), pool: PacketPool::default(), bufs: Vec::new(), dst_ep: Vec::new(), endpoints, now: 0, stats: RelayStats::default(), traces }
+        let stats = RelayStats { put_on_wire: vec![0; sc.flows.len()], ..RelayStats::default() };
+        Relay { sc, dirs, gens, ev: EventQueue::with_capacity(256), pool: PacketPool::default(), bufs: Vec::new(), dst_ep: Vec::new(), endpoints, now: 0, stats, traces }
     }
 
     /// Run until `end` on `clock` (or until `stop`).
@@ -180,6 +185,7 @@ impl<'s> Relay<'s> {
     fn handle(&mut self, e: Event) {
         match e {
             Event::TxDone { dir } => {
+                self.count_put_on_wire(dir);
                 let outcome = self.dirs[dir as usize].on_tx_done(&mut self.pool, self.now, &mut self.ev);
                 self.free_discipline_drops(dir);
                 if let TxOutcome::Dropped { id, cause, .. } = outcome {
@@ -234,6 +240,18 @@ impl<'s> Relay<'s> {
             self.drop(id, dir, DropCause::Queue);
         }
         self.dirs[dir as usize].dequeue_drops = drops;
+    }
+
+    /// The simulator's `count_put_on_wire`: a data packet or datagram counts once, when
+    /// its source's link finishes its first transmission.
+    fn count_put_on_wire(&mut self, dir: u32) {
+        let d = &self.dirs[dir as usize];
+        let Some(id) = d.first_transmission() else { return };
+        let p = self.pool.get(id);
+        let window = self.sc.measure_from..self.sc.measure_to;
+        if d.from == p.src && matches!(p.kind, PacketKind::Data | PacketKind::Udp) && window.contains(&self.now) {
+            self.stats.put_on_wire[p.flow as usize] += u64::from(p.size);
+        }
     }
 
     /// Free a dropped packet's slot, recording it when tracing.

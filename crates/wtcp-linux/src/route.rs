@@ -1,5 +1,5 @@
 //! The one route a host has, rewritten with route metrics through rtnetlink (what
-//! `ip route replace ... initcwnd N` sends). Written by hand: one fixed message and its
+//! `ip route replace ... initcwnd N initrwnd M` sends). Written by hand: one fixed message and its
 //! acknowledgement, smaller than any netlink crate's API for it; the bytes are checked
 //! by a test.
 
@@ -8,8 +8,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use crate::netns::cvt;
 
-/// include/uapi/linux/rtnetlink.h: `RTAX_INITCWND` in `enum { RTAX_UNSPEC, ... }`.
-const RTAX_INITCWND: u16 = 11;
+/// include/uapi/linux/rtnetlink.h: `RTAX_INITCWND`, `RTAX_INITRWND` in
+/// `enum { RTAX_UNSPEC, ... }`.
+pub const RTAX_INITCWND: u16 = 11;
+pub const RTAX_INITRWND: u16 = 14;
 /// include/uapi/linux/rtnetlink.h: `RTA_DST`, `RTA_OIF`, `RTA_PREFSRC`.
 const RTA_DST: u16 = 1;
 const RTA_OIF: u16 = 4;
@@ -29,16 +31,18 @@ fn attr(out: &mut Vec<u8>, kind: u16, payload: &[u8]) {
 }
 
 /// RTM_NEWROUTE (create or replace) of `net`/`prefix` through interface `ifindex` with
-/// source `src` and the initial congestion window `initcwnd` (segments).
-pub fn replace_message(net: [u8; 4], prefix: u8, ifindex: u32, src: [u8; 4], initcwnd: u32) -> Vec<u8> {
+/// source `src` and the route metrics `metrics` (`RTAX_*`, value).
+pub fn replace_message(net: [u8; 4], prefix: u8, ifindex: u32, src: [u8; 4], metrics: &[(u16, u32)]) -> Vec<u8> {
     let mut body = vec![libc::AF_INET as u8, prefix, 0, 0, libc::RT_TABLE_MAIN, libc::RTPROT_KERNEL, libc::RT_SCOPE_LINK, libc::RTN_UNICAST];
     body.extend_from_slice(&0u32.to_ne_bytes()); // rtm_flags
     attr(&mut body, RTA_DST, &net);
     attr(&mut body, RTA_OIF, &ifindex.to_ne_bytes());
     attr(&mut body, RTA_PREFSRC, &src);
-    let mut metrics = Vec::new();
-    attr(&mut metrics, RTAX_INITCWND, &initcwnd.to_ne_bytes());
-    attr(&mut body, libc::RTA_METRICS, &metrics);
+    let mut nested = Vec::new();
+    for &(kind, value) in metrics {
+        attr(&mut nested, kind, &value.to_ne_bytes());
+    }
+    attr(&mut body, libc::RTA_METRICS, &nested);
     let mut msg = Vec::with_capacity(16 + body.len());
     msg.extend_from_slice(&((16 + body.len()) as u32).to_ne_bytes());
     msg.extend_from_slice(&libc::RTM_NEWROUTE.to_ne_bytes());
@@ -50,7 +54,7 @@ pub fn replace_message(net: [u8; 4], prefix: u8, ifindex: u32, src: [u8; 4], ini
 }
 
 /// Send `replace_message` in the calling thread's namespace and wait for its answer.
-pub fn set_initcwnd(net: [u8; 4], prefix: u8, device: &str, src: [u8; 4], initcwnd: u32) -> io::Result<()> {
+pub fn set_metrics(net: [u8; 4], prefix: u8, device: &str, src: [u8; 4], metrics: &[(u16, u32)]) -> io::Result<()> {
     let name = std::ffi::CString::new(device).map_err(|_| io::Error::other("device name with NUL"))?;
     // SAFETY: a NUL-terminated name.
     let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
@@ -60,7 +64,7 @@ pub fn set_initcwnd(net: [u8; 4], prefix: u8, device: &str, src: [u8; 4], initcw
     // SAFETY: plain socket creation; owned at once.
     let fd = cvt(unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::NETLINK_ROUTE) }, "netlink socket")?;
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    let msg = replace_message(net, prefix, ifindex, src, initcwnd);
+    let msg = replace_message(net, prefix, ifindex, src, metrics);
     // SAFETY: an all-zero sockaddr_nl (the kernel, port 0) of its size; msg is valid.
     let mut kernel: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
     kernel.nl_family = libc::AF_NETLINK as libc::sa_family_t;
@@ -78,7 +82,7 @@ pub fn set_initcwnd(net: [u8; 4], prefix: u8, device: &str, src: [u8; 4], initcw
     let kind = u16::from_ne_bytes([buf[4], buf[5]]);
     let error = i32::from_ne_bytes([buf[16], buf[17], buf[18], buf[19]]);
     if kind != libc::NLMSG_ERROR as u16 || error != 0 {
-        return Err(io::Error::other(format!("rtnetlink refused the route with initcwnd {initcwnd}: {}", io::Error::from_raw_os_error(-error))));
+        return Err(io::Error::other(format!("rtnetlink refused the route with metrics {metrics:?}: {}", io::Error::from_raw_os_error(-error))));
     }
     Ok(())
 }
@@ -89,7 +93,7 @@ mod tests {
 
     #[test]
     fn the_message_is_what_ip_route_replace_sends() {
-        let m = replace_message([10, 77, 0, 0], 16, 3, [10, 77, 0, 1], 4);
+        let m = replace_message([10, 77, 0, 0], 16, 3, [10, 77, 0, 1], &[(RTAX_INITCWND, 4)]);
         // Header 16 + rtmsg 12 + DST 8 + OIF 8 + PREFSRC 8 + METRICS (4 + 8) = 64.
         assert_eq!(m.len(), 64);
         assert_eq!(u32::from_ne_bytes(m[0..4].try_into().unwrap()), 64);

@@ -16,7 +16,12 @@ fn kernel_ready() -> bool {
     }
 }
 
+/// Kernel runs are real time: one at a time, or they take each other's CPU (the test
+/// harness runs tests on parallel threads).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn run(text: &str) -> Value {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let sc = Scenario::from_toml_str(text, &[]).expect("scenario");
     let (out, _) = wtcp_linux::run(&sc, &AtomicBool::new(false)).expect("linux run");
     serde_json::from_str(&out).expect("json")
@@ -85,6 +90,8 @@ fn udp_path(rate_mbps: f64, load: f64, loss: f64, seconds: f64) -> String {
 [run]
 duration_s = {d}
 measure_from_s = 1
+[metrics]
+delays = true
 [[nodes]]
 name = "s"
 [[nodes]]
@@ -177,4 +184,28 @@ fn fidelity_table() {
         let f = fidelity(rate);
         println!("| {rate} | {:.4} | {:.3} / {:.3} | {:.2} % | {:.3} % | ± {:.3} % |", f.rate, f.p50, f.p99, f.late * 100.0, f.loss * 100.0, f.half * 100.0);
     }
+}
+
+fn host_orphans() -> u64 {
+    let text = std::fs::read_to_string("/proc/net/sockstat").expect("sockstat");
+    let tcp = text.lines().find(|l| l.starts_with("TCP:")).expect("TCP line");
+    let fields: Vec<&str> = tcp.split_whitespace().collect();
+    let at = fields.iter().position(|f| *f == "orphan").expect("orphan field");
+    fields[at + 1].parse().expect("a count")
+}
+
+#[test]
+fn a_handshake_still_going_at_the_end_neither_holds_nor_fails_the_run_and_nothing_is_orphaned() {
+    if !kernel_ready() {
+        return;
+    }
+    let before = host_orphans();
+    // The SYN leaves at 2.5 s over a 400 ms link: no answer before the end at 3 s.
+    let text = TCP_PATH.replace("duration_s = 4", "duration_s = 3").replace("delay_ms = 10", "delay_ms = 400").replace("cc = \"cubic\"", "cc = \"cubic\"\nstart_s = 2.5");
+    let m = run(&text);
+    assert!(m["wall_seconds"].as_f64().unwrap() < 3.5, "the run ended with its scenario: {m}");
+    assert!(m["warnings"].to_string().contains("did not connect") || m["warnings"].to_string().contains("delivered no data"), "{m}");
+    // A full run closes its sockets with a reset: no orphan keeps a namespace alive.
+    run(TCP_PATH);
+    assert!(host_orphans() <= before, "orphans {} after, {before} before", host_orphans());
 }
