@@ -18,6 +18,11 @@ pub struct RttConfig {
     pub granularity: Time,
     /// Largest backoff exponent (the RTO doubles at most this many times).
     pub max_backoff: u32,
+    /// Where the minimum applies: false, to the whole RTO (RFC 6298 §2.4, RTO = max(SRTT +
+    /// max(G, 4 RTTVAR), min)); true, to the variance term, as Linux (RTO = SRTT +
+    /// max(G, 4 RTTVAR, min): tcp_input.c tcp_rtt_estimator floors `rttvar_us` at
+    /// `tcp_rto_min_us`, `__tcp_set_rto` adds it to SRTT).
+    pub min_on_variance: bool,
 }
 
 impl Default for RttConfig {
@@ -28,6 +33,7 @@ impl Default for RttConfig {
             max_rto: 60_000_000_000,
             granularity: 1_000_000,
             max_backoff: 16,
+            min_on_variance: false,
         }
     }
 }
@@ -79,8 +85,12 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         // RFC 6298 §2.2/2.3: RTO <- SRTT + max(G, K*RTTVAR), K = 4; §2.4 floor; §2.5 cap.
         let srtt = self.srtt.unwrap_or(r);
-        let rto = srtt + self.cfg.granularity.max(4 * self.rttvar);
-        self.base_rto = rto.max(self.cfg.min_rto).min(self.cfg.max_rto);
+        let variance = self.cfg.granularity.max(4 * self.rttvar);
+        self.base_rto = if self.cfg.min_on_variance {
+            (srtt + variance.max(self.cfg.min_rto)).min(self.cfg.max_rto)
+        } else {
+            (srtt + variance).max(self.cfg.min_rto).min(self.cfg.max_rto)
+        };
         // A fresh sample gives a fresh RTO: the backed-off value is dropped (RFC 6298 §5).
         self.backoff = 0;
     }
@@ -220,5 +230,26 @@ mod tests {
         e.on_sample(100 * MS);
         assert_eq!(e.backoff(), 0);
         assert_eq!(e.rto(), 1000 * MS);
+    }
+
+    #[test]
+    fn linux_floors_the_variance_term_rfc_6298_the_whole_rto() {
+        // SRTT 100 ms, RTTVAR 10 ms after two equal samples... use one sample: RTTVAR = R/2.
+        let cfg = RttConfig { min_rto: 200_000_000, ..RttConfig::default() };
+        let mut rfc = RttEstimator::new(cfg);
+        let mut linux = RttEstimator::new(RttConfig { min_on_variance: true, ..cfg });
+        for _ in 0..40 {
+            rfc.on_sample(100_000_000);
+            linux.on_sample(100_000_000);
+        }
+        // RTTVAR has decayed to almost 0: RFC 6298 gives the floor, 200 ms; Linux SRTT + 200 ms.
+        assert_eq!(rfc.base_rto(), 200_000_000);
+        assert_eq!(linux.base_rto(), 100_000_000 + 200_000_000);
+        // Above the floor both agree: a first sample of 1 s gives 1 s + 4 x 0.5 s.
+        let mut a = RttEstimator::new(cfg);
+        let mut b = RttEstimator::new(RttConfig { min_on_variance: true, ..cfg });
+        a.on_sample(1_000_000_000);
+        b.on_sample(1_000_000_000);
+        assert_eq!(a.base_rto(), b.base_rto());
     }
 }

@@ -182,16 +182,21 @@ fn baseline_cc(name: &str) -> Option<wtcp_cc::CcConfig> {
     })
 }
 
+fn floor(on_variance: bool) -> String {
+    if on_variance { "\"variance\"" } else { "\"rto\"" }.to_string()
+}
+
 /// Every TCP option Linux has no knob for must be the linux profile's.
 fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), ScenarioError> {
     let s = |v: f64| format!("{v}");
     let secs = |ns: u64| s(ns as f64 / 1e9);
-    let fixed: [(&str, String, String); 18] = [
+    let fixed: [(&str, String, String); 19] = [
         ("header_bytes", t.header_bytes.to_string(), linux.header_bytes.to_string()),
         ("initial_ssthresh_segments", format!("{:?}", t.initial_ssthresh_segments), format!("{:?}", linux.initial_ssthresh_segments)),
         ("rto_initial_s", secs(t.rtt.initial_rto), secs(linux.rtt.initial_rto)),
         ("clock_granularity_s", secs(t.rtt.granularity), secs(linux.rtt.granularity)),
         ("max_backoff", t.rtt.max_backoff.to_string(), linux.rtt.max_backoff.to_string()),
+        ("rto_floor", floor(t.rtt.min_on_variance), floor(linux.rtt.min_on_variance)),
         ("rtt_sampling", format!("{:?}", t.rtt_sampling), format!("{:?}", linux.rtt_sampling)),
         ("limited_transmit", t.limited_transmit.to_string(), linux.limited_transmit.to_string()),
         ("delayed_ack", t.delayed_ack.to_string(), linux.delayed_ack.to_string()),

@@ -75,6 +75,7 @@ pub struct TcpSection {
     pub rto_max_s: Option<f64>,
     pub clock_granularity_s: Option<f64>,
     pub max_backoff: Option<u32>,
+    pub rto_floor: Option<RtoFloor>,
     pub rtt_sampling: Option<RttSampling>,
     pub dupack_threshold: Option<u32>,
     pub limited_transmit: Option<bool>,
@@ -180,6 +181,17 @@ pub enum PartialAckTimer {
     /// On every partial ACK: recovery continues one hole per RTT however long it takes
     /// (as Linux and ns-3 restart the timer on every ACK of new data).
     SlowButSteady,
+}
+
+/// What `rto_min_s` bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoFloor {
+    /// The whole RTO (RFC 6298 §2.4).
+    Rto,
+    /// The variance term, RTO = SRTT + max(4 RTTVAR, min), as Linux (tcp_input.c
+    /// tcp_rtt_estimator, `__tcp_set_rto`).
+    Variance,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
