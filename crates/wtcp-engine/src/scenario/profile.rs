@@ -278,7 +278,7 @@ const QUALNET: Profile = Profile {
 const LINUX: Profile = Profile {
     name: "linux",
     title: "Linux 6.x TCP (sysctl defaults; line numbers of 6.1.192)",
-    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), the per-RTT decay of Linux's RTT variance (mdev_max) and its smaller weight for falling RTTs, RACK-TLP loss detection, buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
+    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), the per-RTT decay of Linux's RTT variance (mdev_max) and its smaller weight for falling RTTs, RACK-TLP loss detection, Linux's HyStart (ACK train and delay, tcp_cubic.c; wtcp's CUBIC has RFC 9406 HyStart++ in its place), buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
     fills: true,
     entries: &[
         e("tcp.mss_bytes", I(1448), "include/net/tcp.h:73: a 1500-byte MTU less 40 bytes of headers and 12 of timestamps"),
@@ -307,6 +307,7 @@ const LINUX: Profile = Profile {
         e("links.queue.limit_packets", I(1000), "txqueuelen 1000 (DEFAULT_TX_QUEUE_LEN, pfifo_fast)"),
         e("cc.reno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
         e("cc.newreno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
+        e("cc.cubic.reduce", N("cwnd"), "tcp_cubic.c cubictcp_recalc_ssthresh: max(cwnd * beta / BICTCP_BETA_SCALE, 2)"),
     ],
 };
 
