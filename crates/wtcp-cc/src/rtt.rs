@@ -18,11 +18,19 @@ pub struct RttConfig {
     pub granularity: Time,
     /// Largest backoff exponent (the RTO doubles at most this many times).
     pub max_backoff: u32,
-    /// Where the minimum applies: false, to the whole RTO (RFC 6298 §2.4, RTO = max(SRTT +
-    /// max(G, 4 RTTVAR), min)); true, to the variance term, as Linux (RTO = SRTT +
-    /// max(G, 4 RTTVAR, min): tcp_input.c tcp_rtt_estimator floors `rttvar_us` at
-    /// `tcp_rto_min_us`, `__tcp_set_rto` adds it to SRTT).
-    pub min_on_variance: bool,
+    /// Linux's estimator instead of RFC 6298's (false). Two of its rules:
+    /// - the minimum bounds the variance term, RTO = SRTT + max(G, 4 RTTVAR, min), where
+    ///   RFC 6298 §2.4 bounds the whole RTO (tcp_input.c tcp_rtt_estimator: the first
+    ///   sample gives `max(mdev_us, tcp_rto_min_us)` and `mdev_max_us` restarts at
+    ///   `tcp_rto_min_us` each RTT, so `rttvar_us`, 4 RTTVAR, is at least the minimum;
+    ///   include/net/tcp.h `__tcp_set_rto`, called by tcp_input.c `tcp_set_rto`, adds it
+    ///   to SRTT);
+    /// - a sample below SRTT whose error exceeds RTTVAR moves RTTVAR by 1/32 of the
+    ///   difference, not 1/4 (tcp_rtt_estimator's `m < 0` branch: `m >>= 3` on the 4x
+    ///   scale), so a falling RTT after a queue drains does not inflate the RTO.
+    /// Not reproduced: Linux keeps the largest variance of each RTT (`mdev_max_us`) and
+    /// lets `rttvar_us` fall by a quarter of the gap once per RTT, not per sample.
+    pub linux_estimator: bool,
 }
 
 impl Default for RttConfig {
@@ -33,7 +41,7 @@ impl Default for RttConfig {
             max_rto: 60_000_000_000,
             granularity: 1_000_000,
             max_backoff: 16,
-            min_on_variance: false,
+            linux_estimator: false,
         }
     }
 }
@@ -76,7 +84,12 @@ impl RttEstimator {
             Some(srtt) => {
                 // RFC 6298 §2.3: RTTVAR first (beta = 1/4), with the old SRTT ...
                 let err = srtt.abs_diff(r);
-                self.rttvar = self.rttvar - self.rttvar / 4 + err / 4;
+                if self.cfg.linux_estimator && r < srtt && err > self.rttvar {
+                    // Linux: a falling RTT's excess error counts 1/32 (see RttConfig).
+                    self.rttvar += (err - self.rttvar) / 32;
+                } else {
+                    self.rttvar = self.rttvar - self.rttvar / 4 + err / 4;
+                }
                 // ... then SRTT (alpha = 1/8).
                 self.srtt = Some(srtt - srtt / 8 + r / 8);
             }
@@ -86,7 +99,7 @@ impl RttEstimator {
         // RFC 6298 §2.2/2.3: RTO <- SRTT + max(G, K*RTTVAR), K = 4; §2.4 floor; §2.5 cap.
         let srtt = self.srtt.unwrap_or(r);
         let variance = self.cfg.granularity.max(4 * self.rttvar);
-        self.base_rto = if self.cfg.min_on_variance {
+        self.base_rto = if self.cfg.linux_estimator {
             (srtt + variance.max(self.cfg.min_rto)).min(self.cfg.max_rto)
         } else {
             (srtt + variance).max(self.cfg.min_rto).min(self.cfg.max_rto)
@@ -234,22 +247,56 @@ mod tests {
 
     #[test]
     fn linux_floors_the_variance_term_rfc_6298_the_whole_rto() {
-        // SRTT 100 ms, RTTVAR 10 ms after two equal samples... use one sample: RTTVAR = R/2.
         let cfg = RttConfig { min_rto: 200_000_000, ..RttConfig::default() };
-        let mut rfc = RttEstimator::new(cfg);
-        let mut linux = RttEstimator::new(RttConfig { min_on_variance: true, ..cfg });
-        for _ in 0..40 {
+        let linux_cfg = RttConfig { linux_estimator: true, ..cfg };
+        // A first sample of 50 ms: RTTVAR 25 ms; RFC 6298 50 + 100 -> the 200 ms floor,
+        // Linux 50 + max(100, 200) = 250 ms.
+        let (mut rfc, mut linux) = (RttEstimator::new(cfg), RttEstimator::new(linux_cfg));
+        rfc.on_sample(50_000_000);
+        linux.on_sample(50_000_000);
+        assert_eq!((rfc.base_rto(), linux.base_rto()), (200_000_000, 250_000_000));
+        // A steady 100 ms: RTTVAR decays to almost 0; RFC 200 ms, Linux SRTT + 200 ms.
+        for _ in 0..60 {
             rfc.on_sample(100_000_000);
             linux.on_sample(100_000_000);
         }
-        // RTTVAR has decayed to almost 0: RFC 6298 gives the floor, 200 ms; Linux SRTT + 200 ms.
         assert_eq!(rfc.base_rto(), 200_000_000);
-        assert_eq!(linux.base_rto(), 100_000_000 + 200_000_000);
-        // Above the floor both agree: a first sample of 1 s gives 1 s + 4 x 0.5 s.
-        let mut a = RttEstimator::new(cfg);
-        let mut b = RttEstimator::new(RttConfig { min_on_variance: true, ..cfg });
+        assert!((linux.base_rto() as i64 - 300_000_000).abs() < 1_000_000, "{}", linux.base_rto());
+        // Above the floor both agree: a first sample of 1 s gives 1 s + 4 x 0.5 s = 3 s.
+        let (mut a, mut b) = (RttEstimator::new(cfg), RttEstimator::new(linux_cfg));
         a.on_sample(1_000_000_000);
         b.on_sample(1_000_000_000);
-        assert_eq!(a.base_rto(), b.base_rto());
+        assert_eq!((a.base_rto(), b.base_rto()), (3_000_000_000, 3_000_000_000));
+        // The cap binds both.
+        let capped = RttConfig { max_rto: 2_000_000_000, ..linux_cfg };
+        let mut c = RttEstimator::new(capped);
+        c.on_sample(1_000_000_000);
+        assert_eq!(c.base_rto(), 2_000_000_000);
+    }
+
+    #[test]
+    fn linux_weighs_a_falling_rtts_excess_error_by_1_32() {
+        // SRTT 200 ms, RTTVAR 10 ms, then a sample of 100 ms (error 100 ms > RTTVAR).
+        let cfg = RttConfig { min_rto: 200_000_000, ..RttConfig::default() };
+        let settle = |mut e: RttEstimator| {
+            e.on_sample(200_000_000);
+            for _ in 0..200 {
+                e.on_sample(200_000_000);
+            }
+            e
+        };
+        let mut rfc = settle(RttEstimator::new(cfg));
+        let mut linux = settle(RttEstimator::new(RttConfig { linux_estimator: true, ..cfg }));
+        let before = linux.rttvar();
+        rfc.on_sample(100_000_000);
+        linux.on_sample(100_000_000);
+        // RFC 6298: 3/4 RTTVAR + 100/4 ms; Linux: RTTVAR + (100 ms - RTTVAR) / 32.
+        assert_eq!(rfc.rttvar(), before - before / 4 + 25_000_000);
+        assert_eq!(linux.rttvar(), before + (100_000_000 - before) / 32);
+        // A rising RTT is weighted as RFC 6298 in both.
+        let (mut r2, mut l2) = (settle(RttEstimator::new(cfg)), settle(RttEstimator::new(RttConfig { linux_estimator: true, ..cfg })));
+        r2.on_sample(300_000_000);
+        l2.on_sample(300_000_000);
+        assert_eq!(r2.rttvar(), l2.rttvar());
     }
 }

@@ -182,8 +182,8 @@ fn baseline_cc(name: &str) -> Option<wtcp_cc::CcConfig> {
     })
 }
 
-fn floor(on_variance: bool) -> String {
-    if on_variance { "\"variance\"" } else { "\"rto\"" }.to_string()
+fn estimator(linux: bool) -> String {
+    if linux { "\"linux\"" } else { "\"rfc6298\"" }.to_string()
 }
 
 /// Every TCP option Linux has no knob for must be the linux profile's.
@@ -196,7 +196,7 @@ fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), Scena
         ("rto_initial_s", secs(t.rtt.initial_rto), secs(linux.rtt.initial_rto)),
         ("clock_granularity_s", secs(t.rtt.granularity), secs(linux.rtt.granularity)),
         ("max_backoff", t.rtt.max_backoff.to_string(), linux.rtt.max_backoff.to_string()),
-        ("rto_floor", floor(t.rtt.min_on_variance), floor(linux.rtt.min_on_variance)),
+        ("rto_estimator", estimator(t.rtt.linux_estimator), estimator(linux.rtt.linux_estimator)),
         ("rtt_sampling", format!("{:?}", t.rtt_sampling), format!("{:?}", linux.rtt_sampling)),
         ("limited_transmit", t.limited_transmit.to_string(), linux.limited_transmit.to_string()),
         ("delayed_ack", t.delayed_ack.to_string(), linux.delayed_ack.to_string()),

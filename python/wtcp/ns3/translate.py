@@ -54,7 +54,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "rto_max_s": 60.0,
     "clock_granularity_s": 0.001,
     "max_backoff": 16,
-    "rto_floor": "rto",
+    "rto_estimator": "rfc6298",
     "rtt_sampling": "every_ack",
     "dupack_threshold": 3,
     "limited_transmit": True,
@@ -585,9 +585,9 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     if rto_min * 2.0**max_backoff < NS3_RTO_CAP_S:
         raise refuse(path, f"is {max_backoff}; with rto_min_s = {rto_min:g} the backoff stops below ns-3's 60 s cap, and ns-3 doubles until that cap; allowed: rto_min_s * 2^max_backoff >= 60")
     granularity, _ = opt("clock_granularity_s")
-    floor, path = opt("rto_floor")
-    if floor != "rto":
-        raise refuse(path, f"is \"{floor}\"; ns-3 bounds the whole RTO by MinRto (RttMeanDeviation, TcpSocketBase::EstimateRtt: max(SRTT + 4 RTTVAR, MinRto)); allowed: \"rto\"")
+    estimator, path = opt("rto_estimator")
+    if estimator != "rfc6298":
+        raise refuse(path, f"is \"{estimator}\"; ns-3 estimates as RFC 6298 (RttMeanDeviation; TcpSocketBase::EstimateRtt bounds the whole RTO by MinRto); allowed: \"rfc6298\"")
     sampling, path = opt("rtt_sampling")
     if sampling != "every_ack":
         raise refuse(path, f"is \"{sampling}\"; ns-3 times a segment on every ACK (TcpSocketBase::EstimateRtt); allowed: \"every_ack\"")

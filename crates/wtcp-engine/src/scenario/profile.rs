@@ -88,7 +88,7 @@ const RFC: Profile = Profile {
         e("tcp.rto_max_s", F(60.0), "RFC 6298 §2.5 (at least 60 s)"),
         e("tcp.clock_granularity_s", F(0.001), "RFC 6298 §4 (finer is better)"),
         e("tcp.max_backoff", I(16), "wtcp's choice (RFC 6298 §5.5 sets no count; the 60 s cap binds first)"),
-        e("tcp.rto_floor", N("rto"), "RFC 6298 §2.4: the minimum bounds the whole RTO"),
+        e("tcp.rto_estimator", N("rfc6298"), "RFC 6298 §2.2-2.5"),
         e("tcp.rtt_sampling", N("every_ack"), "RFC 6298 §3 (at least one sample per RTT; Karn's rule)"),
         e("tcp.dupack_threshold", I(3), "RFC 5681 §3.2"),
         e("tcp.limited_transmit", B(true), "RFC 3042 §2"),
@@ -278,7 +278,7 @@ const QUALNET: Profile = Profile {
 const LINUX: Profile = Profile {
     name: "linux",
     title: "Linux 6.x TCP (sysctl defaults; line numbers of 6.1.192)",
-    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), the per-RTT decay of Linux's RTT variance (mdev_max) and its smaller weight for falling RTTs, RACK-TLP loss detection, Linux's HyStart (ACK train and delay, tcp_cubic.c; wtcp's CUBIC has RFC 9406 HyStart++ in its place), buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
+    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), Linux's largest RTT variance per RTT (mdev_max) and its once-per-RTT decay, and the first sample's variance held for an RTT, RACK-TLP loss detection, Linux's HyStart (ACK train and delay, tcp_cubic.c; wtcp's CUBIC has RFC 9406 HyStart++ in its place), buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
     fills: true,
     entries: &[
         e("tcp.mss_bytes", I(1448), "include/net/tcp.h:73: a 1500-byte MTU less 40 bytes of headers and 12 of timestamps"),
@@ -287,7 +287,7 @@ const LINUX: Profile = Profile {
         e("tcp.rto_initial_s", F(1.0), "include/net/tcp.h:149 TCP_TIMEOUT_INIT (1 s)"),
         e("tcp.rto_min_s", F(0.2), "include/net/tcp.h:144 TCP_RTO_MIN (HZ/5)"),
         e("tcp.rto_max_s", F(120.0), "include/net/tcp.h:143 TCP_RTO_MAX (120 s)"),
-        e("tcp.rto_floor", N("variance"), "tcp_input.c tcp_rtt_estimator: rttvar_us never below tcp_rto_min_us; __tcp_set_rto: RTO = srtt + rttvar"),
+        e("tcp.rto_estimator", N("linux"), "tcp_input.c tcp_rtt_estimator (rttvar_us at least tcp_rto_min_us; a falling RTT's error weighted 1/32), include/net/tcp.h __tcp_set_rto (RTO = srtt + rttvar_us)"),
         e("tcp.clock_granularity_s", F(0.001), "include/net/tcp.h:727: RTT kept in microseconds, RTO in jiffies"),
         e("tcp.rtt_sampling", N("every_ack"), "tcp_input.c:3165-3211 tcp_ack_update_rtt"),
         e("tcp.dupack_threshold", I(3), "tcp_ipv4.c:3322 net.ipv4.tcp_reordering = 3"),

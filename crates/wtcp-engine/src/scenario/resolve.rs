@@ -19,7 +19,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, RtoFloor, EcnEcho, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset};
+pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -1159,7 +1159,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         timestamps: pick!(timestamps).unwrap_or(d.timestamps),
         initial_cwnd_segments: iw,
         initial_ssthresh_segments: iss.filter(|v| v.is_finite()),
-        rtt: RttConfig { initial_rto: rto_initial, min_rto: rto_min, max_rto: rto_max, granularity, max_backoff, min_on_variance: pick!(rto_floor) == Some(RtoFloor::Variance) },
+        rtt: RttConfig { initial_rto: rto_initial, min_rto: rto_min, max_rto: rto_max, granularity, max_backoff, linux_estimator: pick!(rto_estimator) == Some(RtoEstimator::Linux) },
         rtt_sampling: pick!(rtt_sampling).unwrap_or(d.rtt_sampling),
         dupack_threshold,
         limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),

@@ -75,7 +75,7 @@ pub struct TcpSection {
     pub rto_max_s: Option<f64>,
     pub clock_granularity_s: Option<f64>,
     pub max_backoff: Option<u32>,
-    pub rto_floor: Option<RtoFloor>,
+    pub rto_estimator: Option<RtoEstimator>,
     pub rtt_sampling: Option<RttSampling>,
     pub dupack_threshold: Option<u32>,
     pub limited_transmit: Option<bool>,
@@ -183,15 +183,15 @@ pub enum PartialAckTimer {
     SlowButSteady,
 }
 
-/// What `rto_min_s` bounds.
+/// The retransmission timer's estimator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RtoFloor {
-    /// The whole RTO (RFC 6298 §2.4).
-    Rto,
-    /// The variance term, RTO = SRTT + max(4 RTTVAR, min), as Linux (tcp_input.c
-    /// tcp_rtt_estimator, `__tcp_set_rto`).
-    Variance,
+pub enum RtoEstimator {
+    /// RFC 6298: the minimum bounds the whole RTO.
+    Rfc6298,
+    /// Linux's: the minimum bounds the variance term, RTO = SRTT + max(4 RTTVAR, min), and
+    /// a falling RTT's excess error counts 1/32 (wtcp-cc `RttConfig::linux_estimator`).
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
