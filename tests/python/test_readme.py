@@ -23,6 +23,8 @@ QUICK = {
 }
 # Commands that need ns-3 (skipped without it; `make test` installs it).
 NEEDS_NS3 = ("--engine ns3", "wtcp crosscheck", "wtcp validate")
+# Commands that run the machine's kernel (skipped without root and /dev/net/tun).
+NEEDS_KERNEL = ("--engine linux", "--against linux")
 
 
 def readme_commands() -> list[str]:
@@ -69,7 +71,10 @@ def run(cwd: Path, command: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("command", readme_commands())
 def test_a_readme_command_runs_as_written(workdir, command, request):
-    if any(n in command for n in NEEDS_NS3):
+    if any(n in command for n in NEEDS_KERNEL):
+        if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
+            pytest.skip("the linux engine needs root and /dev/net/tun")
+    elif any(n in command for n in NEEDS_NS3):
         request.getfixturevalue("ns3")
     done = run(workdir, QUICK.get(command, command))
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"

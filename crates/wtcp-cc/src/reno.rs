@@ -50,9 +50,9 @@ const PARAMS: &[ParamInfo] = &[
     },
     ParamInfo {
         name: "growth",
-        unit: "rfc|linux_segments",
+        unit: "rfc|linux_segments|linux",
         default: "rfc",
-        doc: "window growth: RFC 5681 (or RFC 3465 with byte_counting), or whole segments as ns-3's TcpLinuxReno (Linux tcp_slow_start / tcp_cong_avoid_ai with ns-3's counter kept across losses)",
+        doc: "window growth: RFC 5681 (or RFC 3465 with byte_counting); whole segments as ns-3's TcpLinuxReno (Linux tcp_slow_start / tcp_cong_avoid_ai with ns-3's counter kept across losses); or as Linux (the rest of a slow-start ACK carried into avoidance, the counter zeroed by a reduction)",
         range: Range::Any,
     },
     ParamInfo {
@@ -110,6 +110,13 @@ pub enum Growth {
     /// floor(cwnd / MSS) of them (CongestionAvoidance:67-107). The counter is kept across
     /// losses, as ns-3 keeps m_cWndCnt (Linux zeroes snd_cwnd_cnt when a reduction starts).
     LinuxSegments,
+    /// Linux's tcp_reno_cong_avoid (net/ipv4/tcp_cong.c): tcp_slow_start adds one MSS per
+    /// acknowledged segment up to ssthresh and hands the rest of the ACK to
+    /// tcp_cong_avoid_ai, which adds one MSS per w = cwnd/MSS acknowledged segments
+    /// (snd_cwnd_cnt); a reduction zeroes the counter (tcp_input.c
+    /// tcp_init_cwnd_reduction, tcp_enter_loss). Not modelled: Linux grows only while
+    /// cwnd-limited (tcp_is_cwnd_limited).
+    Linux,
 }
 
 /// Parameters of Reno and NewReno.
@@ -144,22 +151,29 @@ struct SegmentCounter {
 }
 
 impl SegmentCounter {
-    fn grow(&mut self, ack: &AckSample, w: &mut Window, mss: f64) {
+    /// `carry`: the part of a slow-start ACK above ssthresh goes on into avoidance (Linux
+    /// tcp_reno_cong_avoid), not dropped (ns-3).
+    fn grow(&mut self, ack: &AckSample, w: &mut Window, mss: f64, carry: bool) {
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
         // tcp-socket-base.cc ProcessAck: segsAcked = bytes / MSS, the remainder kept.
         let mss_b = mss as u64;
         let bytes = ack.acked_bytes + self.bytes_pending;
-        let segs = bytes / mss_b;
+        let mut segs = bytes / mss_b;
         self.bytes_pending = bytes % mss_b;
         if segs == 0 {
             return;
         }
         if w.cwnd < w.ssthresh {
             // SlowStart: cwnd = min(cwnd + segs * MSS, ssthresh).
-            w.cwnd = (w.cwnd + segs as f64 * mss).min(w.ssthresh);
-            return;
+            let grown = (w.cwnd + segs as f64 * mss).min(w.ssthresh);
+            let used = (((grown - w.cwnd) / mss).ceil() as u64).min(segs);
+            w.cwnd = grown;
+            segs -= used;
+            if !carry || segs == 0 {
+                return;
+            }
         }
         // CongestionAvoidance: one MSS per w acknowledged segments.
         let win = ((w.cwnd / mss).floor() as u64).max(1);
@@ -276,7 +290,8 @@ impl Reno {
     fn grow_own(&mut self, ack: &AckSample, w: &mut Window, mss: f64) {
         match self.params.growth {
             Growth::Rfc => Self::grow(&self.params, ack, w, mss),
-            Growth::LinuxSegments => self.segments.grow(ack, w, mss),
+            Growth::LinuxSegments => self.segments.grow(ack, w, mss, false),
+            Growth::Linux => self.segments.grow(ack, w, mss, true),
         }
     }
 
@@ -331,6 +346,10 @@ impl CongestionControl for Reno {
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         Self::respond(&self.params, loss, w, cx);
         self.ecn.reduced(cx);
+        if self.params.growth == Growth::Linux {
+            // tcp_init_cwnd_reduction / tcp_enter_loss: snd_cwnd_cnt = 0.
+            self.segments.cwnd_cnt = 0;
+        }
         Verdict::None
     }
 
@@ -341,6 +360,10 @@ impl CongestionControl for Reno {
             w.ssthresh = halved_ssthresh(cx.flight_size as f64, cx.mss_f());
             w.cwnd = w.ssthresh;
             self.ecn.reduced(cx);
+            if self.params.growth == Growth::Linux {
+                // tcp_enter_cwr -> tcp_init_cwnd_reduction: snd_cwnd_cnt = 0.
+                self.segments.cwnd_cnt = 0;
+            }
         }
     }
 }
@@ -348,6 +371,7 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::api::{HostShared, Requests};
     use crate::rtt::{RttConfig, RttEstimator};
 
@@ -363,6 +387,32 @@ mod tests {
 
     fn new_ack(bytes: u64) -> AckSample {
         AckSample { acked_bytes: bytes, ..AckSample::default() }
+    }
+
+    #[test]
+    fn linux_growth_carries_the_slow_start_excess_and_a_reduction_zeroes_the_counter() {
+        let linux = RenoParams { growth: Growth::Linux, ..RenoParams::default() };
+        let mut r = Reno::new(linux, RecoveryStyle::NewReno);
+        let mut w = Window::new(9.0 * MSS, 10.0 * MSS);
+        // An ACK of 4 segments at cwnd 9: one reaches ssthresh (10), three go on into
+        // avoidance (w = 10: the counter holds 3); ns-3's reading drops them.
+        with_ctx(0, |cx| r.on_ack(&new_ack(4000), &mut w, cx));
+        assert_eq!((w.cwnd, r.segments.cwnd_cnt), (10.0 * MSS, 3));
+        let mut ns3 = Reno::new(RenoParams { growth: Growth::LinuxSegments, ..RenoParams::default() }, RecoveryStyle::NewReno);
+        let mut w3 = Window::new(9.0 * MSS, 10.0 * MSS);
+        with_ctx(0, |cx| ns3.on_ack(&new_ack(4000), &mut w3, cx));
+        assert_eq!((w3.cwnd, ns3.segments.cwnd_cnt), (10.0 * MSS, 0));
+        // 7 more segments complete w = 10: one MSS more.
+        with_ctx(0, |cx| r.on_ack(&new_ack(7000), &mut w, cx));
+        assert_eq!((w.cwnd, r.segments.cwnd_cnt), (11.0 * MSS, 0));
+        with_ctx(0, |cx| r.on_ack(&new_ack(5000), &mut w, cx));
+        assert_eq!(r.segments.cwnd_cnt, 5);
+        // A fast retransmit zeroes Linux's counter (tcp_init_cwnd_reduction), not ns-3's.
+        with_ctx(11_000, |cx| r.on_loss(Loss::FastRetransmit, &mut w, cx));
+        assert_eq!(r.segments.cwnd_cnt, 0);
+        with_ctx(0, |cx| ns3.on_ack(&new_ack(5000), &mut w3, cx));
+        with_ctx(11_000, |cx| ns3.on_loss(Loss::FastRetransmit, &mut w3, cx));
+        assert_eq!(ns3.segments.cwnd_cnt, 5);
     }
 
     #[test]

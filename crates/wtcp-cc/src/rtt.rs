@@ -28,6 +28,7 @@ pub struct RttConfig {
     /// - a sample below SRTT whose error exceeds RTTVAR moves RTTVAR by 1/32 of the
     ///   difference, not 1/4 (tcp_rtt_estimator's `m < 0` branch: `m >>= 3` on the 4x
     ///   scale), so a falling RTT after a queue drains does not inflate the RTO.
+    ///
     /// Not reproduced: Linux keeps the largest variance of each RTT (`mdev_max_us`) and
     /// lets `rttvar_us` fall by a quarter of the gap once per RTT, not per sample.
     pub linux_estimator: bool,

@@ -307,6 +307,8 @@ const LINUX: Profile = Profile {
         e("links.queue.limit_packets", I(1000), "txqueuelen 1000 (DEFAULT_TX_QUEUE_LEN, pfifo_fast)"),
         e("cc.reno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
         e("cc.newreno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
+        e("cc.reno.growth", N("linux"), "tcp_cong.c tcp_reno_cong_avoid: tcp_slow_start and tcp_cong_avoid_ai count acknowledged segments"),
+        e("cc.newreno.growth", N("linux"), "tcp_cong.c tcp_reno_cong_avoid: tcp_slow_start and tcp_cong_avoid_ai count acknowledged segments"),
         e("cc.cubic.reduce", N("cwnd"), "tcp_cubic.c cubictcp_recalc_ssthresh: max(cwnd * beta / BICTCP_BETA_SCALE, 2)"),
     ],
 };
