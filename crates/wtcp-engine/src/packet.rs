@@ -22,6 +22,19 @@ pub enum PacketKind {
     SynAck,
 }
 
+impl PacketKind {
+    /// The name in traces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PacketKind::Data => "data",
+            PacketKind::Ack => "ack",
+            PacketKind::Udp => "udp",
+            PacketKind::Syn => "syn",
+            PacketKind::SynAck => "syn_ack",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub kind: PacketKind,

@@ -4,6 +4,9 @@
 use serde::Serialize;
 
 use crate::metrics::{CauseCounts, VerdictCounts, VerdictsByCause};
+use crate::net::{DropCause, LinkDir};
+use crate::packet::Packet;
+use crate::time::{to_secs, Time};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
@@ -132,6 +135,25 @@ impl Traces {
     /// Rows held, over every table.
     pub fn rows(&self) -> usize {
         self.flow_time.len() + self.cc_time.len() + self.queue_time.len() + self.loss_time.len() + self.drop_time.len()
+    }
+
+    /// One row of the queue table: direction `d` at `now`.
+    pub fn push_queue(&mut self, now: Time, d: &LinkDir) {
+        self.queue_time.push(to_secs(now));
+        self.queue_dir.push(d.id);
+        self.queue_packets.push(d.queue_packets() as u32);
+        self.queue_bytes.push(d.queue_bytes());
+        self.queue_capacity_mbps.push(d.capacity_bps(now) / 1e6);
+    }
+
+    /// One row of the drop table: packet `p` dropped on direction `dir` at `now`.
+    pub fn push_drop(&mut self, now: Time, dir: u32, p: &Packet, cause: DropCause) {
+        self.drop_time.push(to_secs(now));
+        self.drop_dir.push(dir);
+        self.drop_flow.push(p.flow);
+        self.drop_kind.push(p.kind.as_str());
+        self.drop_seq.push(p.seq);
+        self.drop_cause.push(cause.as_str());
     }
 
     /// The rows held so far as a chunk (same columns, same `dir_names`), leaving these

@@ -685,7 +685,7 @@ impl<'s> World<'s> {
     }
 
     fn drop_packet(&mut self, id: PacketId, dir: u32, cause: DropCause) {
-        let p = self.pool.get(id);
+        let p = *self.pool.get(id);
         let (kind, flow, seq, tx_no) = (p.kind, p.flow, p.seq, p.tx_no);
         self.pool.free(id);
         if kind == PacketKind::Data {
@@ -694,18 +694,7 @@ impl<'s> World<'s> {
             }
         }
         if let Some(tr) = self.traces.as_mut() {
-            tr.drop_time.push(to_secs(self.now));
-            tr.drop_dir.push(dir);
-            tr.drop_flow.push(flow);
-            tr.drop_kind.push(match kind {
-                PacketKind::Data => "data",
-                PacketKind::Ack => "ack",
-                PacketKind::Udp => "udp",
-                PacketKind::Syn => "syn",
-                PacketKind::SynAck => "syn_ack",
-            });
-            tr.drop_seq.push(seq);
-            tr.drop_cause.push(cause.as_str());
+            tr.push_drop(self.now, dir, &p, cause);
         }
     }
 
@@ -731,11 +720,7 @@ impl<'s> World<'s> {
             }
         }
         for d in &self.dirs {
-            tr.queue_time.push(t);
-            tr.queue_dir.push(d.id);
-            tr.queue_packets.push(d.queue_packets() as u32);
-            tr.queue_bytes.push(d.queue_bytes());
-            tr.queue_capacity_mbps.push(d.capacity_bps(self.now) / 1e6);
+            tr.push_queue(self.now, d);
         }
         let iv = self.sc.trace_interval.expect("tracing is on");
         self.ev.schedule(self.now + iv, Event::TraceSample);

@@ -23,7 +23,7 @@ use wtcp_engine::net::link::TxOutcome;
 use wtcp_engine::net::routing::Hop;
 use wtcp_engine::net::{DropCause, LinkDir};
 use wtcp_engine::packet::{Packet, PacketId, PacketKind, PacketPool};
-use wtcp_engine::time::{to_secs, Time};
+use wtcp_engine::time::Time;
 use wtcp_engine::{Scenario, Traces};
 
 use crate::clock::Clock;
@@ -259,30 +259,14 @@ impl<'s> Relay<'s> {
         let p = *self.pool.get(id);
         self.pool.free(id);
         if let Some(tr) = self.traces.as_mut() {
-            tr.drop_time.push(to_secs(self.now));
-            tr.drop_dir.push(dir);
-            tr.drop_flow.push(p.flow);
-            tr.drop_kind.push(match p.kind {
-                PacketKind::Data => "data",
-                PacketKind::Ack => "ack",
-                PacketKind::Udp => "udp",
-                PacketKind::Syn => "syn",
-                PacketKind::SynAck => "syn_ack",
-            });
-            tr.drop_seq.push(p.seq);
-            tr.drop_cause.push(cause.as_str());
+            tr.push_drop(self.now, dir, &p, cause);
         }
     }
 
     fn sample_queues(&mut self) {
         let (Some(tr), Some(iv)) = (self.traces.as_mut(), self.sc.trace_interval) else { return };
-        let t = to_secs(self.now);
         for d in &self.dirs {
-            tr.queue_time.push(t);
-            tr.queue_dir.push(d.id);
-            tr.queue_packets.push(d.queue_packets() as u32);
-            tr.queue_bytes.push(d.queue_bytes());
-            tr.queue_capacity_mbps.push(d.capacity_bps(self.now) / 1e6);
+            tr.push_queue(self.now, d);
         }
         self.ev.schedule(self.now + iv, Event::TraceSample);
     }
