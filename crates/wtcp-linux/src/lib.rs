@@ -309,6 +309,7 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
                     retransmitted: u64::from(si.total_retrans),
                     fast_retransmits: m("TcpExt.TCPSackRecovery") + m("TcpExt.TCPRenoRecovery"),
                     timeouts,
+                    mib_timeouts: m("TcpExt.TCPTimeouts"),
                     max_backoff: max_backoff[i].max(u64::from(si.backoff)),
                     dsacks: u64::from(si.dsack_dups),
                     srtt,
@@ -399,6 +400,9 @@ struct TcpNumbers {
     retransmitted: u64,
     fast_retransmits: u64,
     timeouts: u64,
+    /// The sender namespace's `TcpExt.TCPTimeouts` (every RTO, a SYN's too), beside
+    /// `tcpi_total_rto`, so that a reader can check one counter against the other.
+    mib_timeouts: u64,
     max_backoff: u64,
     dsacks: u64,
     srtt: Option<f64>,
@@ -438,7 +442,7 @@ fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str
         "kind": "tcp",
         "cc": name,
         // What the kernel ran: its algorithm, and its window, MSS and RTO when it connected.
-        "kernel": {"cc": cc, "initial_cwnd_segments": at_connect.map(|c| c.0), "mss_bytes": at_connect.map(|c| c.1), "rto_at_connect_s": at_connect.map(|c| f64::from(c.2) / 1e6)},
+        "kernel": {"cc": cc, "initial_cwnd_segments": at_connect.map(|c| c.0), "mss_bytes": at_connect.map(|c| c.1), "rto_at_connect_s": at_connect.map(|c| f64::from(c.2) / 1e6), "mib_timeouts": n.mib_timeouts},
         "src": sc.nodes[f.src],
         "dst": sc.nodes[f.dst],
         "goodput_bps": n.goodput_bps,

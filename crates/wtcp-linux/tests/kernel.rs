@@ -79,6 +79,8 @@ fn a_kernel_tcp_flow_fills_the_emulated_bottleneck() {
     // The kernel took the linux profile's window and the MSS the TUN MTU gives.
     assert_eq!(f["kernel"]["initial_cwnd_segments"], 10, "{m}");
     assert_eq!(f["kernel"]["mss_bytes"], 1448, "{m}");
+    // One flow per namespace: the socket's RTO count is the namespace's.
+    assert_eq!(f["kernel"]["mib_timeouts"], f["timeouts"], "{m}");
     assert!(m["relay"]["foreign_packets"].as_u64().unwrap() < 10, "{m}");
 }
 
