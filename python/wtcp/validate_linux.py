@@ -129,10 +129,11 @@ def cwnd_mad(wtcp_flows: Any, linux_flows: Any, window: tuple[float, float]) -> 
 
 
 def run_point(suite: LinuxSuite, spec: LinuxScenario, algorithm: str, loss: float, on_run: Callable[[], None] | None = None) -> LinuxPoint:
-    base = Scenario.from_file(spec.file).with_overrides({
+    scenario = Scenario.from_file(spec.file)
+    base = scenario.with_overrides({
         spec.loss_path: loss,
         "run.duration_s": suite.duration_s + 1.0,
-        **{f"flows.{i}.cc": algorithm for i in range(len(Scenario.from_file(spec.file).document.get("flows", [])))},
+        **{f"flows.{i}.cc": algorithm for i in range(len(scenario.document.get("flows", [])))},
     })
     point = LinuxPoint(spec.name, algorithm, loss)
     measure = (1.0, suite.duration_s + 1.0)

@@ -98,7 +98,7 @@
 //!   (`mark_response`). The NJ+ paper gives the min rule only for New Jersey's warned
 //!   three duplicate ACKs ("reduces ssthresh to ownd_n and compares cwnd with ssthresh to
 //!   adjust it ... the current cwnd value is maintained if cwnd is lower than ssthresh, or
-//!   the ownd_n value is used to cwnd if it is higher", l.185); for a marked ACK without
+//!   the ownd_n value is used to cwnd if it is higher than ssthresh", l.185); for a marked ACK without
 //!   loss it says only that the sender "decreases its cwnd" (l.65). Using the same rule
 //!   there is an extension.
 //! - No marked ACK grows the window (`grow_on_marked_acks = false`). The NJ+ paper says

@@ -9,11 +9,11 @@
 //! Deviations and ambiguities resolved:
 //! - Fig. 2's filter and EWMA (l. 116-118) are read with InterACK = the fresh gap between
 //!   two ACKs and InterACK_org = the stored (original) average, because that makes Fig. 2's
-//!   update "InterACK = (alpha) * InterACK_org + (1 - alpha)InterACK" the same formula as
+//!   update (l. 118) "InterACK = (alpha) * InterACK_org + (1 - alpha)InterACK" the same formula as
 //!   Eq. 5 (l. 74-76: "InterACK_new = alpha * InterACK_avg + (1 - alpha) * InterACK_old, where
 //!   InterACK_avg denotes the average inter-ACK time of the connection, InterACK_old is the
 //!   inter-ACK time between current and previous ACKs"): alpha weights the average, 1 - alpha
-//!   the fresh gap. The filter "InterACK/InterACK_min < cwnd || InterACK_org > InterACK" then
+//!   the fresh gap. The filter (l. 116) "InterACK/InterACK_min < cwnd || InterACK_org > InterACK" then
 //!   takes a gap shorter than a window's worth of the smallest gaps, or one shorter than the
 //!   average, and drops a gap that is neither (expected to be idle time between flights, or a recovery
 //!   pause; untested):

@@ -44,7 +44,6 @@ pub struct UdpStats {
     pub window_bytes: u64,
     /// One-way delays inside the window, ns.
     pub delays: Vec<u64>,
-    pub max_seq: Option<u64>,
 }
 
 const CHUNK: usize = 1 << 16;
@@ -180,11 +179,9 @@ pub fn udp_receive(fd: RawFd, clock: Clock, from: Time, to: Time, delays: bool, 
                 continue;
             }
             let now = clock.now();
-            let seq = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
             let sent = u64::from_le_bytes(buf[8..16].try_into().expect("8 bytes"));
             st.packets += 1;
             st.bytes += r as u64;
-            st.max_seq = Some(st.max_seq.map_or(seq, |m| m.max(seq)));
             if (from..to).contains(&now) {
                 st.window_packets += 1;
                 st.window_bytes += r as u64;

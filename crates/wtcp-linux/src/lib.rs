@@ -506,8 +506,3 @@ fn cbr_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, st: &Udp
     delay_fields(&mut row, Some(&mut delays));
     row
 }
-
-/// Seconds of a `Time`.
-pub fn secs(t: Time) -> f64 {
-    t as f64 / 1e9
-}
