@@ -86,6 +86,39 @@ pub struct AckSample {
     /// A congestion window the receiver's algorithm advertised on this ACK, bytes
     /// ([`ReceiverControl::advertised_cwnd`]); `None` if it advertises none.
     pub adv_cwnd: Option<u64>,
+    /// Bytes delivered to the receiver so far, cumulatively acknowledged or SACKed, each
+    /// byte counted once (Linux `tp->delivered`, in bytes; without SACK each duplicate ACK
+    /// counts one segment, as Linux's `tcp_add_reno_sack`).
+    pub delivered_total: u64,
+    /// The delivery-rate sample of this ACK ([`RateSample`]); `None` when the ACK delivered
+    /// nothing or its interval is shorter than the minimum RTT.
+    pub rate: Option<RateSample>,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-02, Linux
+/// `tcp_rate.c`): the data delivered between the send of the most recently sent segment
+/// this ACK delivered and now, over the longer of that segment's send phase and ACK phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Bytes delivered over `interval` (`C.delivered - P.delivered`).
+    pub delivered: u64,
+    /// max(send interval, ACK interval), ns; at least the minimum RTT.
+    pub interval: Time,
+    /// `delivered_total` when that segment was sent (`P.delivered`): a round of BBR ends on
+    /// the first sample whose `prior_delivered` reaches the total at the round's start.
+    pub prior_delivered: u64,
+    /// The sender had run out of data at some point while that segment was in flight
+    /// (the draft's "application-limited" sample): it may understate the path's rate.
+    pub is_app_limited: bool,
+    /// That segment was a retransmission.
+    pub is_retrans: bool,
+}
+
+impl RateSample {
+    /// Delivery rate in bytes per second.
+    pub fn bytes_per_sec(&self) -> f64 {
+        self.delivered as f64 * NS_PER_SEC / self.interval.max(1) as f64
+    }
 }
 
 /// A loss event, as the sender detected it.

@@ -11,21 +11,20 @@
 //! PROBE_RTT (cwnd 4 segments for 200 ms every 10 s). Loss does not enter the model.
 //!
 //! Deviations and ambiguities resolved:
-//! - Delivery-rate samples: the interface has no per-packet send state (Linux
-//!   `tcp_rate.c` samples delivered / max(send interval, ACK interval) for each ACKed
-//!   packet). One sample is taken per round trip instead: the bytes cumulatively acked
-//!   (`AckSample::delivered`) since the previous round ended, over the time since then.
-//!   A round ends on the first ACK above the SND.MAX recorded when the round began (Linux:
-//!   the ACKed packet was sent after the round began). Per-round averages lag a per-ACK
-//!   sampler by up to one round and smooth ACK compression. Duplicate ACKs deliver nothing
-//!   until the cumulative ACK moves. The sample of the ACK that ends fast recovery (not
-//!   passed to `on_ack`) is taken on the next ACK.
+//! - Delivery-rate samples come from the sender's per-segment estimator
+//!   (`AckSample::rate`: draft-cheng-iccrg-delivery-rate-estimation as Linux `tcp_rate.c`,
+//!   in bytes; its own deviations are listed in the engine's `tcp/rate.rs`). A round ends
+//!   on the first sample whose `prior_delivered` reaches the delivered count recorded when
+//!   the round began (Linux `next_rtt_delivered`), so rounds and samples continue through
+//!   loss recovery on SACKed data. cwnd grows by the bytes each ACK delivers, cumulatively
+//!   or by SACK (Linux `rs->acked_sacked`). (Before this estimator, one sample per round of
+//!   cumulatively acknowledged bytes stalled rounds during recovery and inflated samples
+//!   after it; on a 2 Mb/s path with a 20-packet queue that kept BBR in STARTUP for 18 s.)
 //! - The max filter is exact over the last 10 rounds, a sample expiring when it is more
 //!   than 10 rounds old (Linux's `minmax` window rule; Linux keeps 3 candidates).
-//! - App-limited samples are not identified (the interface does not say when the sender
-//!   runs out of data): every sample enters the filter and every round counts for the
-//!   full-pipe test. Idle restart is not handled. The long-term ("policer") bandwidth
-//!   mode of Linux is not implemented.
+//! - App-limited samples enter the max filter only when they do not lower it and do not
+//!   count for the full-pipe test (Linux). Idle restart is not handled. The long-term
+//!   ("policer") bandwidth mode of Linux is not implemented.
 //! - PROBE_BW starting phase: Linux picks one of the phases other than 0.75 at random on
 //!   every entry; here it is the parameter `probe_bw_start_phase` (default 2, a cruise
 //!   phase), the same at every entry.
@@ -37,12 +36,12 @@
 //!   Until the pipe is full the pacing rate never decreases; the initial rate is
 //!   high_gain * initial cwnd / SRTT (1 ms nominal before an RTT sample), as Linux.
 //! - Loss (Linux v1 `bbr_set_cwnd_to_recover_or_restore`): at fast retransmit the window is
-//!   saved and cwnd = pipe + 1 segment (Linux: packets in flight + packets acked); with
-//!   the sender's 3-segment inflation this sends nothing new until further duplicate ACKs
-//!   arrive, one segment per duplicate: packet conservation, kept for one round. Partial
-//!   ACKs in that round leave cwnd to the sender's NewReno deflation; later rounds grow
-//!   as usual. On recovery exit cwnd = max(cwnd, saved, 4 segments). On RTO: window saved,
-//!   cwnd = 1 segment (Linux core: in flight + 1 after marking all lost), the full-pipe
+//!   saved and cwnd = pipe + the bytes that ACK delivered, at least one segment (Linux:
+//!   packets in flight + packets acked); for one round (packet conservation) each ACK
+//!   sets cwnd = max(cwnd, pipe + delivered bytes), as Linux. Without SACK duplicate ACKs
+//!   deliver nothing to `delivered_bytes`, so cwnd stays and the sender's dupack inflation
+//!   sends one segment per duplicate; later rounds grow as usual. On recovery exit cwnd =
+//!   max(cwnd, saved, 4 segments). On RTO: window saved, cwnd = 1 segment (Linux core: in flight + 1 after marking all lost), the full-pipe
 //!   reference bandwidth reset; when SND.UNA passes the SND.MAX of the RTO, cwnd =
 //!   max(cwnd, saved). Linux's per-ACK "cwnd -= newly lost packets" is not applied (loss
 //!   counts are not reported per ACK).
@@ -273,14 +272,16 @@ pub struct Bbr {
     cwnd_gain: f64,
     /// Rounds completed (Linux `rtt_cnt`).
     round_count: u64,
-    /// SND.MAX when the current round began.
-    round_end_seq: u64,
+    /// The round ends on a sample of data sent after `delivered_total` reached this
+    /// (Linux `next_rtt_delivered`).
+    next_rtt_delivered: u64,
     /// This ACK ended a round.
     round_start: bool,
-    /// Start of the current rate-sampling interval, and bytes delivered at that time.
-    sample_start: Time,
-    sample_delivered: u64,
-    /// The last per-round delivery-rate sample, bytes/s.
+    /// `AckSample::delivered_total` of the latest ACK (Linux `tp->delivered`).
+    delivered_total: u64,
+    /// Bytes the latest ACK delivered (Linux `rs->acked_sacked`).
+    last_acked: u64,
+    /// The latest delivery-rate sample, bytes/s.
     last_sample: f64,
     /// BtlBw filter, bytes/s.
     bw: MaxFilter,
@@ -316,10 +317,10 @@ impl Bbr {
             pacing_gain: p.high_gain,
             cwnd_gain: p.high_gain,
             round_count: 0,
-            round_end_seq: 0,
+            next_rtt_delivered: 0,
             round_start: false,
-            sample_start: 0,
-            sample_delivered: 0,
+            delivered_total: 0,
+            last_acked: 0,
             last_sample: 0.0,
             bw: MaxFilter::new(),
             full_bw: 0.0,
@@ -383,30 +384,30 @@ impl Bbr {
         }
     }
 
-    /// Start a new round now (Linux `next_rtt_delivered = delivered`).
-    fn restart_round(&mut self, cx: &Ctx) {
-        self.round_end_seq = cx.snd_max;
+    /// Start a new round now (Linux `next_rtt_delivered = tp->delivered`).
+    fn restart_round(&mut self) {
+        self.next_rtt_delivered = self.delivered_total;
     }
 
-    /// Round accounting and the per-round delivery-rate sample (Linux `bbr_update_bw`).
-    fn update_bw(&mut self, ack: &AckSample, cx: &Ctx) {
+    /// Round accounting and the BtlBw filter from the ACK's delivery-rate sample (Linux
+    /// `bbr_update_bw`).
+    fn update_bw(&mut self, ack: &AckSample) {
         self.round_start = false;
-        if ack.dup || ack.acked_bytes == 0 || ack.ack <= self.round_end_seq {
-            return;
+        let Some(rs) = ack.rate.filter(|r| r.interval > 0) else {
+            return; // not a valid observation
+        };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = ack.delivered_total;
+            self.round_count += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
         }
-        self.round_count += 1;
-        self.round_start = true;
-        self.packet_conservation = false;
-        self.round_end_seq = cx.snd_max;
-        let interval = cx.now.saturating_sub(self.sample_start);
-        if interval > 0 {
-            // Delivery rate over the round: bytes delivered / elapsed time.
-            let delivered = ack.delivered.saturating_sub(self.sample_delivered);
-            self.last_sample = delivered as f64 * NS_PER_SEC / interval as f64;
-            self.bw.update(self.round_count, self.last_sample);
+        let bw = rs.bytes_per_sec();
+        self.last_sample = bw;
+        // An app-limited sample enters only if it does not lower the estimate.
+        if !rs.is_app_limited || bw >= self.btl_bw() {
+            self.bw.update(self.round_count, bw);
         }
-        self.sample_start = cx.now;
-        self.sample_delivered = ack.delivered;
     }
 
     fn reset_probe_bw(&mut self, now: Time) {
@@ -436,7 +437,7 @@ impl Bbr {
         let full_length = self
             .min_rtt
             .is_some_and(|r| cx.now.saturating_sub(self.cycle_stamp) > r);
-        let prior_inflight = (cx.pipe + ack.acked_bytes) as f64;
+        let prior_inflight = (cx.pipe + ack.delivered_bytes) as f64;
         let next = if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
@@ -453,9 +454,11 @@ impl Bbr {
         }
     }
 
-    /// Linux `bbr_check_full_bw_reached`: 3 rounds without 25 % growth.
-    fn check_full_bw(&mut self) {
-        if self.full_bw_reached || !self.round_start {
+    /// Linux `bbr_check_full_bw_reached`: 3 rounds without 25 % growth (app-limited
+    /// rounds do not count).
+    fn check_full_bw(&mut self, ack: &AckSample) {
+        let app_limited = ack.rate.is_some_and(|r| r.is_app_limited);
+        if self.full_bw_reached || !self.round_start || app_limited {
             return;
         }
         let bw = self.btl_bw();
@@ -506,7 +509,7 @@ impl Bbr {
                 // Inflight reached the minimum: hold it for 200 ms and one round.
                 self.probe_rtt_done = Some(cx.now + (self.p.probe_rtt_ms * 1e6) as Time);
                 self.probe_rtt_round_done = false;
-                self.restart_round(cx);
+                self.restart_round();
             }
             None => {}
             Some(done) => {
@@ -546,9 +549,9 @@ impl Bbr {
         w.pacing_rate = Some(self.pacing_rate(bw, self.p.high_gain));
     }
 
-    /// Linux `bbr_set_cwnd`.
+    /// Linux `bbr_set_cwnd`, growing by the bytes each ACK delivers (`rs->acked_sacked`).
     fn set_cwnd(&mut self, ack: &AckSample, w: &mut Window, cx: &Ctx) {
-        let acked = if ack.dup { 0 } else { ack.acked_bytes };
+        let acked = ack.delivered_bytes;
         if acked > 0 {
             if let Recovery::Timeout { high_seq } = self.recovery {
                 if cx.snd_una >= high_seq {
@@ -557,14 +560,17 @@ impl Bbr {
                     w.cwnd = w.cwnd.max(self.prior_cwnd);
                 }
             }
-            let conserving = ack.in_recovery && self.packet_conservation;
-            if !conserving {
+            let acked = acked as f64;
+            if ack.in_recovery && self.packet_conservation {
+                // Packet conservation: in flight + what this ACK delivered.
+                w.cwnd = w.cwnd.max(cx.pipe as f64 + acked);
+            } else {
                 // target = cwnd_gain * BDP.
                 let target = self.bdp(self.cwnd_gain);
-                let acked = acked as f64;
                 if self.full_bw_reached {
                     w.cwnd = (w.cwnd + acked).min(target);
-                } else if w.cwnd < target || (ack.delivered as f64) < INIT_CWND_SEGMENTS * self.mss
+                } else if w.cwnd < target
+                    || (ack.delivered_total as f64) < INIT_CWND_SEGMENTS * self.mss
                 {
                     w.cwnd += acked;
                 }
@@ -589,9 +595,6 @@ impl CongestionControl for Bbr {
     fn init(&mut self, w: &mut Window, cx: &mut Ctx) {
         self.mss = cx.mss_f();
         self.init_cwnd = w.cwnd;
-        self.round_end_seq = cx.snd_max;
-        self.sample_start = cx.now;
-        self.sample_delivered = cx.snd_una;
         self.min_rtt_stamp = cx.now;
         self.cycle_stamp = cx.now;
         match cx.rtt.srtt() {
@@ -605,10 +608,12 @@ impl CongestionControl for Bbr {
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         self.mss = cx.mss_f();
+        self.delivered_total = ack.delivered_total;
+        self.last_acked = ack.delivered_bytes;
         // bbr_update_model.
-        self.update_bw(ack, cx);
+        self.update_bw(ack);
         self.update_cycle_phase(ack, cx);
-        self.check_full_bw();
+        self.check_full_bw(ack);
         self.check_drain(w, cx);
         self.update_min_rtt(ack, w, cx);
         // pacing_rate = pacing_gain * BtlBw; cwnd towards cwnd_gain * BDP.
@@ -627,8 +632,10 @@ impl CongestionControl for Bbr {
                 // Entering recovery: packet conservation for one round, starting now.
                 self.recovery = Recovery::Fast;
                 self.packet_conservation = true;
-                self.restart_round(cx);
-                w.cwnd = cx.pipe as f64 + self.mss;
+                self.restart_round();
+                // Linux: packets in flight + packets this ACK delivered (without SACK a
+                // duplicate ACK counts as one delivered packet, `tcp_add_reno_sack`).
+                w.cwnd = (cx.pipe + self.last_acked.max(cx.mss.into())) as f64;
             }
             Loss::Timeout { .. } => {
                 self.recovery = Recovery::Timeout {
@@ -692,6 +699,7 @@ pub fn build(p: &BbrParams) -> Box<dyn CongestionControl> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::RateSample;
     use crate::testing::{Harness, MSS, var};
 
     const MS: Time = 1_000_000;
@@ -699,9 +707,17 @@ mod tests {
 
     /// One ACK of `bytes` new bytes `dt` after the previous one, RTT sample `rtt`. At the
     /// hook `flight` minus one segment is outstanding; the sender then sends one more
-    /// segment in response, so the next ACK of `flight` bytes ends the round.
+    /// segment in response, so the next ACK of `flight` bytes ends the round. The rate
+    /// sample is the sender's for a flight sent right after the previous ACK: `bytes`
+    /// over `dt`, sent when `snd_una` bytes had been delivered.
     fn deliver(h: &mut Harness, bytes: u64, dt: Time, rtt: Time, flight: u64) {
         h.now += dt;
+        let rate = RateSample {
+            delivered: bytes,
+            interval: dt,
+            prior_delivered: h.snd_una,
+            ..RateSample::default()
+        };
         h.snd_una += bytes;
         h.snd_max = h
             .snd_max
@@ -712,6 +728,9 @@ mod tests {
             acked_bytes: bytes,
             rtt: Some(rtt),
             delivered: h.snd_una,
+            delivered_bytes: bytes,
+            delivered_total: h.snd_una,
+            rate: Some(rate),
             ..AckSample::default()
         };
         h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
@@ -890,8 +909,11 @@ mod tests {
             round(&mut h, 50 * MS, 50 * MS, 20 * u64::from(MSS));
         }
         let saved = h.w.cwnd;
-        h.dupacks = 3;
-        h.fill_window();
+        // Three duplicate ACKs without SACK: each delivers nothing, cwnd stays.
+        for _ in 0..3 {
+            h.dup_ack();
+        }
+        assert_eq!(h.w.cwnd, saved);
         let pipe = (h.snd_max - h.snd_una) - 3 * u64::from(MSS);
         let v = h.loss(Loss::FastRetransmit);
         assert_eq!(v, Verdict::None);
@@ -901,6 +923,47 @@ mod tests {
         h.dupacks = 0;
         h.exit_recovery();
         assert_eq!(h.w.cwnd, saved.max(pipe as f64 + SEG));
+    }
+
+    #[test]
+    fn rounds_and_rate_samples_continue_on_sacked_data_during_recovery() {
+        // STARTUP, three rounds of growth, then a loss: the cumulative ACK stalls, but
+        // duplicate ACKs that SACK data sent after the round began end rounds, and three
+        // rounds at the same rate fill the pipe (Linux: rounds count delivered packets).
+        let mut h = fresh();
+        for _ in 0..3 {
+            round(&mut h, 50 * MS, 50 * MS, 20 * u64::from(MSS));
+        }
+        h.loss(Loss::FastRetransmit);
+        h.in_recovery = true;
+        let seg = u64::from(MSS);
+        let mut total = h.snd_una;
+        for _ in 0..4 {
+            // One round: 20 segments SACKed over 50 ms, each sample 20 segments / 50 ms.
+            let round_start = total;
+            for _ in 0..20 {
+                h.now += 50 * MS / 20;
+                total += seg;
+                let s = AckSample {
+                    ack: h.snd_una,
+                    dup: true,
+                    in_recovery: true,
+                    delivered: h.snd_una,
+                    delivered_bytes: seg,
+                    delivered_total: total,
+                    rate: Some(RateSample {
+                        delivered: 20 * seg,
+                        interval: 50 * MS,
+                        prior_delivered: round_start,
+                        ..RateSample::default()
+                    }),
+                    ..AckSample::default()
+                };
+                h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+            }
+        }
+        assert_eq!(var(&h, "round_count"), 7.0);
+        assert_ne!(var(&h, "mode"), 0.0, "STARTUP ended while the cumulative ACK stalled");
     }
 
     #[test]

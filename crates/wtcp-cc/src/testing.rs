@@ -90,6 +90,7 @@ impl Harness {
         s.rx_bytes = Some(self.rx_bytes);
         s.ts_echo = Some(self.now - rtt);
         s.delivered = self.snd_una;
+        s.delivered_total = self.snd_una;
         s.in_recovery = self.in_recovery;
         self.call(|cc, w, cx| cc.on_ack(&s, w, cx));
     }
@@ -104,6 +105,7 @@ impl Harness {
         s.dup = true;
         s.in_recovery = self.in_recovery;
         s.delivered = self.snd_una;
+        s.delivered_total = self.snd_una;
         self.call(|cc, w, cx| cc.on_ack(&s, w, cx));
     }
 

@@ -177,6 +177,19 @@ fn bbr_fills_the_pipe_with_a_short_queue_and_shrugs_off_random_loss() {
 }
 
 #[test]
+fn bbr_with_sack_leaves_startup_and_stops_overflowing_a_shallow_queue() {
+    // A 92 ms path into a 20-packet queue: STARTUP overflows it once; the rate samples
+    // and rounds that continue on SACKed data through that recovery end STARTUP, after
+    // which BBR keeps about one BDP (23 segments) in flight (Linux's tcp_bbr.c on this path
+    // through the linux engine: 32 retransmissions in 30 s).
+    let r = run_cc("bbr", &[("links.0.delay_ms", "45"), ("links.1.queue", "{ limit_packets = 20 }"), ("tcp.sack", "true"), ("run.duration_s", "30")]);
+    let f = &r.flows[0];
+    assert!(f.goodput_bps > 0.9 * 2e6 * 1000.0 / 1040.0, "{}", f.goodput_bps);
+    assert!(r.drops[2].queue * 50 < f.segments_sent, "{} queue drops of {} segments", r.drops[2].queue, f.segments_sent);
+    assert!(f.timeouts <= 1, "{} timeouts", f.timeouts);
+}
+
+#[test]
 fn bandwidth_estimating_schemes_beat_newreno_under_random_loss() {
     // Westwood(+), Prairie and Dynamic set ssthresh from a bandwidth estimate, not by
     // halving; Dynamic is built on Reno and compared with it, as in its paper.

@@ -91,6 +91,25 @@ impl RangeSet {
         }
     }
 
+    /// Append to `out` the parts of `[start, end)` not in the set (before an `insert`,
+    /// the bytes it will add).
+    pub fn gaps(&self, start: u64, end: u64, out: &mut Vec<Block>) {
+        let mut at = start;
+        let i = self.ranges.partition_point(|&(_, e)| e <= start);
+        for &(s, e) in &self.ranges[i..] {
+            if s >= end {
+                break;
+            }
+            if s > at {
+                out.push((at, s));
+            }
+            at = at.max(e);
+        }
+        if at < end {
+            out.push((at, end));
+        }
+    }
+
     /// Forget everything below `seq`.
     pub fn trim_below(&mut self, seq: u64) {
         let n = self.ranges.partition_point(|&(_, e)| e <= seq);
@@ -149,6 +168,8 @@ pub struct Scoreboard {
     retransmitted: RangeSet,
     /// HighRxt: the highest byte + 1 retransmitted in this recovery.
     pub high_rxt: u64,
+    /// The ranges the last `update` SACKed for the first time (reused, never shrunk).
+    newly: Vec<Block>,
     /// RescueRxt (RFC 6675 §4, NextSeg (4)): set to HighData at the rescue retransmission.
     pub rescue_rxt: Option<u64>,
 }
@@ -161,6 +182,7 @@ impl Scoreboard {
             sacked: RangeSet::default(),
             retransmitted: RangeSet::default(),
             high_rxt: 0,
+            newly: Vec::new(),
             rescue_rxt: None,
         }
     }
@@ -172,6 +194,7 @@ impl Scoreboard {
     /// RFC 6675 §5 "Update()": fold one ACK into the scoreboard. `blocks` are in the
     /// order the receiver sent them (the first may be a DSACK).
     pub fn update(&mut self, ack: u64, blocks: &[Block]) -> SackUpdate {
+        self.newly.clear();
         self.sacked.trim_below(ack);
         self.retransmitted.trim_below(ack);
         let mut u = SackUpdate::default();
@@ -184,6 +207,7 @@ impl Scoreboard {
             }
             let (s, e) = (s.max(ack), e);
             if s < e {
+                self.sacked.gaps(s, e, &mut self.newly);
                 u.newly_sacked += self.sacked.insert(s, e);
                 // SetPipe (b) counts retransmitted octets that are not SACKed: a SACKed
                 // retransmission (or part of one) is no longer in flight twice.
@@ -191,6 +215,11 @@ impl Scoreboard {
             }
         }
         u
+    }
+
+    /// The byte ranges the last `update` SACKed that no earlier ACK had SACKed.
+    pub fn newly_sacked(&self) -> &[Block] {
+        &self.newly
     }
 
     /// RFC 6675 §4 "IsLost(SeqNum)" for the segment `[seq, seq + len)`: more than
@@ -341,6 +370,19 @@ mod tests {
         r.trim_below(3000);
         assert_eq!((r.ranges(), r.bytes()), (&[(3000, 6000), (8000, 9000)][..], 4000));
         assert!(r.covers(3000, 6000) && !r.covers(5000, 8500));
+    }
+
+    #[test]
+    fn newly_sacked_ranges_are_the_gaps_each_block_fills_and_nothing_twice() {
+        let mut sb = Scoreboard::new(M, 3);
+        sb.update(0, &[(2000, 4000)]);
+        assert_eq!(sb.newly_sacked(), &[(2000, 4000)]);
+        // The same block again, one extending it on both sides, an overlapping second block.
+        sb.update(0, &[(1000, 6000), (2000, 4000), (5000, 7000)]);
+        assert_eq!(sb.newly_sacked(), &[(1000, 2000), (4000, 6000), (6000, 7000)]);
+        // A D-SACK below the cumulative ACK adds nothing.
+        sb.update(1000, &[(0, 1000), (1000, 7000)]);
+        assert!(sb.newly_sacked().is_empty());
     }
 
     /// RFC 6675 §4 with DupThresh 3, SMSS 1000: segments 1..10 sent (bytes 0..10000),

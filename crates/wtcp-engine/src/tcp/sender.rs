@@ -37,6 +37,7 @@ use std::collections::VecDeque;
 use wtcp_cc::{AckSample, CongestionControl, Ctx, HostShared, Loss, RecoveryStyle, Requests, RttEstimator, Signal, Verdict, Window};
 
 use super::prr::{Prr, ReductionBound};
+use super::rate::{AckRate, RateEstimator, SentSnapshot};
 use super::reno_sack::RenoSack;
 use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
@@ -61,6 +62,8 @@ enum AckKind {
 struct SegTx {
     sent_at: Time,
     tx_count: u32,
+    /// Delivery state at the last send, for the rate sample of the ACK that delivers it.
+    rate: SentSnapshot,
 }
 
 /// Which rule of RFC 6675's NextSeg() chose a segment.
@@ -137,6 +140,12 @@ pub struct Sender {
     /// from FlightSize, RFC 5681 §3.2 step 2).
     snd_max_at_first_dup: u64,
     segs: VecDeque<SegTx>,
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation, Linux tcp_rate.c).
+    rate: RateEstimator,
+    /// The segments the ACK being processed delivered, until its sample is generated.
+    ack_rate: Option<AckRate>,
+    /// Without SACK: bytes credited as delivered by duplicate ACKs (Linux `sacked_out`).
+    reno_dup_credit: u64,
     /// One timed segment per RTT: (end sequence, send time).
     timed: Option<(u64, Time)>,
     rto_timer: LazyTimer,
@@ -202,6 +211,9 @@ impl Sender {
             consecutive_rto: 0,
             snd_max_at_first_dup: 0,
             segs: VecDeque::new(),
+            rate: RateEstimator::default(),
+            ack_rate: None,
+            reno_dup_credit: 0,
             timed: None,
             rto_timer: LazyTimer::default(),
             requests: Requests::default(),
@@ -390,6 +402,20 @@ impl Sender {
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
+        if self.snd_nxt >= self.data_end {
+            self.check_app_limited();
+        }
+    }
+
+    /// Out of data: if the window has room, the application limits the sending rate and
+    /// the rate samples until this flight is delivered say so (Linux
+    /// `tcp_rate_check_app_limited`: cwnd not full, no lost segment waiting).
+    fn check_app_limited(&mut self) {
+        let sacked = self.sb.as_ref().map_or(0, |sb| sb.sacked().bytes_above(self.snd_una));
+        let in_flight = (self.snd_max - self.snd_una).saturating_sub(sacked);
+        if !self.in_recovery && (in_flight as f64) < self.win.cwnd {
+            self.rate.on_app_limited(in_flight);
+        }
     }
 
     pub fn on_pace_event(&mut self, io: &mut SenderIo) {
@@ -434,7 +460,9 @@ impl Sender {
         if idx >= self.segs.len() {
             self.segs.resize(idx + 1, SegTx::default());
         }
+        let outstanding = self.snd_max - self.snd_una;
         let seg = &mut self.segs[idx];
+        self.rate.on_sent(&mut seg.rate, io.now, outstanding);
         seg.tx_count += 1;
         seg.sent_at = io.now;
         let tx_no = seg.tx_count;
@@ -559,6 +587,8 @@ impl Sender {
             None => None,
         };
         s.delivered_bytes = delivered;
+        self.count_delivered(una_before, ack);
+        s.delivered_total = self.rate.delivered_total();
         // What the ACK is for PRR: a duplicate, or (ns-3's m_isRetransDataAcked) a partial
         // ACK in recovery that covers a retransmitted segment (an old ACK is neither).
         let kind = if ack == una_before {
@@ -574,6 +604,7 @@ impl Sender {
             } else if ack == self.snd_una && self.snd_max > self.snd_una {
                 self.reno_dup_ack(s, io);
             }
+            self.take_rate_sample(io.now);
             return self.reno_send(io);
         }
         if ack > self.snd_una {
@@ -587,7 +618,60 @@ impl Sender {
         if frto != Frto::Off {
             self.frto_step(frto, ack > una_before, io);
         }
+        self.take_rate_sample(io.now);
         self.send_available(io);
+    }
+
+    /// Count the segments this ACK delivers, cumulatively (`una_before..ack`) or by SACK,
+    /// into the rate estimator; the sample is generated once the ACK's RTT sample is in.
+    fn count_delivered(&mut self, una_before: u64, ack: u64) {
+        let mut acc = AckRate::default();
+        let (mss, snd_max) = (self.mss, self.snd_max);
+        let mut deliver = |segs: &mut VecDeque<SegTx>, rate: &mut RateEstimator, start: u64, end: u64, sacked: bool| {
+            // An old ACK's SACK blocks may reach below SND.UNA: those bytes were counted.
+            let start = start.max(una_before);
+            if end <= start {
+                return;
+            }
+            let first = ((start - una_before) / mss) as usize;
+            let last = (end.saturating_sub(una_before).div_ceil(mss) as usize).min(segs.len());
+            for (i, seg) in segs.range_mut(first.min(last)..last).enumerate() {
+                let seq = una_before + (first + i) as u64 * mss;
+                let len = mss.min(snd_max - seq);
+                rate.on_delivered(&mut seg.rate, &mut acc, len, seg.sent_at, seg.tx_count > 1, sacked);
+            }
+        };
+        if ack > una_before {
+            deliver(&mut self.segs, &mut self.rate, una_before, ack, false);
+        }
+        match self.sb.as_ref() {
+            Some(sb) => {
+                for &(start, end) in sb.newly_sacked() {
+                    deliver(&mut self.segs, &mut self.rate, start, end, true);
+                }
+            }
+            // Without SACK (Linux tcp_add_reno_sack / tcp_remove_reno_sacks): a duplicate
+            // credits one segment, at most all but one outstanding; the cumulative ACK
+            // that covers them counts at least one segment.
+            None if ack == una_before => {
+                if self.reno_dup_credit + 2 * mss <= snd_max - una_before {
+                    self.reno_dup_credit += mss;
+                    self.rate.credit(&mut acc, mss);
+                }
+            }
+            None => {
+                let eaten = self.reno_dup_credit.min((ack - una_before).saturating_sub(mss));
+                self.reno_dup_credit -= eaten;
+                self.rate.debit(&mut acc, eaten);
+            }
+        }
+        self.ack_rate = Some(acc);
+    }
+
+    /// The rate sample of the ACK being processed (once per ACK: later calls give `None`).
+    fn take_rate_sample(&mut self, now: Time) -> Option<wtcp_cc::RateSample> {
+        let acc = self.ack_rate.take()?;
+        self.rate.generate(&acc, now, self.rtt.min_rtt())
     }
 
     /// RFC 5682 §2 steps 2 and 3, on the ACKs after a timeout; `advanced`: this ACK moved
@@ -666,6 +750,7 @@ impl Sender {
         s.acked_bytes = acked;
         s.rtt = sample;
         s.delivered = ack;
+        s.rate = self.take_rate_sample(io.now);
         if s.marked {
             self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
             self.cwr_pending = true;
@@ -869,6 +954,7 @@ impl Sender {
         s.dup = true;
         s.in_recovery = self.in_recovery;
         s.delivered = self.snd_una;
+        s.rate = self.take_rate_sample(io.now);
         if s.marked {
             self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
             self.cwr_pending = true;
@@ -1044,6 +1130,8 @@ impl Sender {
         let cause = io.oracle.cause_of(self.snd_una);
         io.counters.timeouts += 1;
         io.counters.timeout_causes.add(cause);
+        // Linux tcp_enter_loss: the duplicate-ACK credit is forgotten (tcp_reset_reno_sack).
+        self.reno_dup_credit = 0;
         // `timeout_count_reset = "every_timeout"`: ns-3.44's ReTxTimeout clears every
         // retransmitted flag (SetSentListLost, tcp-tx-buffer.cc:1299) before it asks
         // IsHeadRetransmitted (tcp-socket-base.cc:3939, 3961), so each timeout cuts ssthresh
