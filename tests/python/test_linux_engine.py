@@ -49,7 +49,7 @@ def check(text: str, overrides: list[tuple[str, str]] = ()) -> None:
 def test_the_linux_profile_path_is_accepted():
     check(PATH)
     # Each has a kernel knob: a sysctl, the route's initcwnd, the TUN MTU.
-    check(PATH, [("tcp.rto_min_s", "1.0"), ("tcp.rto_max_s", "60"), ("tcp.initial_cwnd_segments", "4"), ("tcp.mss_bytes", "1000"), ("tcp.sack", "false"), ("tcp.recovery", '"classic"')])
+    check(PATH, [("tcp.rto_min_s", "1.0"), ("tcp.rto_max_s", "60"), ("tcp.initial_cwnd_segments", "4"), ("tcp.mss_bytes", "1000"), ("tcp.sack", "false"), ("tcp.recovery", '"classic"'), ("tcp.loss_detection", '"dupack"')])
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@
 //!    recovery rules allow a new recovery episode; `on_loss(Timeout)` on every RTO expiry.
 //! 4. `on_recovery_exit` on the ACK that ends fast recovery (that ACK is not also given
 //!    to `on_ack` as growth; with `tcp.recovery_exit_growth` it goes to
-//!    `on_recovery_exit_growth` next).
+//!    `on_recovery_exit_growth` next; then always to `on_recovery_exit_ack`).
 //! 5. `on_signal` for cross-layer hints whenever they arrive.
 //!
 //! Units: `cwnd` and `ssthresh` are **bytes** as `f64` (fractional growth per ACK is kept
@@ -189,6 +189,9 @@ pub enum RecoveryStyle {
 pub struct Requests {
     /// Reset the RTO backoff to 1 (the timer is re-armed with the un-backed-off RTO).
     pub reset_rto_backoff: bool,
+    /// Mark the delivery-rate samples app-limited until what is in flight now is delivered
+    /// (Linux BBR in PROBE_RTT sets `tp->app_limited`).
+    pub mark_app_limited: bool,
 }
 
 /// The context lent to every hook: a read-only view of the sender plus requests.
@@ -219,6 +222,10 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     pub fn mss_f(&self) -> f64 {
         f64::from(self.mss)
+    }
+    /// Ask the sender to mark its delivery-rate samples app-limited for the data in flight.
+    pub fn mark_app_limited(&mut self) {
+        self.requests.mark_app_limited = true;
     }
     /// Ask the sender to reset its exponential RTO backoff.
     pub fn reset_rto_backoff(&mut self) {
@@ -265,6 +272,13 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// IncreaseWindow would implement it.
     #[allow(unused_variables)]
     fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {}
+
+    /// The ACK that ended fast recovery, for an algorithm whose model takes every ACK (Linux
+    /// calls `cong_control` on it after the state returns to Open: BBR's rate sample and
+    /// round). Called after `on_recovery_exit` (and `on_recovery_exit_growth`), with
+    /// `ack.in_recovery` false. Default: nothing.
+    #[allow(unused_variables)]
+    fn on_recovery_exit_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {}
 
     /// The sender found its last timeout spurious (F-RTO, RFC 5682). `prior` is the window
     /// before that timeout's `on_loss`. Default: undo the reduction.

@@ -23,7 +23,10 @@
 //! - The max filter is exact over the last 10 rounds, a sample expiring when it is more
 //!   than 10 rounds old (Linux's `minmax` window rule; Linux keeps 3 candidates).
 //! - App-limited samples enter the max filter only when they do not lower it and do not
-//!   count for the full-pipe test (Linux). Idle restart is not handled. The long-term
+//!   count for the full-pipe test (Linux); in PROBE_RTT BBR asks the sender to mark them
+//!   app-limited (Linux `tp->app_limited`). The ACK that ends fast recovery reaches the
+//!   model too (`on_recovery_exit_ack`, after the window is restored). Idle restart is not
+//!   handled. The long-term
 //!   ("policer") bandwidth mode of Linux is not implemented.
 //! - PROBE_BW starting phase: Linux picks one of the phases other than 0.75 at random on
 //!   every entry; here it is the parameter `probe_bw_start_phase` (default 2, a cruise
@@ -45,6 +48,12 @@
 //!   reference bandwidth reset; when SND.UNA passes the SND.MAX of the RTO, cwnd =
 //!   max(cwnd, saved). Linux's per-ACK "cwnd -= newly lost packets" is not applied (loss
 //!   counts are not reported per ACK).
+//! - Without SACK, after a timeout the cumulative ACK over data the receiver had buffered
+//!   delivers a whole window at once, and the rate sample takes its interval from a
+//!   go-back-N retransmission sent less than an RTT before: BtlBw can jump far above the
+//!   path (measured: 2.39 MB/s on a 2 Mb/s link, 2 % loss, the test path of
+//!   `tests/algorithms.rs`; with SACK the receiver's blocks keep those segments from being
+//!   resent). Whether Linux's reno path samples the same is untested.
 //! - ssthresh is not part of BBR (Linux returns "infinite"). It is set to the saved window
 //!   at each loss (so it is finite after a timeout and unchanged by repeated ones) and to
 //!   the BDP on entering DRAIN (as Linux does); nothing reads it.
@@ -485,7 +494,7 @@ impl Bbr {
     }
 
     /// Linux `bbr_update_min_rtt`: RTprop filter and PROBE_RTT.
-    fn update_min_rtt(&mut self, ack: &AckSample, w: &mut Window, cx: &Ctx) {
+    fn update_min_rtt(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         let window = (self.p.min_rtt_window_s.max(0.0) * NS_PER_SEC) as Time;
         let expired = cx.now > self.min_rtt_stamp.saturating_add(window);
         if let Some(r) = ack.rtt {
@@ -504,6 +513,8 @@ impl Bbr {
         if self.mode != Mode::ProbeRtt {
             return;
         }
+        // Linux: "Ignore low rate samples during this mode" (tp->app_limited).
+        cx.mark_app_limited();
         match self.probe_rtt_done {
             None if cx.pipe as f64 <= self.min_cwnd() => {
                 // Inflight reached the minimum: hold it for 200 ms and one round.
@@ -650,6 +661,11 @@ impl CongestionControl for Bbr {
             w.cwnd = w.cwnd.min(self.min_cwnd());
         }
         Verdict::None
+    }
+
+    fn on_recovery_exit_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        // Linux runs bbr_main on this ACK too, after leaving recovery.
+        self.on_ack(ack, w, cx);
     }
 
     fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {

@@ -31,6 +31,8 @@ pub enum Event {
     Rto { flow: u32 },
     /// A paced flow may send its next segment.
     Pace { flow: u32 },
+    /// A flow's RACK reordering timer may have expired (RFC 8985 §6.2 step 5).
+    Rack { flow: u32 },
     /// A flow's delayed-ACK timer may have expired.
     DelAck { flow: u32 },
     /// A flow's application starts, stops, or switches on/off.

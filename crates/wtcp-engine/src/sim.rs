@@ -351,6 +351,7 @@ impl<'s> World<'s> {
             }
             Event::Rto { flow } => self.with_sender(flow, |s, io| s.on_rto_event(io)),
             Event::Pace { flow } => self.with_sender(flow, |s, io| s.on_pace_event(io)),
+            Event::Rack { flow } => self.with_sender(flow, |s, io| s.on_rack_timer(io)),
             Event::DelAck { flow } => {
                 if let FlowState::Tcp(t) = &mut self.flows[flow as usize].state {
                     t.receiver.on_delack_event(self.now, &mut self.ev, &mut self.out);

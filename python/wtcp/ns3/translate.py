@@ -77,6 +77,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "recovery_exit_growth": False,
     "timeout_count_reset": "new_ack",
     "reno_sack": False,
+    "loss_detection": "dupack",
 }
 
 # The hash salt of an ns-3 FqCoDelQueueDisc (wtcp draws its own from the queue's stream;
@@ -607,6 +608,9 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     frto, path = opt("frto")
     if frto:
         raise refuse(path, "is true; ns-3 3.44 has no F-RTO (RFC 5682); allowed: false")
+    detection, path = opt("loss_detection")
+    if detection != "dupack":
+        raise refuse(path, f"is \"{detection}\"; ns-3 3.44 has no RACK (RFC 8985): it finds loss by duplicate ACKs and SACK (TcpTxBuffer::IsLost); allowed: \"dupack\"")
     timer, path = opt("partial_ack_timer")
     if timer != "impatient":
         raise refuse(path, f"is \"{timer}\"; ns-3 restarts the RTO on the first partial ACK only (RFC 6582 Impatient, TcpSocketBase::ProcessAck); allowed: \"impatient\"")

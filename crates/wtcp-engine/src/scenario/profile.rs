@@ -103,6 +103,7 @@ const RFC: Profile = Profile {
         e("tcp.partial_ack_timer", N("impatient"), "RFC 6582 §4 (Impatient variant)"),
         e("tcp.sack", B(false), "RFC 2018 is optional"),
         e("tcp.recovery", N("classic"), "RFC 6582 (RFC 6675 with SACK)"),
+        e("tcp.loss_detection", N("dupack"), "RFC 5681 §3.2 DupThresh (RFC 6675 §4 IsLost with SACK); RFC 8985 RACK is a later standard"),
         e("tcp.backoff_reset", N("rtt_sample"), "RFC 6298 §5.7 with Karn's rule (§3)"),
         e("tcp.handshake", B(false), "wtcp's choice (data from the first instant)"),
         e("tcp.prr_recover_fs", N("flight_size"), "RFC 6937 §3: RecoverFS = snd.nxt - snd.una"),
@@ -197,6 +198,7 @@ const NS3: Profile = Profile {
         e("tcp.partial_ack_timer", N("impatient"), "tcp-socket-base.cc TcpSocketBase::ProcessAck: the RTO restarts on the first partial ACK (the translator's reading)"),
         e("tcp.sack", B(true), "tcp-socket-base.cc:132 ns3::TcpSocketBase::Sack"),
         e("tcp.recovery", N("prr"), "tcp-l4-protocol.cc:67-79 ns3::TcpL4Protocol::RecoveryType ns3::TcpPrrRecovery"),
+        e("tcp.loss_detection", N("dupack"), "ns-3.44 has no RACK (tcp-recovery-ops.cc: classic, tcp-prr-recovery.cc: PRR; loss by TcpTxBuffer::IsLost)"),
         e("tcp.backoff_reset", N("new_ack"), "tcp-socket-base.cc:3813-3834 NewAck recomputes the RTO from SRTT and RTTVAR"),
         e("tcp.handshake", B(true), "tcp-socket-base.cc:2860-2878 Connect: SYN / SYN-ACK"),
         e("tcp.prr_recover_fs", N("pipe"), "tcp-prr-recovery.cc:64 EnterRecovery: m_recoveryFlightSize = tcb->m_bytesInFlight (the RFC 6675 pipe)"),
@@ -278,7 +280,7 @@ const QUALNET: Profile = Profile {
 const LINUX: Profile = Profile {
     name: "linux",
     title: "Linux 6.x TCP (sysctl defaults; line numbers of 6.1.192)",
-    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), Linux's largest RTT variance per RTT (mdev_max) and its once-per-RTT decay, and the first sample's variance held for an RTT, RACK-TLP loss detection, Linux's HyStart (ACK train and delay, tcp_cubic.c; wtcp's CUBIC has RFC 9406 HyStart++ in its place), buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
+    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), Linux's largest RTT variance per RTT (mdev_max) and its once-per-RTT decay, and the first sample's variance held for an RTT, the tail loss probe (TLP, RFC 8985 §7; RACK is modelled: tcp.loss_detection), Linux's HyStart (ACK train and delay, tcp_cubic.c; wtcp's CUBIC has RFC 9406 HyStart++ in its place), buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
     fills: true,
     entries: &[
         e("tcp.mss_bytes", I(1448), "include/net/tcp.h:73: a 1500-byte MTU less 40 bytes of headers and 12 of timestamps"),
@@ -302,6 +304,7 @@ const LINUX: Profile = Profile {
         e("tcp.partial_ack_timer", N("slow_but_steady"), "tcp_input.c tcp_ack: the RTO is re-armed on every ACK of new data"),
         e("tcp.sack", B(true), "tcp_ipv4.c:3334 net.ipv4.tcp_sack = 1"),
         e("tcp.recovery", N("prr"), "tcp_input.c:2660-2683 tcp_cwnd_reduction (RFC 6937 PRR)"),
+        e("tcp.loss_detection", N("rack"), "tcp_recovery.c tcp_rack_mark_lost, tcp_input.c tcp_identify_packet_loss; net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION, tcp_ipv4.c)"),
         e("tcp.backoff_reset", N("new_ack"), "tcp_input.c:3205-3209: icsk_backoff = 0 on a valid RTT measurement, which timestamps give on every ACK of new data"),
         e("tcp.handshake", B(true), "a connect()ed socket (include/net/tcp.h:109 tcp_syn_retries)"),
         e("links.queue.limit_packets", I(1000), "txqueuelen 1000 (DEFAULT_TX_QUEUE_LEN, pfifo_fast)"),

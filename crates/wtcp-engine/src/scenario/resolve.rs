@@ -19,7 +19,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset};
+pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +55,9 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Recovery after a fast retransmit (`prr` needs `sack`).
     pub recovery: Recovery,
+    /// Loss detection before the timer: duplicate ACKs (RFC 5681 / RFC 6675) or RFC 8985
+    /// RACK (which applies only with `sack`, as in Linux).
+    pub loss_detection: LossDetection,
     /// When the RTO backoff is cleared.
     pub backoff_reset: BackoffReset,
     /// Open the connection with SYN / SYN-ACK before data (RFC 793, RFC 6298 §5.7).
@@ -102,6 +105,7 @@ impl Default for TcpConfig {
             partial_ack_timer: PartialAckTimer::Impatient,
             sack: false,
             recovery: Recovery::Classic,
+            loss_detection: LossDetection::Dupack,
             backoff_reset: BackoffReset::RttSample,
             handshake: false,
             prr_recover_fs: RecoverFs::FlightSize,
@@ -1149,6 +1153,9 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
     if recovery == Recovery::Prr && !sack {
         return err(tp("recovery"), "is \"prr\", which needs sack = true here (PRR's pipe comes from the SACK scoreboard); allowed without SACK: \"classic\"");
     }
+    // Without SACK "rack" leaves the duplicate-ACK rule in place, as Linux does
+    // (tcp_identify_packet_loss: tcp_newreno_mark_lost for a connection without SACK).
+    let loss_detection = pick!(loss_detection).unwrap_or(d.loss_detection);
     let reno_sack = pick!(reno_sack).unwrap_or(d.reno_sack);
     if reno_sack && !sack && pick!(frto).unwrap_or(d.frto) {
         return err(tp("reno_sack"), "is true, ns-3's recovery without SACK, which has no F-RTO; set frto = false, or reno_sack = false");
@@ -1174,6 +1181,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         partial_ack_timer: pick!(partial_ack_timer).unwrap_or(d.partial_ack_timer),
         sack,
         recovery,
+        loss_detection,
         backoff_reset: pick!(backoff_reset).unwrap_or(d.backoff_reset),
         handshake: pick!(handshake).unwrap_or(d.handshake),
         prr_recover_fs: pick!(prr_recover_fs).unwrap_or(d.prr_recover_fs),

@@ -90,6 +90,7 @@ pub struct TcpSection {
     pub partial_ack_timer: Option<PartialAckTimer>,
     pub sack: Option<bool>,
     pub recovery: Option<Recovery>,
+    pub loss_detection: Option<LossDetection>,
     pub backoff_reset: Option<BackoffReset>,
     pub handshake: Option<bool>,
     pub prr_recover_fs: Option<RecoverFs>,
@@ -144,6 +145,16 @@ pub enum Recovery {
     Classic,
     /// RFC 6937 Proportional Rate Reduction (PRR-SSRB) over RFC 6675's pipe; needs SACK.
     Prr,
+}
+
+/// How the sender decides a segment is lost before the retransmission timer does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossDetection {
+    /// RFC 5681 §3.2 DupThresh duplicate ACKs, with SACK RFC 6675 §4 IsLost.
+    Dupack,
+    /// RFC 8985 RACK (time-based, finds lost retransmissions); needs SACK.
+    Rack,
 }
 
 /// When the exponential RTO backoff is cleared.

@@ -1,6 +1,7 @@
 //! TCP: the sender (sequence space, timers, recovery) and the receiver (ACK policy).
 
 pub mod prr;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod reno_sack;

@@ -19,7 +19,16 @@
 //!   with room left in the window (the draft's "no data ready to send", Linux's check when
 //!   the application writes); with an unlimited bulk source no sample is app-limited.
 //! - The minimum RTT that rejects short intervals is the sender's lifetime minimum (Linux:
-//!   a 300 s windowed minimum, `tcp_min_rtt_wlen`).
+//!   a 300 s windowed minimum, `tcp_min_rtt_wlen`); before the first RTT sample every
+//!   interval is accepted (Linux's `tcp_min_rtt` is then ~0U and rejects all).
+//! - Without SACK, duplicate ACKs after a timeout still credit a segment each (Linux marks
+//!   everything lost and `tcp_limit_reno_sacked` leaves no room), and an advancing
+//!   cumulative ACK outside recovery keeps the remaining credit (Linux clears it,
+//!   `tcp_reset_reno_sack`).
+//! - App-limited: `!in_recovery` stands for Linux's "all lost segments retransmitted"; the
+//!   ns-3 recovery without SACK (`tcp.reno_sack`) never marks samples app-limited.
+//! - An old ACK carrying SACK blocks generates a sample too (Linux's `old_ack` path tags
+//!   the SACKs without `tcp_rate_gen`).
 
 use wtcp_cc::RateSample;
 
@@ -44,7 +53,10 @@ pub struct SentSnapshot {
 pub struct AckRate {
     /// Bytes this ACK newly delivered.
     pub bytes: u64,
+    /// The snapshot's (delivered, delivered_at) of the chosen segment.
     prior: Option<(u64, Time)>,
+    /// The chosen segment's (send time, end sequence).
+    chosen: (Time, u64),
     send_interval: Time,
     app_limited: bool,
     retrans: bool,
@@ -85,11 +97,13 @@ impl RateEstimator {
     /// A segment of `len` bytes, last sent at `sent_at` (`retrans`: not its first
     /// transmission), is delivered by this ACK; `sacked`: by SACK, so the cumulative ACK
     /// that covers it later counts nothing.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_delivered(
         &mut self,
         snap: &mut SentSnapshot,
         acc: &mut AckRate,
         len: u64,
+        end_seq: u64,
         sent_at: Time,
         retrans: bool,
         sacked: bool,
@@ -100,8 +114,11 @@ impl RateEstimator {
         snap.counted = sacked;
         self.delivered_total += len;
         acc.bytes += len;
-        // The most recently sent segment wins (Linux: highest prior `delivered`).
-        if acc.prior.is_none_or(|(d, _)| snap.delivered > d) {
+        // The most recently sent segment wins, a tie to the higher end (Linux >= 5.18
+        // tcp_rate_skb_delivered with tcp_skb_sent_after).
+        let later = sent_at > acc.chosen.0 || (sent_at == acc.chosen.0 && end_seq > acc.chosen.1);
+        if acc.prior.is_none() || later {
+            acc.chosen = (sent_at, end_seq);
             acc.prior = Some((snap.delivered, snap.delivered_at));
             acc.send_interval = sent_at.saturating_sub(snap.first_tx);
             acc.app_limited = snap.app_limited;
@@ -166,7 +183,7 @@ mod tests {
 
     /// A window of 10 segments sent back to back at t = 0, delivered one per ms from 100 ms.
     #[test]
-    fn a_paced_flight_samples_the_bottleneck_rate_over_the_ack_phase() {
+    fn a_flight_sent_at_once_is_sampled_over_its_ack_phase() {
         let mut r = RateEstimator::default();
         let mut snaps = [SentSnapshot::default(); 10];
         for (i, s) in snaps.iter_mut().enumerate() {
@@ -175,7 +192,7 @@ mod tests {
         let mut last = None;
         for (i, s) in snaps.iter_mut().enumerate() {
             let mut acc = AckRate::default();
-            r.on_delivered(s, &mut acc, 1000, 0, false, false);
+            r.on_delivered(s, &mut acc, 1000, (i as u64 + 1) * 1000, 0, false, false);
             last = r.generate(&acc, 100 * MS + i as Time * MS, Some(100 * MS));
         }
         let s = last.expect("the last ACK's interval is 109 ms >= min RTT");
@@ -183,6 +200,28 @@ mod tests {
         assert_eq!(s.delivered, 10_000);
         assert_eq!(s.interval, 109 * MS);
         assert_eq!(s.prior_delivered, 0);
+    }
+
+    /// Two flights: 0 and 1 sent at 0 ms; 2 sent at 30 ms after 0 was delivered at 20 ms.
+    /// One ACK then delivers 1 and 2: the latest sent (2) gives the prior, and its send
+    /// phase (30 ms since the send of the last delivered segment, 0) is the interval when
+    /// it is longer than the ACK phase.
+    #[test]
+    fn the_latest_sent_segment_gives_the_prior_and_the_longer_phase_the_interval() {
+        let mut r = RateEstimator::default();
+        let (mut a, mut b, mut c) = (SentSnapshot::default(), SentSnapshot::default(), SentSnapshot::default());
+        r.on_sent(&mut a, 0, 0);
+        r.on_sent(&mut b, 0, 1000);
+        let mut acc = AckRate::default();
+        r.on_delivered(&mut a, &mut acc, 1000, 1000, 0, false, false);
+        r.generate(&acc, 20 * MS, None).unwrap();
+        r.on_sent(&mut c, 30 * MS, 1000);
+        // 1 and 2 arrive together at 35 ms: ACK phase 35 - 20 = 15 ms, send phase 30 ms.
+        let mut acc = AckRate::default();
+        r.on_delivered(&mut b, &mut acc, 1000, 2000, 0, false, false);
+        r.on_delivered(&mut c, &mut acc, 1000, 3000, 30 * MS, false, false);
+        let s = r.generate(&acc, 35 * MS, None).unwrap();
+        assert_eq!((s.prior_delivered, s.delivered, s.interval), (1000, 2000, 30 * MS));
     }
 
     #[test]
@@ -193,11 +232,11 @@ mod tests {
         r.on_sent(&mut a, 0, 0);
         r.on_sent(&mut b, MS, 1000);
         let mut acc = AckRate::default();
-        r.on_delivered(&mut b, &mut acc, 1000, MS, false, true);
+        r.on_delivered(&mut b, &mut acc, 1000, 2000, MS, false, true);
         assert!(r.generate(&acc, 50 * MS, None).is_some());
         let mut acc = AckRate::default();
-        r.on_delivered(&mut a, &mut acc, 1000, 0, false, false);
-        r.on_delivered(&mut b, &mut acc, 1000, MS, false, false);
+        r.on_delivered(&mut a, &mut acc, 1000, 1000, 0, false, false);
+        r.on_delivered(&mut b, &mut acc, 1000, 2000, MS, false, false);
         assert_eq!(acc.bytes, 1000);
         assert_eq!(r.delivered_total(), 2000);
     }
@@ -208,7 +247,7 @@ mod tests {
         let mut a = SentSnapshot::default();
         r.on_sent(&mut a, 0, 0);
         let mut acc = AckRate::default();
-        r.on_delivered(&mut a, &mut acc, 1000, 0, false, false);
+        r.on_delivered(&mut a, &mut acc, 1000, 1000, 0, false, false);
         assert_eq!(r.generate(&acc, 5 * MS, Some(10 * MS)), None);
         // Nothing delivered: no sample either.
         assert_eq!(r.generate(&AckRate::default(), 50 * MS, None), None);
@@ -223,15 +262,15 @@ mod tests {
         let mut b = SentSnapshot::default();
         r.on_sent(&mut b, MS, 1000);
         let mut acc = AckRate::default();
-        r.on_delivered(&mut a, &mut acc, 1000, 0, false, false);
+        r.on_delivered(&mut a, &mut acc, 1000, 1000, 0, false, false);
         assert!(!r.generate(&acc, 40 * MS, None).unwrap().is_app_limited);
         let mut acc = AckRate::default();
-        r.on_delivered(&mut b, &mut acc, 1000, MS, false, false);
+        r.on_delivered(&mut b, &mut acc, 1000, 2000, MS, false, false);
         assert!(r.generate(&acc, 41 * MS, None).unwrap().is_app_limited);
         let mut c = SentSnapshot::default();
         r.on_sent(&mut c, 42 * MS, 0);
         let mut acc = AckRate::default();
-        r.on_delivered(&mut c, &mut acc, 1000, 42 * MS, false, false);
+        r.on_delivered(&mut c, &mut acc, 1000, 3000, 42 * MS, false, false);
         assert!(!r.generate(&acc, 80 * MS, None).unwrap().is_app_limited);
     }
 }

@@ -110,6 +110,15 @@ impl RangeSet {
         }
     }
 
+    /// The first byte of `[start, end)` not in the set.
+    pub fn first_gap(&self, start: u64, end: u64) -> Option<u64> {
+        let i = self.ranges.partition_point(|&(_, e)| e <= start);
+        match self.ranges.get(i) {
+            Some(&(s, e)) if s <= start => (e < end).then_some(e),
+            _ => (start < end).then_some(start),
+        }
+    }
+
     /// Forget everything below `seq`.
     pub fn trim_below(&mut self, seq: u64) {
         let n = self.ranges.partition_point(|&(_, e)| e <= seq);
@@ -170,6 +179,10 @@ pub struct Scoreboard {
     pub high_rxt: u64,
     /// The ranges the last `update` SACKed for the first time (reused, never shrunk).
     newly: Vec<Block>,
+    /// RFC 8985 RACK decides what is lost (`tcp.loss_detection = "rack"`): the segments it
+    /// marked, neither acknowledged nor SACKed, take the place of RFC 6675's IsLost.
+    rack: bool,
+    lost: RangeSet,
     /// RescueRxt (RFC 6675 §4, NextSeg (4)): set to HighData at the rescue retransmission.
     pub rescue_rxt: Option<u64>,
 }
@@ -183,8 +196,42 @@ impl Scoreboard {
             retransmitted: RangeSet::default(),
             high_rxt: 0,
             newly: Vec::new(),
+            rack: false,
+            lost: RangeSet::default(),
             rescue_rxt: None,
         }
+    }
+
+    /// Loss is what RACK marks (`mark_lost`), not RFC 6675's IsLost.
+    pub fn with_rack(mut self) -> Self {
+        self.rack = true;
+        self
+    }
+
+    /// RACK: `[seq, seq + len)` is lost; a retransmission of it is no longer in flight
+    /// (Linux `tcp_mark_skb_lost`). Returns false if it was already awaiting retransmission.
+    pub fn mark_lost(&mut self, seq: u64, len: u64) -> bool {
+        let awaiting = self.awaits_retransmission(seq, len);
+        self.lost.insert(seq, seq + len);
+        self.retransmitted.remove(seq, seq + len);
+        !awaiting
+    }
+
+    /// RACK: the first segment marked lost and not retransmitted since, at or above
+    /// `snd_una` (what Linux's `tcp_xmit_retransmit_queue` resends first).
+    pub fn next_lost(&self, snd_una: u64) -> Option<u64> {
+        let from = self.lost.ranges().partition_point(|&(_, e)| e <= snd_una);
+        self.lost.ranges()[from..].iter().find_map(|&(s, e)| self.retransmitted.first_gap(s.max(snd_una), e))
+    }
+
+    /// RACK: `[seq, seq + len)` is marked lost and not retransmitted since.
+    pub fn awaits_retransmission(&self, seq: u64, len: u64) -> bool {
+        self.lost.covers(seq, seq + len) && !self.retransmitted.covers(seq, seq + len)
+    }
+
+    /// RACK, going back N after a timeout: `[seq, seq + len)` is sent again, in flight.
+    pub fn forget_lost(&mut self, seq: u64, len: u64) {
+        self.lost.remove(seq, seq + len);
     }
 
     pub fn sacked(&self) -> &RangeSet {
@@ -196,6 +243,7 @@ impl Scoreboard {
     pub fn update(&mut self, ack: u64, blocks: &[Block]) -> SackUpdate {
         self.newly.clear();
         self.sacked.trim_below(ack);
+        self.lost.trim_below(ack);
         self.retransmitted.trim_below(ack);
         let mut u = SackUpdate::default();
         for (i, &(s, e)) in blocks.iter().enumerate() {
@@ -209,6 +257,7 @@ impl Scoreboard {
             if s < e {
                 self.sacked.gaps(s, e, &mut self.newly);
                 u.newly_sacked += self.sacked.insert(s, e);
+                self.lost.remove(s, e);
                 // SetPipe (b) counts retransmitted octets that are not SACKed: a SACKed
                 // retransmission (or part of one) is no longer in flight twice.
                 self.retransmitted.remove(s, e);
@@ -231,6 +280,13 @@ impl Scoreboard {
 
     /// RFC 6675 §4 "SetPipe()": bytes in flight between SND.UNA and SND.MAX.
     pub fn pipe(&self, snd_una: u64, snd_max: u64) -> u64 {
+        if self.rack {
+            // Linux tcp_packets_in_flight: out - SACKed - lost + retransmitted.
+            let outstanding = snd_max.saturating_sub(snd_una);
+            let sacked = self.sacked.bytes_above(snd_una).min(outstanding);
+            let lost = self.lost.bytes_above(snd_una).min(outstanding - sacked);
+            return outstanding - sacked - lost + self.retransmitted.bytes_above(snd_una);
+        }
         // IsLost is monotonic in seq (bytes SACKed above fall as seq grows): every segment
         // below `lost_end` is lost, none at or above it.
         let lost_end = self.lost_end(snd_una, snd_max);
@@ -346,6 +402,8 @@ impl Scoreboard {
     /// as retransmitted any more.
     pub fn on_timeout(&mut self, snd_una: u64) {
         self.start_recovery(snd_una);
+        // RACK: going back N resends every unSACKed segment; RACK marks again what is lost.
+        self.lost.clear();
     }
 }
 
@@ -383,6 +441,28 @@ mod tests {
         // A D-SACK below the cumulative ACK adds nothing.
         sb.update(1000, &[(0, 1000), (1000, 7000)]);
         assert!(sb.newly_sacked().is_empty());
+    }
+
+    #[test]
+    fn rack_marks_drive_pipe_and_the_next_retransmission() {
+        let mut sb = Scoreboard::new(M, 3).with_rack();
+        // Segments 0..10 outstanding, 2 and 3 SACKed: nothing lost until RACK says so.
+        sb.update(0, &[(2000, 4000)]);
+        assert_eq!(sb.pipe(0, 10 * M), 8 * M);
+        assert_eq!(sb.next_lost(0), None);
+        assert!(sb.mark_lost(0, M) && sb.mark_lost(M, M));
+        assert_eq!(sb.pipe(0, 10 * M), 6 * M);
+        assert_eq!(sb.next_lost(0), Some(0));
+        // Retransmitted: in flight again; the next lost one is segment 1.
+        sb.on_retransmit(0, M);
+        assert_eq!((sb.pipe(0, 10 * M), sb.next_lost(0)), (7 * M, Some(M)));
+        // The retransmission is lost too: out of flight, awaiting retransmission again.
+        assert!(sb.mark_lost(0, M));
+        assert!(!sb.mark_lost(0, M), "already awaiting");
+        assert_eq!((sb.pipe(0, 10 * M), sb.next_lost(0)), (6 * M, Some(0)));
+        // A cumulative ACK past it and a SACK of segment 1 clear both marks.
+        sb.update(M, &[(M, 4000)]);
+        assert_eq!((sb.pipe(4000, 10 * M), sb.next_lost(M)), (6 * M, None));
     }
 
     /// RFC 6675 §4 with DupThresh 3, SMSS 1000: segments 1..10 sent (bytes 0..10000),

@@ -37,13 +37,14 @@ use std::collections::VecDeque;
 use wtcp_cc::{AckSample, CongestionControl, Ctx, HostShared, Loss, RecoveryStyle, Requests, RttEstimator, Signal, Verdict, Window};
 
 use super::prr::{Prr, ReductionBound};
+use super::rack::{Entry, Rack};
 use super::rate::{AckRate, RateEstimator, SentSnapshot};
 use super::reno_sack::RenoSack;
 use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{BackoffReset, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset};
+use crate::scenario::{BackoffReset, LossDetection, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset};
 use crate::time::Time;
 
 /// What an ACK is to PRR (`sack_send`).
@@ -146,6 +147,9 @@ pub struct Sender {
     ack_rate: Option<AckRate>,
     /// Without SACK: bytes credited as delivered by duplicate ACKs (Linux `sacked_out`).
     reno_dup_credit: u64,
+    /// RFC 8985 RACK loss detection (`tcp.loss_detection = "rack"`) and its timer.
+    rack: Option<Rack>,
+    rack_timer: LazyTimer,
     /// One timed segment per RTT: (end sequence, send time).
     timed: Option<(u64, Time)>,
     rto_timer: LazyTimer,
@@ -187,6 +191,8 @@ impl Sender {
         let mss = u64::from(cfg.mss);
         let (cfg_sack, dupack_threshold, handshake) = (cfg.sack, cfg.dupack_threshold, cfg.handshake);
         let reno = (cfg.reno_sack && !cfg.sack && cc.recovery_style() == RecoveryStyle::NewReno).then(|| RenoSack::new(mss));
+        // RACK judges SACKed data: without SACK the duplicate-ACK rule (as Linux).
+        let rack = cfg.sack && cfg.loss_detection == LossDetection::Rack;
         Sender {
             flow,
             src,
@@ -214,6 +220,8 @@ impl Sender {
             rate: RateEstimator::default(),
             ack_rate: None,
             reno_dup_credit: 0,
+            rack: rack.then(Rack::default),
+            rack_timer: LazyTimer::default(),
             timed: None,
             rto_timer: LazyTimer::default(),
             requests: Requests::default(),
@@ -225,7 +233,10 @@ impl Sender {
             rto_head_end: 0,
             next_send_at: 0,
             pace_timer: LazyTimer::default(),
-            sb: cfg_sack.then(|| Scoreboard::new(mss, dupack_threshold)),
+            sb: cfg_sack.then(|| {
+                let sb = Scoreboard::new(mss, dupack_threshold);
+                if rack { sb.with_rack() } else { sb }
+            }),
             prr: None,
             reno,
             in_loss: false,
@@ -274,11 +285,15 @@ impl Sender {
         let r = f(self.cc.as_mut(), &mut self.win, &mut cx);
         // Contract: the window never falls below one segment.
         self.win.cwnd = self.win.cwnd.max(self.mss as f64);
-        if std::mem::take(&mut self.requests).reset_rto_backoff {
+        let requests = std::mem::take(&mut self.requests);
+        if requests.reset_rto_backoff {
             self.rtt.reset_backoff();
             if self.rto_timer.is_armed() {
                 self.restart_rto(io);
             }
+        }
+        if requests.mark_app_limited {
+            self.rate.on_app_limited(pipe);
         }
         r
     }
@@ -399,6 +414,11 @@ impl Sender {
             }
             self.pace_sent(len, io);
             self.transmit(self.snd_nxt, len, io);
+            if self.snd_nxt < self.snd_max {
+                if let Some(sb) = self.sb.as_mut() {
+                    sb.forget_lost(self.snd_nxt, len); // going back N: in flight again
+                }
+            }
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
@@ -463,6 +483,9 @@ impl Sender {
         let outstanding = self.snd_max - self.snd_una;
         let seg = &mut self.segs[idx];
         self.rate.on_sent(&mut seg.rate, io.now, outstanding);
+        if let Some(rack) = self.rack.as_mut() {
+            rack.on_sent(seq, io.now);
+        }
         seg.tx_count += 1;
         seg.sent_at = io.now;
         let tx_no = seg.tx_count;
@@ -587,8 +610,15 @@ impl Sender {
             None => None,
         };
         s.delivered_bytes = delivered;
-        self.count_delivered(una_before, ack);
+        let ts_ecr = self.cfg.timestamps.then_some(p.ts_ecr);
+        self.count_delivered(una_before, ack, io.now, ts_ecr);
         s.delivered_total = self.rate.delivered_total();
+        if let (Some(rack), Some(u)) = (self.rack.as_mut(), sacked) {
+            if u.dsack {
+                rack.on_dsack(ack, self.snd_nxt);
+            }
+        }
+        self.rack_detect(una_before, ack, io);
         // What the ACK is for PRR: a duplicate, or (ns-3's m_isRetransDataAcked) a partial
         // ACK in recovery that covers a retransmitted segment (an old ACK is neither).
         let kind = if ack == una_before {
@@ -612,6 +642,7 @@ impl Sender {
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dup_ack(s, sacked, io);
         }
+        self.rack_act(io);
         if self.in_recovery && self.sb.is_some() {
             self.sack_send(delivered, kind, io);
         }
@@ -624,10 +655,14 @@ impl Sender {
 
     /// Count the segments this ACK delivers, cumulatively (`una_before..ack`) or by SACK,
     /// into the rate estimator; the sample is generated once the ACK's RTT sample is in.
-    fn count_delivered(&mut self, una_before: u64, ack: u64) {
+    /// RACK (RFC 8985 §6.2 steps 2-3) sees the same segments.
+    fn count_delivered(&mut self, una_before: u64, ack: u64, now: Time, ts_ecr: Option<Time>) {
         let mut acc = AckRate::default();
-        let (mss, snd_max) = (self.mss, self.snd_max);
-        let mut deliver = |segs: &mut VecDeque<SegTx>, rate: &mut RateEstimator, start: u64, end: u64, sacked: bool| {
+        let (mss, snd_max, min_rtt) = (self.mss, self.snd_max, self.rtt.min_rtt());
+        if let Some(rack) = self.rack.as_mut() {
+            rack.begin_ack();
+        }
+        let mut deliver = |segs: &mut VecDeque<SegTx>, rate: &mut RateEstimator, mut rack: Option<&mut Rack>, start: u64, end: u64, sacked: bool| {
             // An old ACK's SACK blocks may reach below SND.UNA: those bytes were counted.
             let start = start.max(una_before);
             if end <= start {
@@ -638,16 +673,19 @@ impl Sender {
             for (i, seg) in segs.range_mut(first.min(last)..last).enumerate() {
                 let seq = una_before + (first + i) as u64 * mss;
                 let len = mss.min(snd_max - seq);
-                rate.on_delivered(&mut seg.rate, &mut acc, len, seg.sent_at, seg.tx_count > 1, sacked);
+                rate.on_delivered(&mut seg.rate, &mut acc, len, seq + len, seg.sent_at, seg.tx_count > 1, sacked);
+                if let Some(r) = rack.as_deref_mut() {
+                    r.on_delivered(seq + len, seg.sent_at, seg.tx_count > 1, now, min_rtt, ts_ecr);
+                }
             }
         };
         if ack > una_before {
-            deliver(&mut self.segs, &mut self.rate, una_before, ack, false);
+            deliver(&mut self.segs, &mut self.rate, self.rack.as_mut(), una_before, ack, false);
         }
         match self.sb.as_ref() {
             Some(sb) => {
                 for &(start, end) in sb.newly_sacked() {
-                    deliver(&mut self.segs, &mut self.rate, start, end, true);
+                    deliver(&mut self.segs, &mut self.rate, self.rack.as_mut(), start, end, true);
                 }
             }
             // Without SACK (Linux tcp_add_reno_sack / tcp_remove_reno_sacks): a duplicate
@@ -659,6 +697,8 @@ impl Sender {
                     self.rate.credit(&mut acc, mss);
                 }
             }
+            // An old ACK (below SND.UNA) changes nothing (Linux `old_ack`).
+            None if ack < una_before => {}
             None => {
                 let eaten = self.reno_dup_credit.min((ack - una_before).saturating_sub(mss));
                 self.reno_dup_credit -= eaten;
@@ -666,6 +706,65 @@ impl Sender {
             }
         }
         self.ack_rate = Some(acc);
+        if let Some(rack) = self.rack.as_mut() {
+            rack.finish_ack();
+        }
+    }
+
+    /// RFC 8985 §6.2 steps 4-5: the reordering window, the segments whose time is up
+    /// marked lost on the scoreboard, the RACK timer for the next. `una_before` indexes
+    /// `segs`; data below `una` is acknowledged.
+    fn rack_detect(&mut self, una_before: u64, una: u64, io: &mut SenderIo) {
+        let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sb.as_mut()) else { return };
+        let mss = self.mss;
+        // Linux: "in recovery" covers the loss state after a timeout (icsk_ca_state >= Recovery).
+        let recovering = self.in_recovery || self.recover.is_some_and(|r| una < r);
+        let segs_sacked = sb.sacked().bytes_above(una) / mss;
+        let min_rtt = self.rtt.min_rtt().unwrap_or(0);
+        let srtt = self.rtt.srtt().unwrap_or(min_rtt);
+        let reo_wnd = rack.reo_wnd(recovering, segs_sacked, u64::from(self.cfg.dupack_threshold), min_rtt, srtt);
+        let (segs, snd_max) = (&self.segs, self.snd_max);
+        let timeout = rack.detect_loss(io.now, reo_wnd, |seq, ts| {
+            let len = mss.min(snd_max.saturating_sub(seq));
+            let current = seq >= una && segs.get(((seq - una_before) / mss) as usize).is_some_and(|s| s.sent_at == ts);
+            if current && !sb.sacked().covers(seq, seq + len) && !sb.awaits_retransmission(seq, len) {
+                Entry::Outstanding
+            } else {
+                Entry::Gone
+            }
+        });
+        for &seq in rack.lost() {
+            sb.mark_lost(seq, mss.min(snd_max - seq));
+        }
+        let at = timeout.map(|t| io.now + t);
+        self.rack_timer.set(at, io.ev, Event::Rack { flow: self.flow });
+    }
+
+    /// The RACK timer: the segments whose reordering window has passed are lost.
+    pub fn on_rack_timer(&mut self, io: &mut SenderIo) {
+        if !self.rack_timer.fire(io.now, io.ev, Event::Rack { flow: self.flow }) {
+            return;
+        }
+        let una = self.snd_una;
+        self.rack_detect(una, una, io);
+        self.rack_act(io);
+        if self.in_recovery {
+            self.sack_send(0, AckKind::None, io);
+        }
+        self.send_available(io);
+    }
+
+    /// What RACK's marks start: a fast recovery (Linux tcp_time_to_recover: "the loss is
+    /// proven"), or, where none may start (after a timeout, RFC 6582 `recover`), going
+    /// back to the first lost segment.
+    fn rack_act(&mut self, io: &mut SenderIo) {
+        let Some(first) = self.sb.as_ref().filter(|_| self.rack.is_some()).and_then(|sb| sb.next_lost(self.snd_una)) else { return };
+        if !self.in_recovery {
+            self.maybe_enter_recovery(io);
+        }
+        if !self.in_recovery && first < self.snd_nxt {
+            self.snd_nxt = first;
+        }
     }
 
     /// The rate sample of the ACK being processed (once per ACK: later calls give `None`).
@@ -804,11 +903,15 @@ impl Sender {
         self.in_recovery = false;
         self.inflation = 0.0;
         self.prr = None;
+        if let Some(rack) = self.rack.as_mut() {
+            rack.on_recovery_exit();
+        }
         self.call_cc(io, |cc, w, cx| cc.on_recovery_exit(w, cx));
         if self.cfg.recovery_exit_growth {
             // ns-3.44 tcp-socket-base.cc ProcessAck: IncreaseWindow on the exit ACK.
             self.call_cc(io, |cc, w, cx| cc.on_recovery_exit_growth(s, w, cx));
         }
+        self.call_cc(io, |cc, w, cx| cc.on_recovery_exit_ack(s, w, cx));
         self.rearm_after_new_ack(io);
     }
 
@@ -969,7 +1072,12 @@ impl Sender {
             return;
         }
         let head_lost = self.sb.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una, self.mss.min(self.snd_max - self.snd_una)));
-        if self.dupacks == self.cfg.dupack_threshold || (head_lost && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold) {
+        let triggered = match (&self.rack, &self.sb) {
+            // RACK (Linux tcp_time_to_recover): a segment it marked lost, nothing else.
+            (Some(_), Some(sb)) => sb.next_lost(self.snd_una).is_some(),
+            _ => self.dupacks == self.cfg.dupack_threshold || (head_lost && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold),
+        };
+        if triggered {
             // RFC 6582 §3.2 step 2: a new recovery only if the ACK covers `recover` (set by
             // timeouts only under FastRetransmitOnly).
             let allowed = self.reno_exit() || self.recover.is_none_or(|r| self.snd_una >= r);
@@ -1017,12 +1125,15 @@ impl Sender {
                 self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
             }
         }
-        // RFC 6675 §5 (4.3) / RFC 5681 §3.2 step 3: retransmit HighACK + 1.
-        let len = self.mss.min(self.snd_max - self.snd_una);
-        self.retransmit_head(io);
+        // RFC 6675 §5 (4.3) / RFC 5681 §3.2 step 3: retransmit HighACK + 1 (with RACK the
+        // first segment it marked lost, Linux tcp_xmit_retransmit_queue).
+        let rack_first = self.sb.as_ref().filter(|_| self.rack.is_some()).and_then(|sb| sb.next_lost(self.snd_una));
+        let seq = rack_first.unwrap_or(self.snd_una);
+        let len = self.mss.min(self.snd_max - seq);
+        self.transmit(seq, len, io);
         if let Some(sb) = self.sb.as_mut() {
             // RFC 6675 (4.3): HighRxt and RescueRxt at the retransmitted segment.
-            sb.on_first_retransmit(self.snd_una, len);
+            sb.on_first_retransmit(seq, len);
         }
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(len);
@@ -1063,8 +1174,10 @@ impl Sender {
                 break;
             }
             let Some(sb) = self.sb.as_mut() else { return };
-            // NextSeg (1): a lost segment above HighRxt.
-            let mut pick = sb.next_retransmission(self.snd_una, self.snd_max, false).map(|s| (s, NextSeg::Lost));
+            let rack = self.rack.is_some();
+            // NextSeg (1): a lost segment above HighRxt; with RACK the first one it marked
+            // lost and not retransmitted since (a lost retransmission included).
+            let mut pick = if rack { sb.next_lost(self.snd_una) } else { sb.next_retransmission(self.snd_una, self.snd_max, false) }.map(|s| (s, NextSeg::Lost));
             if pick.is_none() && self.snd_max < self.data_end {
                 // NextSeg (2): new data, within the receive window and the send buffer.
                 let len = mss.min(self.data_end - self.snd_max);
@@ -1074,9 +1187,10 @@ impl Sender {
                 }
             }
             // NextSeg (3): an unSACKed hole below the highest SACKed byte; (4) the rescue.
+            // RACK resends only what it marked lost (Linux).
             let pick = pick
-                .or_else(|| sb.next_retransmission(self.snd_una, self.snd_max, true).map(|s| (s, NextSeg::Unlost)))
-                .or_else(|| sb.rescue(self.snd_una, self.snd_max).map(|s| (s, NextSeg::Rescue)));
+                .or_else(|| (!rack).then(|| sb.next_retransmission(self.snd_una, self.snd_max, true)).flatten().map(|s| (s, NextSeg::Unlost)))
+                .or_else(|| (!rack).then(|| sb.rescue(self.snd_una, self.snd_max)).flatten().map(|s| (s, NextSeg::Rescue)));
             let Some((seq, rule)) = pick else { break };
             let new_data = rule == NextSeg::NewData;
             let end = if new_data { self.data_end } else { self.snd_max };
