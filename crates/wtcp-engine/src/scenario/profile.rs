@@ -313,6 +313,8 @@ const LINUX: Profile = Profile {
         e("cc.reno.growth", N("linux"), "tcp_cong.c tcp_reno_cong_avoid: tcp_slow_start and tcp_cong_avoid_ai count acknowledged segments"),
         e("cc.newreno.growth", N("linux"), "tcp_cong.c tcp_reno_cong_avoid: tcp_slow_start and tcp_cong_avoid_ai count acknowledged segments"),
         e("cc.cubic.reduce", N("cwnd"), "tcp_cubic.c cubictcp_recalc_ssthresh: max(cwnd * beta / BICTCP_BETA_SCALE, 2)"),
+        e("cc.cubic.beta", F(0.7001953125), "tcp_cubic.c: beta = 717 (/BICTCP_BETA_SCALE 1024)"),
+        e("cc.cubic.alpha_switch", B(false), "tcp_cubic.c bictcp_update, tcp_friendliness: tcp_cwnd + 1 per (cwnd * beta_scale >> 3) packets acknowledged, beta_scale = 8 * (1024 + 717) / 3 / (1024 - 717): alpha fixed, no switch to 1"),
     ],
 };
 
