@@ -81,6 +81,7 @@ REFUSED = {
     "per-flow F-RTO": ({"flows.0.tcp": {"frto": True, "reno_sack": False}}, "flows.0.tcp.frto"),
     "slow-but-steady timer": ({"tcp.partial_ack_timer": "slow_but_steady"}, "tcp.partial_ack_timer"),
     "RACK": ({"tcp.sack": True, "tcp.loss_detection": "rack"}, "tcp.loss_detection"),
+    "RTO re-armed by the head's retransmission": ({"tcp.rearm_rto_on_head_retransmit": True}, "tcp.rearm_rto_on_head_retransmit"),
     "RTO cap": ({"tcp.rto_max_s": 30.0}, "tcp.rto_max_s"),
     "header size": ({"tcp.header_bytes": 52}, "tcp.header_bytes"),
     "one RTT sample per RTT": ({"tcp.rtt_sampling": "one_per_rtt"}, "tcp.rtt_sampling"),

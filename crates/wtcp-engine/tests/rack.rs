@@ -42,3 +42,51 @@ fn rack_repairs_a_lost_retransmission_without_a_timeout() {
     assert_eq!(rack.flows[0].fast_retransmits, 1);
     assert!(rack.flows[0].fct_s.unwrap() < dupack.flows[0].fct_s.unwrap());
 }
+
+/// The `linux` profile (RACK, F-RTO, SACK, Linux's RTO estimator) on the 200 ms path with
+/// uniform loss of data packets; `rearm`: the RTO re-armed by the head's retransmission.
+fn lossy(cc: &str, rate: &str, rearm: &str) -> RunResult {
+    two_hop(&[
+        ("profile", "\"linux\""),
+        ("run.duration_s", "60"),
+        ("flows.0.cc", cc),
+        ("links.0.delay_ms", "99"),
+        ("links.1.ab.loss", &format!("{{ model = \"uniform\", rate = {rate} }}")),
+        ("tcp.rearm_rto_on_head_retransmit", rearm),
+    ])
+}
+
+#[test]
+fn a_timeout_after_a_real_loss_is_not_judged_spurious_by_frto() {
+    // RACK marks lost what the head's retransmission overtakes; those marks must not turn
+    // F-RTO's new-data probes into retransmissions (which would make step 3b call the
+    // timeout spurious when its head was in fact dropped).
+    let r = lossy("\"newreno\"", "0.1", "true");
+    let f = &r.flows[0];
+    assert!(f.timeouts > 0, "the test needs timeouts");
+    assert!(f.frto_spurious_timeouts <= f.timeout_causes.spurious, "{} judged spurious, {:?}", f.frto_spurious_timeouts, f.timeout_causes);
+}
+
+#[test]
+fn rearming_the_rto_on_the_heads_retransmission_stops_timeouts_while_it_is_in_flight() {
+    // RACK marks the head lost later than a third duplicate ACK would; an RTO armed at the
+    // last cumulative ACK then fires while the retransmission is still on its way (a
+    // timeout whose segment was not lost: cause "spurious").
+    let without = &lossy("\"newreno\"", "0.05", "false").flows[0];
+    let with = &lossy("\"newreno\"", "0.05", "true").flows[0];
+    assert!(without.timeout_causes.spurious > 0, "{:?}", without.timeout_causes);
+    assert_eq!(with.timeout_causes.spurious, 0, "{:?}", with.timeout_causes);
+    assert!(with.timeouts < without.timeouts, "{} vs {}", with.timeouts, without.timeouts);
+}
+
+#[test]
+fn an_algorithm_without_fast_recovery_keeps_one_loss_event_per_lost_segment() {
+    // EWR (fast retransmit only) has no recovery episode to bound RACK's marks (each ACK
+    // with a mark would start another loss event): it keeps the duplicate-ACK rule.
+    let rack = lossy("\"ewr\"", "0.01", "true");
+    let mut dupack_ov = vec![("tcp.loss_detection", "\"dupack\"")];
+    dupack_ov.extend([("profile", "\"linux\""), ("run.duration_s", "60"), ("flows.0.cc", "\"ewr\""), ("links.0.delay_ms", "99"), ("links.1.ab.loss", "{ model = \"uniform\", rate = 0.01 }")]);
+    let dupack = two_hop(&dupack_ov);
+    assert_eq!(rack.flows[0].fast_retransmits, dupack.flows[0].fast_retransmits);
+    assert_eq!(rack.flows[0].retransmitted_segments, dupack.flows[0].retransmitted_segments);
+}

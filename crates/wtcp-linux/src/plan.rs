@@ -214,6 +214,7 @@ fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), Scena
         ("reno_sack", t.reno_sack.to_string(), linux.reno_sack.to_string()),
     ];
     let more = [
+        ("rearm_rto_on_head_retransmit", t.rearm_rto_on_head_retransmit.to_string(), linux.rearm_rto_on_head_retransmit.to_string()),
         ("prr_extra_segment", format!("{:?}", t.prr_extra_segment), format!("{:?}", linux.prr_extra_segment)),
         ("recovery_exit_growth", t.recovery_exit_growth.to_string(), linux.recovery_exit_growth.to_string()),
     ];

@@ -78,6 +78,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "timeout_count_reset": "new_ack",
     "reno_sack": False,
     "loss_detection": "dupack",
+    "rearm_rto_on_head_retransmit": False,
 }
 
 # The hash salt of an ns-3 FqCoDelQueueDisc (wtcp draws its own from the queue's stream;
@@ -608,6 +609,9 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     frto, path = opt("frto")
     if frto:
         raise refuse(path, "is true; ns-3 3.44 has no F-RTO (RFC 5682); allowed: false")
+    rearm, path = opt("rearm_rto_on_head_retransmit")
+    if rearm:
+        raise refuse(path, "is true; ns-3 3.44 schedules the retransmission timer on a send only when it has expired (TcpSocketBase::SendDataPacket); allowed: false")
     detection, path = opt("loss_detection")
     if detection != "dupack":
         raise refuse(path, f"is \"{detection}\"; ns-3 3.44 has no RACK (RFC 8985): it finds loss by duplicate ACKs and SACK (TcpTxBuffer::IsLost); allowed: \"dupack\"")

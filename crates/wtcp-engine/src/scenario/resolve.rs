@@ -58,6 +58,9 @@ pub struct TcpConfig {
     /// Loss detection before the timer: duplicate ACKs (RFC 5681 / RFC 6675) or RFC 8985
     /// RACK (which applies only with `sack`, as in Linux).
     pub loss_detection: LossDetection,
+    /// Every retransmission of the segment at SND.UNA restarts the retransmission timer
+    /// (Linux tcp_xmit_retransmit_queue); RFC 6298 restarts it on ACKs of new data only.
+    pub rearm_rto_on_head_retransmit: bool,
     /// When the RTO backoff is cleared.
     pub backoff_reset: BackoffReset,
     /// Open the connection with SYN / SYN-ACK before data (RFC 793, RFC 6298 §5.7).
@@ -106,6 +109,7 @@ impl Default for TcpConfig {
             sack: false,
             recovery: Recovery::Classic,
             loss_detection: LossDetection::Dupack,
+            rearm_rto_on_head_retransmit: false,
             backoff_reset: BackoffReset::RttSample,
             handshake: false,
             prr_recover_fs: RecoverFs::FlightSize,
@@ -1182,6 +1186,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         sack,
         recovery,
         loss_detection,
+        rearm_rto_on_head_retransmit: pick!(rearm_rto_on_head_retransmit).unwrap_or(d.rearm_rto_on_head_retransmit),
         backoff_reset: pick!(backoff_reset).unwrap_or(d.backoff_reset),
         handshake: pick!(handshake).unwrap_or(d.handshake),
         prr_recover_fs: pick!(prr_recover_fs).unwrap_or(d.prr_recover_fs),

@@ -91,6 +91,7 @@ pub struct TcpSection {
     pub sack: Option<bool>,
     pub recovery: Option<Recovery>,
     pub loss_detection: Option<LossDetection>,
+    pub rearm_rto_on_head_retransmit: Option<bool>,
     pub backoff_reset: Option<BackoffReset>,
     pub handshake: Option<bool>,
     pub prr_recover_fs: Option<RecoverFs>,

@@ -24,8 +24,21 @@
 //! - The reordering window's D-SACK adaptation (§6.2 step 4) is kept: `reo_wnd_mult` + 1
 //!   at most once per round trip on a D-SACK, back to 1 after 16 recoveries without one.
 //! - Time-based loss detection after a timeout (§6.3) is in the sender, which goes back
-//!   to SND.UNA (skipping SACKed data) rather than marking every segment lost: a segment
-//!   RACK finds lost during that phase rewinds it.
+//!   to SND.UNA (skipping SACKed data) rather than marking every segment lost; a segment
+//!   RACK finds lost below SND.NXT in that phase (a lost retransmission) is resent first.
+//!   While F-RTO judges the timeout, RACK's marks start nothing.
+//! - Only SACKed or cumulatively acknowledged segments not delivered before feed steps 2-3
+//!   (Linux skips TCPCB_SACKED_ACKED ones in tcp_clean_rtx_queue); the TSecr test of step 2
+//!   applies to cumulatively acknowledged segments only (Linux: tcp_sacktag_one uses the
+//!   min-RTT test alone, the receiver echoing an older TS.Recent for out-of-order data).
+//! - In recovery only segments RACK marked are resent: RFC 6675's NextSeg rules 3 and 4
+//!   (the rescue) are off, as in Linux; the tail loss probe (§7) is not modelled.
+//! - The RACK timer is its own timer beside the RTO (Linux shares one slot); the scan runs
+//!   on every ACK (Linux only when RACK.xmit_ts advanced); `reo_wnd_persist` counts down on
+//!   fast-recovery exits only (the RFC also on RTO recovery); DupThresh is fixed (Linux's
+//!   `tp->reordering` adapts).
+//! - Algorithms without fast recovery (`RecoveryStyle::FastRetransmitOnly`, EWR) keep the
+//!   duplicate-ACK rule: no recovery episode bounds RACK's marks there.
 
 use std::collections::VecDeque;
 

@@ -73,6 +73,13 @@ pub struct RateEstimator {
     app_limited_until: u64,
 }
 
+impl SentSnapshot {
+    /// Already delivered (SACKed) since its last send.
+    pub fn counted(&self) -> bool {
+        self.counted
+    }
+}
+
 impl RateEstimator {
     pub fn delivered_total(&self) -> u64 {
         self.delivered_total

@@ -229,6 +229,13 @@ impl Scoreboard {
         self.lost.covers(seq, seq + len) && !self.retransmitted.covers(seq, seq + len)
     }
 
+    /// RACK's pipe over `[a, b)`: bytes neither SACKed nor marked lost, plus those
+    /// retransmitted and still out.
+    pub fn pipe_between(&self, a: u64, b: u64) -> u64 {
+        let span = |r: &RangeSet| r.bytes_above(a) - r.bytes_above(b);
+        (b - a) - span(&self.sacked) - span(&self.lost) + span(&self.retransmitted)
+    }
+
     /// RACK, going back N after a timeout: `[seq, seq + len)` is sent again, in flight.
     pub fn forget_lost(&mut self, seq: u64, len: u64) {
         self.lost.remove(seq, seq + len);
@@ -390,9 +397,12 @@ impl Scoreboard {
         self.rescue_rxt = Some(seq + len - 1);
     }
 
-    /// A new recovery starts: retransmission bookkeeping restarts from SND.UNA.
+    /// A new recovery starts: retransmission bookkeeping restarts from SND.UNA (with RACK a
+    /// retransmission still in flight stays so, Linux's TCPCB_SACKED_RETRANS).
     pub fn start_recovery(&mut self, snd_una: u64) {
-        self.retransmitted.clear();
+        if !self.rack {
+            self.retransmitted.clear();
+        }
         self.high_rxt = snd_una;
         self.rescue_rxt = None;
     }

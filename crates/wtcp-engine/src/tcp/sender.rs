@@ -191,8 +191,10 @@ impl Sender {
         let mss = u64::from(cfg.mss);
         let (cfg_sack, dupack_threshold, handshake) = (cfg.sack, cfg.dupack_threshold, cfg.handshake);
         let reno = (cfg.reno_sack && !cfg.sack && cc.recovery_style() == RecoveryStyle::NewReno).then(|| RenoSack::new(mss));
-        // RACK judges SACKed data: without SACK the duplicate-ACK rule (as Linux).
-        let rack = cfg.sack && cfg.loss_detection == LossDetection::Rack;
+        // RACK judges SACKed data: without SACK the duplicate-ACK rule (as Linux). An
+        // algorithm without fast recovery keeps it too (no recovery episode bounds RACK's
+        // marks there).
+        let rack = cfg.sack && cfg.loss_detection == LossDetection::Rack && cc.recovery_style() != RecoveryStyle::FastRetransmitOnly;
         Sender {
             flow,
             src,
@@ -391,6 +393,7 @@ impl Sender {
             return; // RFC 6675 recovery sends through `sack_send`
         }
         let window = self.send_window();
+        self.rack_resend_below_nxt(window, io);
         while self.snd_nxt < self.data_end {
             let len = self.mss.min(self.data_end - self.snd_nxt);
             let mut outstanding = self.snd_nxt - self.snd_una;
@@ -500,6 +503,9 @@ impl Sender {
             }
         } else if self.timed.is_none() && self.cfg.rtt_sampling == RttSampling::OnePerRtt {
             self.timed = Some((seq + len, io.now));
+        }
+        if retransmission && seq == self.snd_una && self.cfg.rearm_rto_on_head_retransmit {
+            self.restart_rto(io); // Linux tcp_xmit_retransmit_queue: the head resent
         }
         if io.oracle.on_send(seq, tx_no) {
             io.counters.unnecessary_retransmissions += 1;
@@ -618,7 +624,7 @@ impl Sender {
                 rack.on_dsack(ack, self.snd_nxt);
             }
         }
-        self.rack_detect(una_before, ack, io);
+        self.rack_detect(una_before, ack.max(una_before), io);
         // What the ACK is for PRR: a duplicate, or (ns-3's m_isRetransDataAcked) a partial
         // ACK in recovery that covers a retransmitted segment (an old ACK is neither).
         let kind = if ack == una_before {
@@ -673,9 +679,14 @@ impl Sender {
             for (i, seg) in segs.range_mut(first.min(last)..last).enumerate() {
                 let seq = una_before + (first + i) as u64 * mss;
                 let len = mss.min(snd_max - seq);
+                // SACKed by an earlier ACK: delivered then, nothing new for RACK either.
+                let newly = !seg.rate.counted();
                 rate.on_delivered(&mut seg.rate, &mut acc, len, seq + len, seg.sent_at, seg.tx_count > 1, sacked);
-                if let Some(r) = rack.as_deref_mut() {
-                    r.on_delivered(seq + len, seg.sent_at, seg.tx_count > 1, now, min_rtt, ts_ecr);
+                if let Some(r) = rack.as_deref_mut().filter(|_| newly) {
+                    // Linux judges a retransmission by TSecr only when cumulatively acknowledged
+                    // (the receiver echoes an older TS.Recent for out-of-order data).
+                    let ecr = if sacked { None } else { ts_ecr };
+                    r.on_delivered(seq + len, seg.sent_at, seg.tx_count > 1, now, min_rtt, ecr);
                 }
             }
         };
@@ -755,15 +766,33 @@ impl Sender {
     }
 
     /// What RACK's marks start: a fast recovery (Linux tcp_time_to_recover: "the loss is
-    /// proven"), or, where none may start (after a timeout, RFC 6582 `recover`), going
-    /// back to the first lost segment.
+    /// proven"). Not while F-RTO judges a timeout (RFC 5682 §2: its next segments are new
+    /// data); after a timeout `send_available` resends what RACK marks.
     fn rack_act(&mut self, io: &mut SenderIo) {
-        let Some(first) = self.sb.as_ref().filter(|_| self.rack.is_some()).and_then(|sb| sb.next_lost(self.snd_una)) else { return };
-        if !self.in_recovery {
+        let marked = self.sb.as_ref().filter(|_| self.rack.is_some()).is_some_and(|sb| sb.next_lost(self.snd_una).is_some());
+        if marked && !self.in_recovery && self.frto == Frto::Off {
             self.maybe_enter_recovery(io);
         }
-        if !self.in_recovery && first < self.snd_nxt {
-            self.snd_nxt = first;
+    }
+
+    /// Going back N after a timeout: a segment RACK marked lost below SND.NXT (a lost
+    /// retransmission) is resent before anything else, while the window has room for it
+    /// (Linux resends only what is marked lost, tcp_xmit_retransmit_queue).
+    fn rack_resend_below_nxt(&mut self, window: u64, io: &mut SenderIo) {
+        if self.rack.is_none() || self.frto != Frto::Off {
+            return;
+        }
+        while let Some(sb) = self.sb.as_ref() {
+            let Some(seq) = sb.next_lost(self.snd_una).filter(|&s| s < self.snd_nxt) else { return };
+            let len = self.mss.min(self.snd_max - seq);
+            if sb.pipe_between(self.snd_una, self.snd_nxt) + len > window || self.pace_blocked(io) {
+                return;
+            }
+            if let Some(sb) = self.sb.as_mut() {
+                sb.on_retransmit(seq, len);
+            }
+            self.pace_sent(len, io);
+            self.transmit(seq, len, io);
         }
     }
 
@@ -1088,7 +1117,11 @@ impl Sender {
     }
 
     fn enter_fast_retransmit(&mut self, io: &mut SenderIo) {
-        let cause = io.oracle.cause_of(self.snd_una);
+        // RFC 6675 §5 (4.3) / RFC 5681 §3.2 step 3: retransmit HighACK + 1 (with RACK the
+        // first segment it marked lost, Linux tcp_xmit_retransmit_queue).
+        let rack_first = self.sb.as_ref().filter(|_| self.rack.is_some()).and_then(|sb| sb.next_lost(self.snd_una));
+        let seq = rack_first.unwrap_or(self.snd_una);
+        let cause = io.oracle.cause_of(seq);
         io.counters.fast_retransmits += 1;
         io.counters.fast_retransmit_causes.add(cause);
         if let Some(rs) = self.reno.as_mut() {
@@ -1101,7 +1134,7 @@ impl Sender {
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::FastRetransmit, w, cx));
         self.pipe_bonus = 0;
         io.counters.verdicts.add(cause, verdict);
-        io.losses.push(LossEvent { timeout: false, seq: self.snd_una, cause, verdict });
+        io.losses.push(LossEvent { timeout: false, seq, cause, verdict });
         if self.cc.recovery_style() != RecoveryStyle::FastRetransmitOnly {
             self.in_recovery = true;
             self.recover = Some(self.snd_max);
@@ -1125,10 +1158,6 @@ impl Sender {
                 self.inflation = f64::from(self.cfg.dupack_threshold) * self.mss as f64;
             }
         }
-        // RFC 6675 §5 (4.3) / RFC 5681 §3.2 step 3: retransmit HighACK + 1 (with RACK the
-        // first segment it marked lost, Linux tcp_xmit_retransmit_queue).
-        let rack_first = self.sb.as_ref().filter(|_| self.rack.is_some()).and_then(|sb| sb.next_lost(self.snd_una));
-        let seq = rack_first.unwrap_or(self.snd_una);
         let len = self.mss.min(self.snd_max - seq);
         self.transmit(seq, len, io);
         if let Some(sb) = self.sb.as_mut() {
