@@ -93,8 +93,10 @@
 //!   max((beta - cwnd_max)/alpha * SLoss + cwnd_max, beta) when SLoss > 0, else
 //!   reduced_cwnd = ssthresh/2 (no cap at exactly zero loss). With alpha <= 0,
 //!   reduced_cwnd = beta. SLoss and alpha are in percent (Eq. 2 multiplies by 100; l. 120 has x
-//!   "ranging from 0 to 1" and l. 177 says it "ranges from 0 to 1", which holds for loss rates up to 1 % (our reading); alpha = 0.5 %
-//!   (l. 237) is on the same percent scale, so the line is the same either way).
+//!   "ranging from 0 to 1" and l. 177 says it "ranges from 0 to 1", which holds for loss
+//!   rates up to 1 % (our reading: the paper's scenarios reach 15 % loss, l. 203, and its
+//!   alpha runs from 0.1 to 10 %, l. 231); alpha = 0.5 % (l. 237) is on the same percent
+//!   scale, so the line is the same either way).
 //! - beta and cwnd_max are bytes as in the paper (whose packets were 1024 bytes); they do
 //!   not scale with the MSS.
 //! - Fast retransmit: the window is set when the FRR is triggered (algorithm box); the

@@ -96,7 +96,8 @@
 //!   cwnd = min(cwnd, ownd) (`cwnd_cut = "min"`; `"assign"`: cwnd = ownd), at most once per
 //!   window of data like an RFC 3168 response (ns-3 port), or on every marked ACK
 //!   (`mark_response`). The NJ+ paper gives the min rule only for New Jersey's warned
-//!   three duplicate ACKs ("reduces ssthresh to ownd_n and compares cwnd with ssthresh to
+//!   three duplicate ACKs (its "if the cause is congestion", l.185, read as warned: our
+//!   reading, after l.69; "reduces ssthresh to ownd_n and compares cwnd with ssthresh to
 //!   adjust it ... the current cwnd value is maintained if cwnd is lower than ssthresh, or
 //!   the ownd_n value is used to cwnd if it is higher than ssthresh", l.185); for a marked ACK without
 //!   loss it says only that the sender "decreases its cwnd" (l.65). Using the same rule

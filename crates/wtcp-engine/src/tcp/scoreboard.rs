@@ -152,6 +152,11 @@ impl RangeSet {
         total
     }
 
+    /// Bytes of the set in `[a, b)`, for `a <= b`.
+    pub fn bytes_between(&self, a: u64, b: u64) -> u64 {
+        self.bytes_above(a) - self.bytes_above(b)
+    }
+
     /// The highest byte + 1 in the set.
     pub fn high(&self) -> Option<u64> {
         self.ranges.last().map(|r| r.1)
@@ -232,8 +237,7 @@ impl Scoreboard {
     /// RACK's pipe over `[a, b)`: bytes neither SACKed nor marked lost, plus those
     /// retransmitted and still out.
     pub fn pipe_between(&self, a: u64, b: u64) -> u64 {
-        let span = |r: &RangeSet| r.bytes_above(a) - r.bytes_above(b);
-        (b - a) - span(&self.sacked) - span(&self.lost) + span(&self.retransmitted)
+        (b - a) - self.sacked.bytes_between(a, b) - self.lost.bytes_between(a, b) + self.retransmitted.bytes_between(a, b)
     }
 
     /// RACK, going back N after a timeout: `[seq, seq + len)` is sent again, in flight.
@@ -289,17 +293,14 @@ impl Scoreboard {
     pub fn pipe(&self, snd_una: u64, snd_max: u64) -> u64 {
         if self.rack {
             // Linux tcp_packets_in_flight: out - SACKed - lost + retransmitted.
-            let outstanding = snd_max.saturating_sub(snd_una);
-            let sacked = self.sacked.bytes_above(snd_una).min(outstanding);
-            let lost = self.lost.bytes_above(snd_una).min(outstanding - sacked);
-            return outstanding - sacked - lost + self.retransmitted.bytes_above(snd_una);
+            return self.pipe_between(snd_una, snd_max.max(snd_una));
         }
         // IsLost is monotonic in seq (bytes SACKed above fall as seq grows): every segment
         // below `lost_end` is lost, none at or above it.
         let lost_end = self.lost_end(snd_una, snd_max);
         let outstanding = snd_max.saturating_sub(snd_una);
         let sacked = self.sacked.bytes_above(snd_una).min(outstanding);
-        let lost_unsacked = lost_end.saturating_sub(snd_una) - self.sacked_between(snd_una, lost_end);
+        let lost_unsacked = lost_end.saturating_sub(snd_una) - self.sacked.bytes_between(snd_una, lost_end);
         // (a) every unSACKed byte not lost, (b) every retransmitted byte still out.
         outstanding - sacked - lost_unsacked + self.retransmitted.bytes_above(snd_una)
     }
@@ -325,10 +326,6 @@ impl Scoreboard {
             above += e - s;
         }
         snd_una
-    }
-
-    fn sacked_between(&self, a: u64, b: u64) -> u64 {
-        self.sacked.bytes_above(a) - self.sacked.bytes_above(b)
     }
 
     /// RFC 6675 §4 "NextSeg()" rules (1) and (3): the first unSACKed segment above HighRxt
