@@ -59,7 +59,8 @@ pub struct AckSample {
     /// RFC 6937 §3 DeliveredData: bytes this ACK newly acknowledged, cumulatively or by
     /// SACK, each byte once (bytes SACKed by an earlier ACK are not counted again when the
     /// cumulative ACK passes them). Without SACK, `acked_bytes` (both are the part above the
-    /// recovery point on the ACK that ends ns-3's CA_LOSS, with `tcp.reno_sack`).
+    /// recovery point on the ACK that ends ns-3's CA_LOSS, with `tcp.reno_sack`, or with
+    /// SACK and `tcp.loss_exit_credit = "above_recovery_point"` for an unpaced flow).
     pub delivered_bytes: u64,
     /// A duplicate ACK in the RFC 5681 §2 sense.
     pub dup: bool,

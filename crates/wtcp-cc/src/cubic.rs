@@ -29,10 +29,17 @@
 //!   which matters when the receive window, send buffer or application limits the flow.
 //! - The RFC works in segments: W_max, W_est, K and the cubic are kept in segments and
 //!   seconds, cwnd is converted at the boundary (`cwnd_bytes / MSS`).
-//! - §4.2 growth: cwnd += (target - cwnd)/cwnd once per new ACK (as the RFC says), with target
-//!   = W_cubic(t + SRTT) clamped to [cwnd, 1.5*cwnd]; W_est (§4.3) grows by
-//!   alpha*segments_acked/cwnd, so with delayed ACKs the cubic region grows per ACK and the
-//!   Reno-friendly estimate per acknowledged segment, as written in the RFC.
+//! - §4.2 growth: cwnd += (target - cwnd)/cwnd once per new ACK (RFC 9438 §4.4 "for each
+//!   received ACK"), with target = W_cubic(t + SRTT) clamped to [cwnd, 1.5*cwnd]; W_est
+//!   (§4.3) grows by alpha*segments_acked/cwnd, so with delayed ACKs the cubic region grows
+//!   per ACK and the Reno-friendly estimate per acknowledged segment, as written in the
+//!   RFC. Parameter `growth_unit = "segment"` (the `ns3` and `linux` profiles) applies the
+//!   increment once per acknowledged segment instead, as Linux (tcp_cubic.c
+//!   cubictcp_cong_avoid: tcp_cong_avoid_ai(tp, ca->cnt, acked)) and ns-3.44
+//!   (tcp-cubic.cc:218-230: m_cWndCnt += segmentsAcked against cnt) count: with an ACK
+//!   every two segments, twice the RFC's per-RTT growth in the concave and convex regions.
+//!   Not reproduced: the integer counters of both (ns-3 never resets m_cWndCnt, so ACKs
+//!   banked while cnt is large are spent after a later reduction).
 //! - Reno-friendly region (§4.3): cwnd = max(cwnd, W_est), so that an ACK never shrinks the
 //!   window when the cubic had carried cwnd above W_est. Parameter `reno_friendly`.
 //! - alpha_cubic switches to 1 once W_est >= cwnd_prior (§4.3 SHOULD; parameter
@@ -49,6 +56,10 @@
 //!   segments; cwnd >= 2 segments after a loss, >= 1 after an ECN echo (once per window).
 //! - A timeout (§4.8) cuts ssthresh as §4.6 only on the first expiry, records cwnd_prior,
 //!   and sets cwnd to 1 segment (RFC 5681); W_max is left to the next stage's start.
+//! - `arithmetic = "ns3"` (the `ns3` profile) replaces congestion avoidance and the
+//!   reduction by ns-3.44 TcpCubic's integer arithmetic (`cubic/ns3.rs`: whole segments,
+//!   a growth counter never reset, W_max kept over a timeout); `alpha_switch`,
+//!   `growth_unit` and `reduce` then have no effect (ns-3 fixes all three).
 //! - Not implemented, for want of hooks: the spurious-event undo of §4.9 (all state is in
 //!   one `Clone` struct, so it is a snapshot and a restore once the trait has an undo hook),
 //!   and the app-limited epoch reset of §5.8 (the context does not say app-limited).
@@ -58,6 +69,8 @@ use serde::Deserialize;
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window, NS_PER_SEC};
 use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_GAIN};
 use crate::reno::{slow_start, HalveOf, OncePerWindow, Reno, RenoParams};
+
+mod ns3;
 
 const PARAMS: &[ParamInfo] = &[
     ParamInfo { name: "c", unit: "segments/s^3", default: "0.4", doc: "cubic scaling constant C (RFC 9438 §4.1.1: 0.4; Linux 41*10/1024)", range: Range::above(0.0, MAX_GAIN) },
@@ -77,6 +90,20 @@ const PARAMS: &[ParamInfo] = &[
         unit: "rfc5681|segments_acked",
         default: "rfc5681",
         doc: "slow start outside HyStart++: one SMSS per ACK at most, up to ssthresh (RFC 5681 eq. 2), or every whole segment acknowledged, uncapped (ns-3.44's TcpCubic)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "growth_unit",
+        unit: "ack|segment",
+        default: "ack",
+        doc: "the cubic-region increment (target - cwnd)/cwnd is applied per received ACK (RFC 9438 §4.4-4.5) or per acknowledged segment (Linux tcp_cong_avoid_ai, ns-3.44 TcpCubic)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "arithmetic",
+        unit: "real|ns3",
+        default: "real",
+        doc: "congestion avoidance and the reduction in RFC 9438's real-valued segments, or in ns-3.44 TcpCubic's integer segments and counters (then alpha_switch, growth_unit and reduce have no effect)",
         range: Range::Any,
     },
     ParamInfo {
@@ -120,6 +147,30 @@ pub struct CubicParams {
     pub hystart: bool,
     /// Slow start outside HyStart++.
     pub slow_start: SlowStart,
+    /// What the §4.4-4.5 increment (target - cwnd)/cwnd is applied per.
+    pub growth_unit: GrowthUnit,
+    /// RFC 9438's real-valued window or ns-3.44's integer TcpCubic.
+    pub arithmetic: Arithmetic,
+}
+
+/// The arithmetic of congestion avoidance and the reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arithmetic {
+    /// RFC 9438: windows in real segments.
+    Real,
+    /// ns-3.44 tcp-cubic.cc: whole segments and integer counters (`cubic/ns3.rs`).
+    Ns3,
+}
+
+/// What the cubic-region increment is counted per.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrowthUnit {
+    /// RFC 9438 §4.4-4.5: once per received ACK.
+    Ack,
+    /// Once per acknowledged segment (Linux tcp_cong_avoid_ai's `acked`, ns-3.44's segmentsAcked).
+    Segment,
 }
 
 /// How slow start grows the window (outside HyStart++).
@@ -144,6 +195,8 @@ impl Default for CubicParams {
             reduce: HalveOf::FlightSize,
             hystart: true,
             slow_start: SlowStart::Rfc5681,
+            growth_unit: GrowthUnit::Ack,
+            arithmetic: Arithmetic::Real,
         }
     }
 }
@@ -208,8 +261,11 @@ struct State {
     w_cubic: f64,
     region: Region,
     hystart: HyStart,
-    /// `SlowStart::SegmentsAcked`: acknowledged bytes short of a whole segment.
+    /// `SlowStart::SegmentsAcked` and `Arithmetic::Ns3`: acknowledged bytes short of a
+    /// whole segment.
     ss_pending: u64,
+    /// `Arithmetic::Ns3`: ns-3's integer state.
+    ns3: ns3::Ns3Cubic,
 }
 
 /// The CUBIC state machine.
@@ -236,6 +292,7 @@ impl Cubic {
                 region: Region::SlowStart,
                 hystart: HyStart::default(),
                 ss_pending: 0,
+                ns3: ns3::Ns3Cubic::default(),
             },
         }
     }
@@ -326,6 +383,17 @@ impl Cubic {
     fn reduce(&mut self, w: &mut Window, cx: &Ctx, cwnd_floor: f64) {
         let mss = cx.mss_f();
         let cwnd = w.cwnd / mss;
+        if self.params.arithmetic == Arithmetic::Ns3 {
+            // tcp-cubic.cc GetSsThresh; TcpSocketBase sets cwnd to ssthresh.
+            let ssthresh = f64::from(self.state.ns3.ssthresh(cwnd as u32, self.params.beta, self.params.fast_convergence));
+            let s = &mut self.state;
+            s.cwnd_prior = cwnd;
+            s.epoch_start = None;
+            s.ecn.reduced(cx);
+            w.cwnd = ssthresh.max(cwnd_floor) * mss;
+            w.ssthresh = ssthresh * mss;
+            return;
+        }
         let beta = self.params.beta;
         let ssthresh = self.reduce_base(w, cx) / mss * beta;
         let s = &mut self.state;
@@ -341,18 +409,56 @@ impl Cubic {
     }
 }
 
+impl Cubic {
+    /// Congestion avoidance as ns-3.44's TcpCubic::IncreaseWindow: whole segments
+    /// delivered (TcpSocketBase's segsAcked, the remainder carried), one segment of growth
+    /// when the counter reaches Update's cnt.
+    fn ns3_congestion_avoidance(&mut self, delivered: u64, w: &mut Window, cx: &Ctx) {
+        let mss = cx.mss as u64;
+        let bytes = delivered + self.state.ss_pending;
+        self.state.ss_pending = bytes % mss;
+        let segments = (bytes / mss) as u32;
+        if segments == 0 {
+            return;
+        }
+        let seg_cwnd = (w.cwnd / cx.mss_f()) as u32;
+        let p = self.params;
+        if self.state.ns3.on_ca_ack(cx.now, segments, seg_cwnd, p.c, p.beta, p.reno_friendly) {
+            w.cwnd += cx.mss_f();
+        }
+        self.state.region = if seg_cwnd < self.state.ns3.last_max() { Region::Concave } else { Region::Convex };
+    }
+}
+
 impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {
         "cubic"
     }
 
-    // No `on_recovery_exit_growth`: ns-3.44's TcpCubic credits the span of the ACK that
-    // ends recovery to its integer counters (m_cWndCnt, and m_ackCnt as a new epoch starts,
-    // tcp-cubic.cc IncreaseWindow and Update), which RFC 9438's real-valued growth here has
-    // no counterpart of. Handing the span to `on_ack` instead was measured (validation
-    // simple2, SACK, 5 % loss, seeds 1-3): +33.7 % against ns-3 where no growth gives +8.3 %.
+    // ns-3.44's TcpCubic credits the span of the ACK that ends recovery to its integer
+    // counters (m_cWndCnt, and m_ackCnt as a new epoch starts, tcp-cubic.cc IncreaseWindow
+    // and Update): `arithmetic = "ns3"` does the same. RFC 9438's real-valued growth has no
+    // counterpart: handing the span to `on_ack` instead was measured (validation simple2,
+    // SACK, 5 % loss, seeds 1-3): +33.7 % against ns-3 where no growth gives +8.3 %.
+    fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        if self.params.arithmetic == Arithmetic::Ns3 {
+            // tcp-socket-base.cc:2209 PktsAcked(m_srtt) before IncreaseWindow (2254).
+            if let Some(srtt) = cx.rtt.srtt() {
+                self.state.ns3.on_rtt(cx.now, srtt);
+            }
+            if w.cwnd >= w.ssthresh {
+                self.ns3_congestion_avoidance(ack.acked_bytes, w, cx);
+            }
+        }
+    }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        if self.params.arithmetic == Arithmetic::Ns3 && !ack.dup && ack.acked_bytes > 0 {
+            // PktsAcked with the smoothed RTT (tcp-socket-base.cc hands m_srtt).
+            if let Some(srtt) = cx.rtt.srtt() {
+                self.state.ns3.on_rtt(cx.now, srtt);
+            }
+        }
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
@@ -375,6 +481,10 @@ impl CongestionControl for Cubic {
             return;
         }
         let cwnd = w.cwnd / mss;
+        if self.params.arithmetic == Arithmetic::Ns3 {
+            self.ns3_congestion_avoidance(ack.delivered_bytes, w, cx);
+            return;
+        }
         if self.state.epoch_start.is_none() {
             self.start_epoch(cx.now, cwnd);
         }
@@ -397,8 +507,12 @@ impl CongestionControl for Cubic {
             self.state.region = if cwnd < self.state.w_max { Region::Concave } else { Region::Convex };
             // §4.2: target = W_cubic(t + RTT) clamped to [cwnd, 1.5*cwnd].
             let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
-            // §4.4-4.5: cwnd += (target - cwnd)/cwnd per new ACK.
-            cwnd + (target - cwnd) / cwnd
+            // §4.4-4.5: cwnd += (target - cwnd)/cwnd per new ACK (or per segment it acknowledges).
+            let per = match self.params.growth_unit {
+                GrowthUnit::Ack => 1.0,
+                GrowthUnit::Segment => ack.acked_bytes as f64 / mss,
+            };
+            cwnd + per * (target - cwnd) / cwnd
         };
         w.cwnd = new_cwnd * mss;
     }
@@ -408,7 +522,14 @@ impl CongestionControl for Cubic {
         match loss {
             Loss::FastRetransmit => self.reduce(w, cx, 2.0),
             Loss::Timeout { consecutive } => {
-                if consecutive <= 1 {
+                if self.params.arithmetic == Arithmetic::Ns3 {
+                    // ReTxTimeout: GetSsThresh, then CongestionStateSet(CA_LOSS) -> CubicReset.
+                    if consecutive <= 1 {
+                        let seg = self.state.ns3.ssthresh((w.cwnd / mss) as u32, self.params.beta, self.params.fast_convergence);
+                        w.ssthresh = f64::from(seg) * mss;
+                    }
+                    self.state.ns3.reset();
+                } else if consecutive <= 1 {
                     // §4.8: ssthresh as in §4.6; RFC 5681 §3.1 cuts it on the first expiry only.
                     self.state.cwnd_prior = w.cwnd / mss;
                     w.ssthresh = (self.reduce_base(w, cx) / mss * self.params.beta).max(2.0) * mss;
@@ -433,8 +554,9 @@ impl CongestionControl for Cubic {
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         let s = &self.state;
-        out.push(("w_max_segments", s.w_max));
-        out.push(("k_s", s.k));
+        let ns3 = self.params.arithmetic == Arithmetic::Ns3;
+        out.push(("w_max_segments", if ns3 { f64::from(s.ns3.last_max()) } else { s.w_max }));
+        out.push(("k_s", if ns3 { s.ns3.k() } else { s.k }));
         out.push(("w_cubic_segments", s.w_cubic));
         out.push(("w_est_segments", s.w_est));
         out.push(("cwnd_prior_segments", s.cwnd_prior));
@@ -528,6 +650,26 @@ mod tests {
             t_ns += (rtt as f64 / (h.w.cwnd / SEG)) as u64;
         }
         assert_eq!(var(&h, "region"), 3.0, "past K the cubic is convex");
+    }
+
+    #[test]
+    fn growth_per_segment_applies_the_cubic_increment_once_per_acknowledged_segment() {
+        // Linux's tcp_cong_avoid_ai(tp, cnt, acked) and ns-3's m_cWndCnt += segmentsAcked:
+        // a delayed ACK of two segments grows the window by two per-ACK increments.
+        let rtt = 100 * MS;
+        let step = |unit: GrowthUnit| {
+            let mut h = after_loss_at_100(CubicParams { growth_unit: unit, ..CubicParams::default() });
+            // The first ACK starts the epoch; a second later the cubic is concave above W_est.
+            let at = h.now + MS;
+            ack_at(&mut h, at, 1, rtt);
+            let before = h.w.cwnd / SEG;
+            ack_at(&mut h, at + 1_000 * MS, 2, rtt);
+            assert_eq!(var(&h, "region"), 2.0, "concave");
+            h.w.cwnd / SEG - before
+        };
+        let (per_ack, per_segment) = (step(GrowthUnit::Ack), step(GrowthUnit::Segment));
+        assert!(per_ack > 0.0);
+        assert!((per_segment - 2.0 * per_ack).abs() < 1e-12, "{per_segment} vs 2 x {per_ack}");
     }
 
     #[test]

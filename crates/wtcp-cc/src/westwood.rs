@@ -477,6 +477,13 @@ impl DeliveryCounter {
 
     /// Bytes to credit for one ACK (duplicates included).
     pub fn on_ack(&mut self, ack: &AckSample, mss: u64) -> u64 {
+        if !ack.dup && ack.acked_bytes == 0 && self.loss_recover.is_some_and(|r| ack.ack >= r) {
+            // The ACK that leaves CA_LOSS exactly at the recovery point, which the sender
+            // credits with nothing (`reno_sack`, `loss_exit_credit`): CA_LOSS is over.
+            self.loss_recover = None;
+            self.last_una = Some(ack.ack);
+            return 0;
+        }
         if self.accounting == Accounting::Ns3Literal {
             let credit = self.ns3_literal(ack, mss);
             self.last_una = Some(ack.ack);

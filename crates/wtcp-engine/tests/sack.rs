@@ -182,3 +182,61 @@ fn prr_with_ns3s_duplicate_ack_credit_sends_sooner() {
     let (ns3, _, _) = recovery_sends_and_exit(&run("true"));
     assert!(ns3 > rfc, "sent in the first half of recovery: with the credit {ns3} B, without {rfc} B");
 }
+
+/// A 1-s outage of the 2 Mb/s hop from 5 s (a timeout, then go-back-N in slow start) with
+/// `tcp.loss_exit_credit = credit` and `more` overrides.
+fn outage(credit: &str, more: &[(&str, &str)]) -> RunResult {
+    let mut o = vec![
+        ("links.1.ab.loss", "{ model = \"list\", packets = [] }"),
+        ("links.1.ab.outages", "[{ start_s = 5.0, duration_s = 1.0 }]"),
+        ("tcp.loss_exit_credit", credit),
+    ];
+    o.extend_from_slice(more);
+    one_loss_prr(&o)
+}
+
+/// The trace sample at which the first timeout has happened, and the recovery point it set
+/// (SND.MAX just before it: nothing is sent while the outage stalls the flow).
+fn timeout_and_recovery_point(r: &RunResult) -> (usize, f64) {
+    let at = column(r, "backoff").iter().position(|&b| b >= 1.0).expect("a timeout");
+    (at, column(r, "snd_max")[at - 1])
+}
+
+#[test]
+fn the_ack_that_ends_a_timeouts_recovery_is_credited_above_the_recovery_point_only_with_ns3s_rule() {
+    // RFC 5681 grows the window by what the ACK reaching the recovery point acknowledges
+    // (at most one SMSS per ACK in slow start); ns-3.44 (tcp-socket-base.cc:2219-2233) only
+    // by its part above the recovery point. The runs are identical until SND.UNA reaches
+    // the recovery point, and differ from that sample on.
+    let (rfc, ns3) = (outage("\"delivered\"", &[]), outage("\"above_recovery_point\"", &[]));
+    assert_eq!(rfc.flows[0].timeouts, ns3.flows[0].timeouts);
+    let (at, recover) = timeout_and_recovery_point(&rfc);
+    let una = column(&rfc, "snd_una");
+    let exit = una.iter().position(|&u| u >= recover).unwrap();
+    assert!(exit > at);
+    let (a, b) = (column(&rfc, "cwnd"), column(&ns3, "cwnd"));
+    assert_eq!(a[..exit], b[..exit], "the runs differ before the ACK that leaves CA_LOSS");
+    let gap = a[exit] - b[exit];
+    assert!(gap > 0.0 && gap <= 1000.0, "cwnd {} vs {} at the exit", a[exit], b[exit]);
+
+    // CUBIC in ns-3's arithmetic counts DeliveredData (`delivered_bytes`): cut the same way.
+    let cubic = [("flows.0.cc", "\"cubic\""), ("flows.0.cc_params", "{ arithmetic = \"ns3\", slow_start = \"segments_acked\", hystart = false }")];
+    let (rfc, ns3) = (outage("\"delivered\"", &cubic), outage("\"above_recovery_point\"", &cubic));
+    let exit = column(&rfc, "snd_una").iter().position(|&u| u >= timeout_and_recovery_point(&rfc).1).unwrap();
+    assert_eq!(column(&rfc, "cwnd")[..exit], column(&ns3, "cwnd")[..exit]);
+    assert!(column(&rfc, "cwnd")[exit] > column(&ns3, "cwnd")[exit]);
+}
+
+#[test]
+fn the_loss_exit_credit_applies_only_with_sack_and_not_to_a_paced_model() {
+    // Without SACK the option does nothing (`reno_sack` has its own rule); BBR, paced, sees
+    // every ACK whole (ns-3's TcpBbr takes the rate sample, not segsAcked).
+    for more in [
+        &[("tcp.sack", "false"), ("tcp.recovery", "\"classic\"")][..],
+        &[("flows.0.cc", "\"bbr\""), ("flows.0.cc_params", "{}")][..],
+    ] {
+        let (rfc, ns3) = (outage("\"delivered\"", more), outage("\"above_recovery_point\"", more));
+        assert!(rfc.flows[0].timeouts >= 1, "{more:?}");
+        assert_eq!(column(&rfc, "cwnd"), column(&ns3, "cwnd"), "{more:?}");
+    }
+}

@@ -217,6 +217,7 @@ fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), Scena
         ("rearm_rto_on_head_retransmit", t.rearm_rto_on_head_retransmit.to_string(), linux.rearm_rto_on_head_retransmit.to_string()),
         ("prr_extra_segment", format!("{:?}", t.prr_extra_segment), format!("{:?}", linux.prr_extra_segment)),
         ("recovery_exit_growth", t.recovery_exit_growth.to_string(), linux.recovery_exit_growth.to_string()),
+        ("loss_exit_credit", format!("{:?}", t.loss_exit_credit), format!("{:?}", linux.loss_exit_credit)),
     ];
     for (field, ours, theirs) in fixed.iter().chain(more.iter()) {
         if ours != theirs {

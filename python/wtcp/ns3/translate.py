@@ -77,6 +77,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "recovery_exit_growth": False,
     "timeout_count_reset": "new_ack",
     "reno_sack": False,
+    "loss_exit_credit": "delivered",
     "loss_detection": "dupack",
     "rearm_rto_on_head_retransmit": False,
 }
@@ -128,6 +129,9 @@ ALGORITHMS: dict[str, Algorithm] = {
             "hystart": (False, "wtcp's CUBIC runs RFC 9406 HyStart++ by default; ns-3 3.44 has only the 2011 HyStart (ACK train and delay), a different slow-start exit, turned off with it"),
             "reduce": ("cwnd", "ns-3's TcpCubic::GetSsThresh multiplies cwnd by beta, as Linux does, not FlightSize (RFC 9438 §4.6)"),
             "slow_start": ("segments_acked", "ns-3's TcpCubic::IncreaseWindow grows slow start by every segment an ACK acknowledges, uncapped, not by one SMSS per ACK (RFC 5681)"),
+            "growth_unit": ("segment", "ns-3's TcpCubic::IncreaseWindow counts acknowledged segments against cnt (m_cWndCnt += segmentsAcked), not ACKs (RFC 9438 §4.4)"),
+            "alpha_switch": (False, "ns-3's TcpCubic grows its Reno-friendly window at the fixed rate 3 (1 - beta) / (1 + beta) (tcp-cubic.cc:326-343), never switching alpha to 1 (RFC 9438 §4.3)"),
+            "arithmetic": ("ns3", "ns-3's TcpCubic works in whole segments with integer counters (a growth counter never reset, uint32 target and ssthresh, a fixed Reno-friendly rate, growth per acknowledged segment), not RFC 9438's real-valued window"),
         },
     ),
     # ns-3's BBR needs pacing (as wtcp's paces).
@@ -174,6 +178,7 @@ TCP_MATCHED: dict[str, tuple[Any, str]] = {
     "handshake": (True, "ns-3 always opens the connection with SYN / SYN-ACK (TcpSocketBase::Connect)"),
     "backoff_reset": ("new_ack", "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data, which clears the backoff (TcpSocketBase::NewAck)"),
     "recovery_exit_growth": (True, "ns-3's TcpSocketBase::ProcessAck gives the ACK that ends fast recovery to IncreaseWindow with its whole span"),
+    "loss_exit_credit": ("above_recovery_point", "ns-3's TcpSocketBase::ProcessAck credits the ACK that leaves CA_LOSS with the segments above the recovery point only (tcp-socket-base.cc:2219-2233)"),
     "timeout_count_reset": ("every_timeout", "ns-3's TcpSocketBase::ReTxTimeout cuts ssthresh on every timeout, from what was in flight (SetSentListLost clears the retransmitted flag its keep-ssthresh test reads)"),
 }
 # The same, where they apply only with PRR (`tcp.recovery = "prr"`).

@@ -19,7 +19,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset};
+pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +83,10 @@ pub struct TcpConfig {
     /// after recovery; everything lost after a timeout) drives the pipe and what is resent
     /// (`tcp/reno_sack.rs`); RFC 5681 / RFC 6582 window inflation otherwise.
     pub reno_sack: bool,
+    /// With SACK, the growth credit of the ACK that reaches a timeout's recovery point
+    /// (`delivered`; ns-3: `above_recovery_point`). Without SACK, `reno_sack` credits as
+    /// ns-3 does.
+    pub loss_exit_credit: LossExitCredit,
 }
 
 impl Default for TcpConfig {
@@ -118,6 +122,7 @@ impl Default for TcpConfig {
             timeout_count_reset: TimeoutCountReset::NewAck,
             recovery_exit_growth: false,
             reno_sack: false,
+            loss_exit_credit: LossExitCredit::Delivered,
         }
     }
 }
@@ -1195,6 +1200,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         timeout_count_reset: pick!(timeout_count_reset).unwrap_or(d.timeout_count_reset),
         recovery_exit_growth: pick!(recovery_exit_growth).unwrap_or(d.recovery_exit_growth),
         reno_sack,
+        loss_exit_credit: pick!(loss_exit_credit).unwrap_or(d.loss_exit_credit),
     };
     Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
 }

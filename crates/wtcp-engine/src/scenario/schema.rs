@@ -100,6 +100,20 @@ pub struct TcpSection {
     pub recovery_exit_growth: Option<bool>,
     pub timeout_count_reset: Option<TimeoutCountReset>,
     pub reno_sack: Option<bool>,
+    pub loss_exit_credit: Option<LossExitCredit>,
+}
+
+/// With SACK, what the ACK that reaches the recovery point set by a timeout offers the
+/// algorithm's window growth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossExitCredit {
+    /// Every byte it newly delivers (RFC 5681 §3.1 counts acknowledged data; Linux's
+    /// tcp_cong_avoid gets every segment the ACK delivered).
+    Delivered,
+    /// Only the bytes above the recovery point (ns-3.44 tcp-socket-base.cc:2219-2233:
+    /// leaving CA_LOSS, segsAcked = (ack - m_recover) / segmentSize).
+    AboveRecoveryPoint,
 }
 
 /// When PRR-SSRB's extra segment (RFC 6937 §3) is allowed.

@@ -44,7 +44,7 @@ use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{BackoffReset, LossDetection, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset};
+use crate::scenario::{BackoffReset, LossDetection, LossExitCredit, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset};
 use crate::time::Time;
 
 /// What an ACK is to PRR (`sack_send`).
@@ -174,7 +174,8 @@ pub struct Sender {
     prr: Option<Prr>,
     /// ns-3's scoreboard without SACK (`reno_sack`), for NewReno-style recovery.
     reno: Option<RenoSack>,
-    /// `reno_sack`: after a timeout, until the ACK reaches `recover` (ns-3's CA_LOSS).
+    /// After a timeout, until the ACK reaches `recover` (ns-3's CA_LOSS): with `reno_sack`,
+    /// or with SACK and `loss_exit_credit = "above_recovery_point"`.
     in_loss: bool,
     /// `reno_sack`: bytes added to the pipe the algorithm sees when recovery starts (ns-3's
     /// EnterRecovery passes BytesInFlight + one segment, tcp-socket-base.cc:1714-1717).
@@ -824,6 +825,7 @@ impl Sender {
                     // Step 3b: new, never-retransmitted data acknowledged: spurious.
                     io.counters.frto_spurious += 1;
                     self.frto = Frto::Off;
+                    self.in_loss = false; // the window is restored: no CA_LOSS exit to credit
                     self.call_cc(io, |cc, w, cx| cc.on_spurious_timeout(&prior, w, cx));
                 } else {
                     // Step 3a: a duplicate ACK: the timeout was real.
@@ -915,6 +917,19 @@ impl Sender {
                 self.partial_ack_rearm(io);
             }
         } else {
+            // `loss_exit_credit = "above_recovery_point"` (ns-3.44 tcp-socket-base.cc:
+            // 2219-2233): the ACK that leaves CA_LOSS is credited only above the recovery
+            // point; ACKs below it grow as usual (2134-2137). Not for a paced flow: its
+            // model takes every ACK whole (ns-3's TcpBbr has its own CongControl, which
+            // sees the rate sample, not segsAcked), as PRR leaves it alone too.
+            if self.in_loss && self.recover.is_none_or(|r| ack >= r) {
+                if self.win.pacing_rate.is_none() {
+                    let above = ack - self.recover.unwrap_or(ack);
+                    s.acked_bytes = above;
+                    s.delivered_bytes = above;
+                }
+                self.in_loss = false;
+            }
             self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
             self.rearm_after_new_ack(io);
             // RFC 6675 §2: an ACK that SACKs new data counts as a duplicate even when it also
@@ -930,6 +945,7 @@ impl Sender {
     /// RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6 / RFC 6675 §5: leave recovery on `s`.
     fn leave_recovery(&mut self, s: &AckSample, io: &mut SenderIo) {
         self.in_recovery = false;
+        self.in_loss = false;
         self.inflation = 0.0;
         self.prr = None;
         if let Some(rack) = self.rack.as_mut() {
@@ -1300,6 +1316,9 @@ impl Sender {
             // ns-3 ReTxTimeout (3917-3925 ResetRenoSack, 3939 SetSentListLost): forget the invented SACKs, everything sent is
             // lost; CA_LOSS resends it in order through NextSeg.
             rs.on_timeout(self.snd_max);
+            self.in_loss = true;
+        }
+        if self.sb.is_some() && self.cfg.loss_exit_credit == LossExitCredit::AboveRecoveryPoint {
             self.in_loss = true;
         }
         self.dupacks = 0;
