@@ -485,15 +485,19 @@ def write_section(path: Path, lines: Sequence[str], begin: str = BEGIN, end: str
 def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_run: Callable[[], None] | None = None,
              on_stage: Callable[[str], None] | None = None) -> tuple[list[Point], dict[str, Any]]:
     """Run the suite (main grid, then the ablations of flagged points); with `reuse`,
-    an engine's numbers already in `results` are taken from it wherever that engine ran
-    the same scenario (`wtcp.crosscheck.case_keys`): after a change to wtcp's or ns-3's
-    code, run without it."""
+    ns-3's numbers already in `results` are taken from it wherever ns-3 ran the same
+    scenario (`wtcp.crosscheck.case_keys`); wtcp always runs again (its key is the
+    scenario, not the code that resolves and runs it, and its runs are cheap). After a
+    change to ns-3 or to the suite's ablation classes, run without it."""
     seeds = list(range(1, suite.seeds + 1))
     cached: dict[tuple[str, str, str, float], Point] = {}
     zero = {"wall_s": 0.0, "cpu_s": 0.0, "runs": 0}
     meta: dict[str, Any] = {"grid": dict(zero), "ablations": dict(zero)}
     if reuse and results is not None and results.exists():
         cached, old = load_results(results)
+        for p in cached.values():
+            for row in (p.row, *p.ablations.values()):
+                row.wtcp_key = ""  # never matches: wtcp runs again
         for part in ("grid", "ablations"):
             meta[part].update(old.get(part, {}))
     clock = {"wall": time.perf_counter(), "cpu": time.process_time(), "runs": 0}
@@ -553,7 +557,7 @@ def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_
 @click.option("--scenario", "only", multiple=True, metavar="NAME", help="Only this scenario of the suite (repeatable).")
 @click.option("--seeds", type=click.IntRange(min=1), help="Seeds 1..N per point (default: the suite's).")
 @click.option("--results", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Write every per-seed number as JSON (after each scenario and ablation).")
-@click.option("--reuse", is_flag=True, help="Take each engine's numbers already in --results where it ran the same scenario (not after a change to wtcp's or ns-3's code).")
+@click.option("--reuse", is_flag=True, help="Take ns-3's numbers already in --results where it ran the same scenario; wtcp runs again (not after a change to ns-3 or to the suite's ablations.cc).")
 @click.option("--against", type=click.Choice(["ns3", "linux"]), default="ns3", show_default=True,
               help="The reference: ns-3 3.44, or this machine's kernel through the linux engine (suite validation/linux, wtcp with the linux profile; root; wall time = the runs' durations).")
 def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only: tuple[str, ...], seeds: int | None, results: Path | None, reuse: bool, against: str) -> None:
