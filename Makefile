@@ -52,6 +52,7 @@ $(NS3): $(DEPS)
 $(BUILT): $(DEPS) $(RUST_SRC)
 	@echo "make: building the Rust core (release) into $(VENV) (cargo and maturin output in $(VENV)/build.log, shown if it fails)"
 	@PIP_QUIET=2 $(BIN)/maturin develop --release -q > $(VENV)/build.log 2>&1 || { cat $(VENV)/build.log; exit 1; }
+	@$(BIN)/python tools/algorithms_doc.py --if-changed
 	@touch $@
 
 rust-test:

@@ -2,7 +2,8 @@
 
 Each algorithm's module header (its `//!` lines) holds the citation, the summary and the
 list "Deviations and ambiguities resolved"; the registry gives the parameters. Run
-`python tools/algorithms_doc.py` after changing either; a test checks the file is current.
+`python tools/algorithms_doc.py` after changing either; `make` does it after every build
+(`--if-changed`), so an algorithm added to the registry needs no edit here.
 """
 
 from __future__ import annotations
@@ -82,9 +83,18 @@ def render(algorithms: list[dict]) -> str:
 
 
 def main() -> int:
+    """Write the file; with `--if-changed` (what `make` runs after each build) only when
+    the registry or a module header changed, saying so."""
     from wtcp import _core
 
-    TARGET.write_text(render(_core.algorithms()), encoding="utf-8")
+    text = render(_core.algorithms())
+    if "--if-changed" in sys.argv[1:]:
+        if TARGET.is_file() and TARGET.read_text(encoding="utf-8") == text:
+            return 0
+        TARGET.write_text(text, encoding="utf-8")
+        print(f"make: {TARGET.relative_to(ROOT)} regenerated from the algorithm registry")
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
     print(f"wrote {TARGET.relative_to(ROOT)}")
     return 0
 

@@ -251,6 +251,30 @@ def algorithms_command(as_json: bool) -> None:
         report.print_algorithms(report.stdout_console(), algorithms)
 
 
+@cli.command("new-algorithm")
+@click.argument("name")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True, help="The wtcp source checkout (or a folder inside it).")
+def new_algorithm_command(name: str, root: Path) -> None:
+    """Start a new congestion control NAME in a wtcp checkout: a working AIMD module to
+    edit (crates/wtcp-cc/src/NAME.rs), its registry line and an engine test. Guide:
+    docs/new-algorithm.md."""
+    from wtcp.new_algorithm import create, find_root
+    from wtcp.terminal import visible
+
+    top = find_root(root)
+    written = create(name, top, [a["name"] for a in _core.algorithms()])
+    for path in (written.module, written.test):
+        click.echo(f"wrote {visible(path.relative_to(top))}")
+    for path in (written.lib, written.registry):
+        click.echo(f"added {name} to {visible(path.relative_to(top))}")
+    click.echo(
+        "next: make install (rebuilds, regenerates docs/algorithms.md), then\n"
+        "  cargo test -p wtcp-cc                          # its unit tests, the contract suite, the parameter checks\n"
+        f"  cargo test -p wtcp-engine --test cc_{name}\n"
+        f"  .venv/bin/wtcp run reference-simple2 --set flows.0.cc={name}"
+    )
+
+
 def profile_override(name: str) -> tuple[str, str]:
     """`--profile NAME` as the override it stands for; an unknown name is a usage error."""
     from wtcp.profiles import UnknownProfile, override

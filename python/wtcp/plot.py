@@ -115,13 +115,48 @@ _RANK = {name: i for i, name in enumerate(ALGORITHM_ORDER)}
 
 
 def algorithm_style(name: str) -> Style:
-    """The style of an algorithm in every figure. An algorithm without an entry in
-    `ALGORITHM_STYLES` gets one derived from its name (the same in every figure too)."""
+    """The style of an algorithm in every figure. A registered algorithm without an entry
+    in `ALGORITHM_STYLES` (one added with `wtcp new-algorithm`) gets a combination of
+    colour, marker and line style no other registered algorithm has; any other name one
+    derived from its name. Either is the same in every figure."""
     style = ALGORITHM_STYLES.get(str(name))
     if style is not None:
         return style
-    h = zlib.crc32(str(name).encode("utf-8"))
+    style = _registered_styles().get(str(name))
+    if style is not None:
+        return style
+    return _hashed_style(str(name))
+
+
+def _hashed_style(name: str) -> Style:
+    h = zlib.crc32(name.encode("utf-8"))
     return Style(PALETTE[h % len(PALETTE)], MARKERS[(h // len(PALETTE)) % len(MARKERS)], ":")
+
+
+_REGISTERED: dict[str, Style] | None = None
+
+
+def _registered_styles() -> dict[str, Style]:
+    """Styles of the registered algorithms missing from `ALGORITHM_STYLES`: each takes the
+    first combination, from its name's hash on, that no built-in style and no algorithm
+    before it (in name order) has."""
+    global _REGISTERED
+    if _REGISTERED is None:
+        from wtcp import _core
+
+        combos = [Style(c, m, ls) for ls in ("--", ":", "-.", "-") for m in MARKERS for c in PALETTE]
+        taken = set(ALGORITHM_STYLES.values())
+        styles: dict[str, Style] = {}
+        for name in sorted(a["name"] for a in _core.algorithms() if a["name"] not in ALGORITHM_STYLES):
+            start = zlib.crc32(name.encode("utf-8")) % len(combos)
+            for i in range(len(combos)):
+                candidate = combos[(start + i) % len(combos)]
+                if candidate not in taken:
+                    styles[name] = candidate
+                    taken.add(candidate)
+                    break
+        _REGISTERED = styles
+    return _REGISTERED
 
 
 def algorithm_color(name: str) -> str:

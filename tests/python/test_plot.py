@@ -168,15 +168,15 @@ def test_an_algorithm_has_one_colour_in_every_figure(store, traced, demo_sweep):
 
 def test_every_algorithm_has_its_own_style_and_families_do_not_share_colours():
     names = [a["name"] for a in wtcp.algorithms()]
-    assert set(names) <= set(plot.ALGORITHM_STYLES), "give every registered algorithm a style in wtcp.plot"
     styles = [plot.algorithm_style(n) for n in names]
     assert len(set(styles)) == len(styles)
     for family, members in plot.FAMILIES:
         colours = [plot.algorithm_color(n) for n in members]
         assert len(set(colours)) == len(colours), family
-    # Colours are shared by at most two algorithms, which then differ in marker and line style.
+    # Among the built-in styles colours are shared by at most two algorithms, which then
+    # differ in marker and line style.
     by_colour: dict[str, list[plot.Style]] = {}
-    for s in styles:
+    for s in plot.ALGORITHM_STYLES.values():
         by_colour.setdefault(s.color, []).append(s)
     for shared in by_colour.values():
         assert len(shared) <= 2
@@ -184,6 +184,22 @@ def test_every_algorithm_has_its_own_style_and_families_do_not_share_colours():
             assert shared[0].marker != shared[1].marker and shared[0].linestyle != shared[1].linestyle
     # An unknown name gets the same derived style every time.
     assert plot.algorithm_style("my-new-cc") == plot.algorithm_style("my-new-cc")
+
+
+def test_an_algorithm_added_to_the_registry_gets_a_style_of_its_own_without_an_edit(monkeypatch):
+    """`wtcp new-algorithm` adds no entry to ALGORITHM_STYLES: the registered newcomers get
+    styles no built-in and no other newcomer has, the same however often they are asked."""
+    from wtcp import _core
+
+    builtin = _core.algorithms()
+    added = [{**builtin[0], "name": n} for n in ("aimd", "aimd2", "mycc", "zeta", "x")]
+    monkeypatch.setattr(_core, "algorithms", lambda: [*builtin, *added])
+    monkeypatch.setattr(plot, "_REGISTERED", None)
+    styles = [plot.algorithm_style(a["name"]) for a in [*builtin, *added]]
+    assert len(set(styles)) == len(styles)
+    assert [plot.algorithm_style(a["name"]) for a in added] == styles[len(builtin):]
+    monkeypatch.setattr(plot, "_REGISTERED", None)
+    assert [plot.algorithm_style(a["name"]) for a in added] == styles[len(builtin):]
 
 
 # --- intervals --------------------------------------------------------------------------

@@ -53,11 +53,16 @@ def test_the_readme_shows_the_commands_this_test_runs():
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """A folder with the scenarios, a copy of the sweeps and the sweep the README's store
-    commands read."""
+    """A folder with the scenarios, a copy of the sweeps, the sweep the README's store
+    commands read, and the registry files `wtcp new-algorithm` edits."""
     root = tmp_path_factory.mktemp("readme")
     os.symlink(ROOT / "scenarios", root / "scenarios")
     shutil.copytree(ROOT / "sweeps", root / "sweeps", ignore=shutil.ignore_patterns("*.duckdb*", "*.html"))
+    # What `wtcp new-algorithm` edits in a checkout.
+    (root / "crates" / "wtcp-cc" / "src").mkdir(parents=True)
+    (root / "crates" / "wtcp-engine" / "tests").mkdir(parents=True)
+    for name in ("lib.rs", "registry.rs"):
+        shutil.copy(ROOT / "crates" / "wtcp-cc" / "src" / name, root / "crates" / "wtcp-cc" / "src" / name)
     done = run(root, "wtcp sweep sweeps/loss-vs-goodput.toml --quiet")
     assert done.returncode == 0, done.stderr
     return root

@@ -59,6 +59,11 @@ impl Harness {
             requests: &mut self.requests,
         };
         let r = f(self.cc.as_mut(), &mut self.w, &mut cx);
+        // Checked before the sender's floor, which would turn a NaN into one segment.
+        let name = self.cc.name();
+        assert!(self.w.cwnd.is_finite(), "{name}: a hook left cwnd = {}", self.w.cwnd);
+        assert!(!self.w.ssthresh.is_nan() && self.w.ssthresh > 0.0, "{name}: a hook left ssthresh = {}", self.w.ssthresh);
+        assert!(self.w.pacing_rate.is_none_or(|r| r.is_finite() && r > 0.0), "{name}: a hook left pacing_rate = {:?}", self.w.pacing_rate);
         self.w.cwnd = self.w.cwnd.max(f64::from(MSS));
         r
     }

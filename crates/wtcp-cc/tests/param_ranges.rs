@@ -165,3 +165,37 @@ fn an_unknown_algorithm_name_suggests_the_close_ones() {
     let e = wtcp_cc::CcConfig::default_for("hybla").unwrap_err().to_string();
     assert!(!e.contains("did you mean") && e.contains("allowed: reno, newreno"), "{e}");
 }
+
+/// A documented default as the JSON value a scenario would give: an integer, a number, a
+/// boolean or a string (None for a nested table or no literal default).
+fn default_value(p: &ParamInfo) -> Option<Value> {
+    if matches!(p.range, Range::Table(_)) || p.default.is_empty() {
+        return None;
+    }
+    Some(if let Ok(i) = p.default.parse::<i64>() {
+        json!(i)
+    } else if let Ok(f) = p.default.parse::<f64>() {
+        json!(f)
+    } else if let Ok(b) = p.default.parse::<bool>() {
+        json!(b)
+    } else {
+        json!(p.default)
+    })
+}
+
+#[test]
+fn the_documented_defaults_are_the_ones_the_algorithm_runs_with() {
+    // Each parameter's documented default, given explicitly, builds the same configuration
+    // as leaving it out: the doc row and the struct's `Default` agree.
+    for info in catalog() {
+        let mut table = Map::new();
+        for p in info.params {
+            if let Some(v) = default_value(p) {
+                table.insert(p.name.to_string(), v);
+            }
+        }
+        let given = CcConfig::from_name(info.name, Value::Object(table.clone()))
+            .unwrap_or_else(|e| panic!("{}: the documented defaults {table:?} do not parse: {e}", info.name));
+        assert_eq!(given, CcConfig::default_for(info.name).unwrap(), "{}: documented defaults {table:?} differ from the struct's", info.name);
+    }
+}
