@@ -89,7 +89,7 @@
 //! - Whether the response uses SLoss_k (this event included) or SLoss_{k-1} is not stated:
 //!   the default uses SLoss_k; `sloss_before_event = true` uses SLoss_{k-1}, so the first
 //!   response sees SLoss = 0 and keeps cwnd = ssthresh/2.
-//! - Eq. 5 is applied as the algorithm box writes it (lines 4-7): reduced_cwnd =
+//! - Eq. 5 is applied as the algorithm box writes it (its if-block, lines 4-7; l. 159 places Eq. 5 at "lines from 5 to 6"): reduced_cwnd =
 //!   max((beta - cwnd_max)/alpha * SLoss + cwnd_max, beta) when SLoss > 0, else
 //!   reduced_cwnd = ssthresh/2 (no cap at exactly zero loss). With alpha <= 0,
 //!   reduced_cwnd = beta. SLoss and alpha are in percent (Eq. 2 multiplies by 100; l. 120 has x

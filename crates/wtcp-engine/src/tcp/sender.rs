@@ -924,9 +924,7 @@ impl Sender {
             // sees the rate sample, not segsAcked), as PRR leaves it alone too.
             if self.in_loss && self.recover.is_none_or(|r| ack >= r) {
                 if self.win.pacing_rate.is_none() {
-                    let above = ack - self.recover.unwrap_or(ack);
-                    s.acked_bytes = above;
-                    s.delivered_bytes = above;
+                    self.credit_above_recovery_point(&mut s, ack);
                 }
                 self.in_loss = false;
             }
@@ -940,6 +938,14 @@ impl Sender {
                 self.maybe_enter_recovery(io);
             }
         }
+    }
+
+    /// The ACK `ack` leaving ns-3's CA_LOSS is credited only with its part above the
+    /// recovery point (tcp-socket-base.cc:2219-2233: segsAcked = (ack - m_recover) / MSS).
+    fn credit_above_recovery_point(&self, s: &mut AckSample, ack: u64) {
+        let above = ack - self.recover.unwrap_or(ack);
+        s.acked_bytes = above;
+        s.delivered_bytes = above;
     }
 
     /// RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6 / RFC 6675 §5: leave recovery on `s`.
@@ -995,9 +1001,7 @@ impl Sender {
             // CA_LOSS below its recovery point grows as usual (2134-2148); the ACK that
             // leaves it is credited only above the recovery point (2219-2233).
             if self.in_loss && !below_recover {
-                let above = ack - self.recover.unwrap_or(ack);
-                s.acked_bytes = above;
-                s.delivered_bytes = above;
+                self.credit_above_recovery_point(&mut s, ack);
             }
             self.in_loss &= below_recover;
             self.call_cc(io, |cc, w, cx| cc.on_ack(&s, w, cx));
