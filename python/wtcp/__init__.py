@@ -7,12 +7,20 @@
 """
 
 from wtcp._core import RunControl, __version__
+from wtcp.algorithm import Algorithm, AlgorithmError, InvalidAlgorithm, check_algorithm, register, registered, unregister
 from wtcp.errors import LinuxEngineUnavailable, RunStopped, ScenarioError, SimulationError
 from wtcp.result import Result, Traces
 from wtcp.scenario import Scenario, builtin_scenario_path, load, run
 
 __all__ = [
     "Scenario",
+    "Algorithm",
+    "AlgorithmError",
+    "InvalidAlgorithm",
+    "register",
+    "unregister",
+    "registered",
+    "check_algorithm",
     "Result",
     "Traces",
     "run",
@@ -30,10 +38,12 @@ __all__ = [
 
 
 def algorithms() -> list[dict]:
-    """Every congestion-control algorithm: name, summary, reference and params
-    (each a dict of name, unit, default, doc)."""
+    """Every congestion-control algorithm: name, summary, reference, params (each a dict
+    of name, unit, default, doc) and `user` (True for one registered from Python)."""
     from wtcp import _core
+    from wtcp.algorithm import load_entry_points
 
+    load_entry_points()
     return _core.algorithms()
 
 

@@ -8,7 +8,9 @@ that ran the loop (`loop_cpu_seconds` of the result), for ns-3 the process CPU t
 `Simulator::Run` (the harness's `Run`), after ns-3 has been imported and the scenario
 built. wtcp's CPU time of the whole `Scenario.run` (parsing the TOML, building the
 scenario and converting the results included) is shown beside it. Cases: reference-simple2, the validation
-suite's 10-flow dumbbell and 20 flows over a lossy hop.
+suite's 10-flow dumbbell and 20 flows over a lossy hop. The same cases also run with their
+NewReno written in Python (`wtcp.reference_algorithms.PyNewReno`): its event-loop CPU
+beside the built-in's and ns-3's, and whether its results are the built-in's bit for bit.
 
 Scale, wtcp alone: one NewReno dumbbell template with 1, 10, 100 and 1000 flows over a
 100 Mb/s bottleneck, and with 10 flows over 2 Mb/s, 100 Mb/s, 1 Gb/s and 10 Gb/s;
@@ -146,17 +148,50 @@ def ns3_cpu(scenario: Scenario) -> tuple[float, int]:
         h.Clear()
 
 
+def in_python(scenario: Scenario) -> Scenario:
+    """The scenario with every NewReno flow running the Python NewReno
+    (`wtcp.reference_algorithms.PyNewReno`, registered here) with the same parameters."""
+    from wtcp.algorithm import register
+    from wtcp.reference_algorithms import PyNewReno
+
+    register(PyNewReno)
+    pairs: dict[str, Any] = {}
+    for i, f in enumerate(scenario.document["flows"]):
+        if f.get("cc") == "newreno":
+            pairs[f"flows.{i}.cc"] = PyNewReno.name
+            pairs[f"flows.{i}.cc_params"] = f.get("cc_params", {})
+    return scenario.with_overrides(pairs)
+
+
+def same_results(a: Scenario, b: Scenario) -> bool:
+    """The two scenarios' results are the same, bit for bit (times and algorithm names aside)."""
+    import json
+
+    def plain(sc: Scenario) -> dict[str, Any]:
+        raw = json.loads(sc.run(trace=False).to_json())
+        for key in ("wall_seconds", "loop_cpu_seconds"):
+            raw.pop(key)
+        for f in raw["flows"]:
+            f.pop("cc", None)
+        return raw
+
+    return plain(a) == plain(b)
+
+
 def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str, Any]]:
-    """Each case: wtcp and ns-3 alternately, `repeats` times; medians."""
+    """Each case: wtcp, wtcp with the Python NewReno, and ns-3 alternately, `repeats`
+    times; medians."""
     rows = []
     for name, scenario in comparison_scenarios().items():
         sc, overrides = matched(scenario, duration_scale)
-        w_cpu, w_whole, n_cpu = [], [], []
+        py = in_python(sc)
+        w_cpu, w_whole, n_cpu, p_cpu = [], [], [], []
         w_events = n_events = 0
         for _ in range(repeats):
             cpu, whole, w_events = wtcp_cpu(sc)
             w_cpu.append(cpu)
             w_whole.append(whole)
+            p_cpu.append(wtcp_cpu(py)[0])
             if use_ns3:
                 cpu, n_events = ns3_cpu(sc)
                 n_cpu.append(cpu)
@@ -169,6 +204,8 @@ def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str
             "wtcp_events": w_events,
         }
         row["wtcp_ns_per_event"] = row["wtcp_cpu_s"] * 1e9 / max(w_events, 1)
+        row["python_cpu_s"] = statistics.median(p_cpu)
+        row["python_same_results"] = same_results(sc, py)
         if use_ns3:
             row["ns3_cpu_s"] = statistics.median(n_cpu)
             row["ns3_events"] = n_events
@@ -286,6 +323,16 @@ def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], r
     console.print(f"matched in both engines: {', '.join(seen) or 'nothing'}")
     if not use_ns3:
         console.print(f"ns-3 not run: {why_no_ns3}")
+    table = Table(title=f"NewReno written in Python (PyNewReno), same cases; loop CPU s, median of {repeats}", title_justify="left")
+    for header, justify in (("case", "left"), ("built-in CPU s", "right"), ("Python CPU s", "right"), ("Python / built-in", "right"), ("ns-3 CPU s", "right"),
+                            ("Python / ns-3", "right"), ("same results", "left")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for r in compared:
+        ns3 = [f"{r['ns3_cpu_s']:.3f}", f"{r['python_cpu_s'] / max(r['ns3_cpu_s'], 1e-9):.2f}"] if use_ns3 else ["-", "-"]
+        table.add_row(r["case"], f"{r['wtcp_cpu_s']:.3f}", f"{r['python_cpu_s']:.3f}", f"{r['python_cpu_s'] / max(r['wtcp_cpu_s'], 1e-9):.1f}x", *ns3,
+                      "yes, bit for bit" if r["python_same_results"] else "NO")
+    console.print(table)
+    console.print("Python CPU: the event loop's thread, which also runs the algorithm's Python hooks (one call per ACK and loss).")
     table = Table(title=f"wtcp scale: NewReno dumbbell (10 ms bottleneck, 1000-packet queue); event-loop CPU seconds: median of {repeats}", title_justify="left")
     for header, justify in (("case", "left"), ("simulated s", "right"), ("loop CPU s", "right"), ("events", "right"), ("ns/event", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from wtcp import _core
+from wtcp import algorithms as algorithms_list
+from wtcp.algorithm import AlgorithmError, InvalidAlgorithm
 from wtcp.errors import CliError, Interrupted, LinuxEngineUnavailable, ScenarioError, SimulationError
 from wtcp.result import ENGINES, TRACE_TABLES
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, builtin_scenarios
@@ -244,7 +246,7 @@ def algorithms_command(as_json: bool) -> None:
     """List the congestion-control algorithms and their parameters."""
     from wtcp import report
 
-    algorithms = _core.algorithms()
+    algorithms = algorithms_list()
     if as_json:
         click.echo(json.dumps(algorithms, indent=2))
     else:
@@ -386,13 +388,21 @@ def brief(message: str, limit: int = MAX_ERROR_CHARS) -> str:
     return f"{message[:limit]} ... ({len(message) - limit} more characters)"
 
 
+def tail(message: str, lines: int = 30) -> str:
+    """`message`'s first line and its last `lines` lines (a traceback's end is its cause)."""
+    parts = message.splitlines()
+    if len(parts) <= lines + 1:
+        return message
+    return "\n".join([parts[0], f"  ... ({len(parts) - lines - 1} lines left out)", *parts[-lines:]])
+
+
 def user_errors() -> tuple[type[BaseException], ...]:
     """The errors that mean a mistake in what the user gave: `CliError`, `ScenarioError`,
     and those of the modules the command has loaded (a module not loaded raised none):
     `StoreError` (a result store locked, corrupt, not DuckDB or not a wtcp store),
     `SweepError` (a sweep file's mistake), `ReportError` (an output folder whose
     summary.json points outside it), `Ns3Unavailable`."""
-    out: list[type[BaseException]] = [CliError, ScenarioError, LinuxEngineUnavailable]
+    out: list[type[BaseException]] = [CliError, ScenarioError, LinuxEngineUnavailable, InvalidAlgorithm]
     for module, name in (("wtcp.sweep.store", "StoreError"), ("wtcp.sweep.spec", "SweepError"), ("wtcp.htmlreport", "ReportError"), ("wtcp.ns3.refuse", "Ns3Unavailable")):
         loaded = sys.modules.get(module)
         if loaded is not None:
@@ -417,6 +427,10 @@ def main(argv: list[str] | None = None) -> int:
         return e.exit_code
     except user_errors() as e:  # (evaluated when an exception gets here)
         click.echo(f"error: {visible(brief(str(e)))}", err=True)
+        return USAGE_ERROR
+    except AlgorithmError as e:
+        # A Python algorithm's exception: where it happened, then the end of its traceback.
+        click.echo(f"error: {visible(tail(str(e)))}", err=True)
         return USAGE_ERROR
     except SimulationError as e:
         click.echo(f"internal error: {visible(brief(str(e)))}", err=True)

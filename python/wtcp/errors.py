@@ -1,8 +1,8 @@
 """The exceptions of wtcp, and how Python code raises a scenario error."""
 
-from wtcp._core import LinuxEngineUnavailable, RunStopped, ScenarioError, SimulationError
+from wtcp._core import AlgorithmError, LinuxEngineUnavailable, RunStopped, ScenarioError, SimulationError
 
-__all__ = ["ScenarioError", "SimulationError", "RunStopped", "LinuxEngineUnavailable", "CliError", "Interrupted", "scenario_error"]
+__all__ = ["AlgorithmError", "ScenarioError", "SimulationError", "RunStopped", "LinuxEngineUnavailable", "CliError", "Interrupted", "scenario_error"]
 
 
 class CliError(Exception):

@@ -133,21 +133,23 @@ def _hashed_style(name: str) -> Style:
     return Style(PALETTE[h % len(PALETTE)], MARKERS[(h // len(PALETTE)) % len(MARKERS)], ":")
 
 
-_REGISTERED: dict[str, Style] | None = None
+_REGISTERED: tuple[tuple[str, ...], dict[str, Style]] | None = None
 
 
 def _registered_styles() -> dict[str, Style]:
     """Styles of the registered algorithms missing from `ALGORITHM_STYLES`: each takes the
     first combination, from its name's hash on, that no built-in style and no algorithm
-    before it (in name order) has."""
+    before it (in name order) has. Recomputed when the set of algorithms changes (a class
+    registered from Python)."""
     global _REGISTERED
-    if _REGISTERED is None:
-        from wtcp import _core
+    from wtcp import _core
 
+    names = tuple(sorted(a["name"] for a in _core.algorithms() if a["name"] not in ALGORITHM_STYLES))
+    if _REGISTERED is None or _REGISTERED[0] != names:
         combos = [Style(c, m, ls) for ls in ("--", ":", "-.", "-") for m in MARKERS for c in PALETTE]
         taken = set(ALGORITHM_STYLES.values())
         styles: dict[str, Style] = {}
-        for name in sorted(a["name"] for a in _core.algorithms() if a["name"] not in ALGORITHM_STYLES):
+        for name in names:
             start = zlib.crc32(name.encode("utf-8")) % len(combos)
             for i in range(len(combos)):
                 candidate = combos[(start + i) % len(combos)]
@@ -155,8 +157,8 @@ def _registered_styles() -> dict[str, Style]:
                     styles[name] = candidate
                     taken.add(candidate)
                     break
-        _REGISTERED = styles
-    return _REGISTERED
+        _REGISTERED = (names, styles)
+    return _REGISTERED[1]
 
 
 def algorithm_color(name: str) -> str:

@@ -219,14 +219,15 @@ def print_scenarios(console: Console, items: Sequence[tuple[str, str]]) -> None:
 
 def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) -> None:
     for alg in algorithms:
-        console.print(f"[bold]{alg['name']}[/bold]  {alg['summary']}")
-        console.print(f"  reference: {alg['reference']}", highlight=False)
+        # A user algorithm's strings come from its class: shown, never read as markup.
+        console.print(f"[bold]{markup_safe(alg['name'])}[/bold]  {markup_safe(alg['summary'])}")
+        console.print(f"  reference: {markup_safe(alg['reference'])}", highlight=False)
         if alg["params"]:
             table = Table(box=None, padding=(0, 2), pad_edge=False, show_edge=False)
             for header in ("param", "unit", "default", "allowed", "doc"):
                 table.add_column(header, style="dim" if header == "doc" else None)
             for name, p in flat_params(alg["params"]):
-                table.add_row(name, p["unit"], p["default"], p["range"], p["doc"])
+                table.add_row(*(plain(v) for v in (name, p["unit"], p["default"], p["range"], p["doc"])))
             console.print(table)
             for c in alg.get("constraints", []):
                 console.print(f"  constraint: {c}", highlight=False)

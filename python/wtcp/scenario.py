@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from wtcp import _core
+from wtcp.algorithm import load_entry_points
 from wtcp.errors import ScenarioError, scenario_error
 from wtcp.fieldpath import resolve_paths, with_suggestions
 from wtcp.result import ENGINES, Result, TraceWriter, with_engine
@@ -78,6 +79,7 @@ class Scenario:
 
     def __init__(self, text: str, format: str = "toml", overrides: Iterable[tuple[str, str]] = (), source: str | None = None):
         check_unicode(text, "", "the scenario text is")
+        load_entry_points()
         self._text = text
         self._format = format
         pairs = [(str(p), str(v)) for p, v in overrides]

@@ -12,6 +12,7 @@
 pub mod api;
 pub mod acc;
 pub mod bbr;
+pub mod contract;
 pub mod cubic;
 pub mod dynamic;
 pub mod ewr;
@@ -28,7 +29,9 @@ pub mod registry;
 pub mod reno;
 pub mod rtt;
 pub mod testing;
+pub mod user;
 
 pub use api::*;
 pub use registry::{catalog, check_params, AlgorithmInfo, CcConfig, Order, ParamError, ParamInfo, ParamTable, ParamValue, Range, UnknownAlgorithm};
 pub use rtt::{RttConfig, RttEstimator};
+pub use user::{register_user, unregister_user, user_algorithm, user_names, UserAlgorithm, UserCc};

@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
+use crate::user::{self, UserCc};
 use crate::{acc, bbr, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
 
 /// Documentation of one parameter, for `wtcp algorithms`, and the values it may take.
@@ -215,7 +216,8 @@ pub struct UnknownAlgorithm(pub String);
 
 impl std::fmt::Display for UnknownAlgorithm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let all = names();
+        let mut all = names();
+        all.extend(user::user_names());
         let close: Vec<&str> = all.iter().copied().filter(|n| edit_distance(&self.0.to_lowercase(), n) <= 2.max(n.len() / 4)).collect();
         let hint = if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(" or ")) };
         write!(f, "unknown algorithm `{}`{hint}; allowed: {}", self.0, all.join(", "))
@@ -252,6 +254,8 @@ macro_rules! registry {
         #[derive(Clone, Debug, PartialEq)]
         pub enum CcConfig {
             $( $variant($params), )*
+            /// An algorithm registered at run time ([`crate::user`]).
+            User(UserCc),
         }
 
         const CATALOG: &[AlgorithmInfo] = &[ $( $info, )* ];
@@ -263,21 +267,32 @@ macro_rules! registry {
                 $( if name == $info.name {
                     return Ok(CcConfig::$variant(<$params>::deserialize(params)?));
                 } )*
+                if let Some(alg) = user::user_algorithm(name) {
+                    let params = serde_json::Value::deserialize(params)?;
+                    alg.check_params(&params).map_err(D::Error::custom)?;
+                    return Ok(CcConfig::User(UserCc { alg, params }));
+                }
                 Err(D::Error::custom(UnknownAlgorithm(name.to_string())))
             }
 
             pub fn name(&self) -> &'static str {
-                match self { $( CcConfig::$variant(_) => $info.name, )* }
+                match self { $( CcConfig::$variant(_) => $info.name, )* CcConfig::User(u) => u.name() }
             }
 
             /// Build the sender-side state machine.
             pub fn build(&self) -> Box<dyn CongestionControl> {
-                match self { $( CcConfig::$variant(p) => ($build)(p), )* }
+                self.build_for(0)
+            }
+
+            /// Build the sender-side state machine of flow number `flow` (a user algorithm
+            /// names the flow in its errors).
+            pub fn build_for(&self, flow: u32) -> Box<dyn CongestionControl> {
+                match self { $( CcConfig::$variant(p) => ($build)(p), )* CcConfig::User(u) => u.alg.build(&u.params, flow) }
             }
 
             /// Build the receiver-side half, for algorithms that have one.
             pub fn build_receiver(&self) -> Option<Box<dyn ReceiverControl>> {
-                match self { $( CcConfig::$variant(p) => ($receiver)(p), )* }
+                match self { $( CcConfig::$variant(p) => ($receiver)(p), )* CcConfig::User(_) => None }
             }
         }
     };
@@ -309,7 +324,7 @@ pub fn catalog() -> &'static [AlgorithmInfo] {
     CATALOG
 }
 
-/// The registered names.
+/// The built-in names ([`user::user_names`] has the algorithms registered at run time).
 pub fn names() -> Vec<&'static str> {
     CATALOG.iter().map(|a| a.name).collect()
 }
@@ -332,6 +347,9 @@ impl CcConfig {
     }
 
     pub fn info(&self) -> &'static AlgorithmInfo {
+        if let CcConfig::User(u) = self {
+            return u.alg.info();
+        }
         let name = self.name();
         CATALOG.iter().find(|a| a.name == name).expect("every variant is in the catalog")
     }

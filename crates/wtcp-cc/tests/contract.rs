@@ -1,129 +1,78 @@
-//! The behavioural contract every registered algorithm must keep, run on each one with
-//! its default parameters. A new algorithm is covered as soon as it is registered.
+//! The behavioural contract (`wtcp_cc::contract`) on every registered algorithm with its
+//! default parameters. A new algorithm is covered as soon as it is registered.
 
-use wtcp_cc::testing::{Harness, MSS};
-use wtcp_cc::{catalog, AlgorithmInfo, CcConfig, Loss};
+use wtcp_cc::contract::{Check, CHECKS, DEFAULT_DAYS};
+use wtcp_cc::{catalog, CcConfig};
 
-const MS: u64 = 1_000_000;
-
-fn harness(info: &AlgorithmInfo) -> Harness {
-    Harness::new(CcConfig::default_for(info.name).unwrap().build())
-}
-
-fn each(check: impl Fn(&AlgorithmInfo)) {
+fn check(name: &str) {
+    let c: &Check = CHECKS.iter().find(|c| c.name == name).expect("a check of that name");
     for info in catalog() {
-        check(info);
+        let build = || CcConfig::default_for(info.name).unwrap().build();
+        if let Err(e) = (c.run)(info, &build, DEFAULT_DAYS) {
+            panic!("{}: {}: {e}", info.name, c.name);
+        }
     }
 }
 
 #[test]
 fn slow_start_grows_the_window() {
-    each(|info| {
-        let mut h = harness(info);
-        let before = h.w.cwnd;
-        for _ in 0..4 {
-            h.ack(1, 50 * MS);
-        }
-        assert!(h.w.cwnd > before, "{}: cwnd {} did not grow from {}", info.name, h.w.cwnd, before);
-    });
+    check("slow_start_grows_the_window");
 }
 
 #[test]
 fn a_timeout_collapses_the_window_unless_the_paper_says_otherwise() {
-    each(|info| {
-        let mut h = harness(info);
-        for _ in 0..30 {
-            h.ack(1, 50 * MS);
-        }
-        h.loss(Loss::Timeout { consecutive: 1 });
-        if info.timeout_collapses_window {
-            assert_eq!(h.w.cwnd, f64::from(MSS), "{}", info.name);
-        }
-        assert!(h.w.ssthresh.is_finite(), "{}: a timeout must set ssthresh", info.name);
-    });
+    check("a_timeout_collapses_the_window");
 }
-
-/// Algorithms whose paper sets ssthresh on every expiry (ns-2's slowdown() on every
-/// timeout, the CLAP paper's Fig. 1; TCP-Taichung's Fig. 4 timeout branch): ssthresh
-/// shrinks from the restart window each time.
-const SSTHRESH_ON_EVERY_EXPIRY: &[&str] = &["acc", "clap", "taichung"];
 
 #[test]
 fn repeated_timeouts_hold_ssthresh() {
-    // RFC 5681 §3.1, except where the paper says otherwise.
-    each(|info| {
-        let mut h = harness(info);
-        for _ in 0..30 {
-            h.ack(1, 50 * MS);
-        }
-        h.loss(Loss::Timeout { consecutive: 1 });
-        let first = h.w.ssthresh;
-        h.loss(Loss::Timeout { consecutive: 2 });
-        h.loss(Loss::Timeout { consecutive: 3 });
-        if SSTHRESH_ON_EVERY_EXPIRY.contains(&info.name) {
-            assert!(h.w.ssthresh < first, "{}", info.name);
-            assert!(h.w.ssthresh >= 2.0 * f64::from(MSS), "{}", info.name);
-        } else {
-            assert_eq!(h.w.ssthresh, first, "{}", info.name);
-        }
-    });
+    check("repeated_timeouts_hold_ssthresh");
 }
 
 #[test]
 fn the_window_never_falls_below_one_segment_nor_overflows_in_ten_days() {
-    each(|info| {
-        let mut h = harness(info);
-        // Ten simulated days of loss-free ACKs, one per 100 ms RTT, then losses.
-        let rtt = 100 * MS;
-        let acks = 10 * 24 * 3600 * 10;
-        for i in 0..acks {
-            h.ack(1, rtt);
-            if i % 100_000 == 0 {
-                assert!(h.w.cwnd.is_finite() && h.w.cwnd >= f64::from(MSS), "{}: cwnd {}", info.name, h.w.cwnd);
-            }
-        }
-        assert!(h.w.cwnd.is_finite(), "{}: cwnd overflowed", info.name);
-        for _ in 0..50 {
-            h.loss(Loss::FastRetransmit);
-            assert!(h.w.cwnd >= f64::from(MSS), "{}: cwnd {} below one segment", info.name, h.w.cwnd);
-            h.exit_recovery();
-        }
-    });
+    check("the_window_stays_in_bounds");
 }
 
 #[test]
 fn duplicate_acks_alone_never_grow_the_window_outside_recovery() {
-    each(|info| {
-        let mut h = harness(info);
-        for _ in 0..10 {
-            h.ack(1, 50 * MS);
-        }
-        let before = h.w.cwnd;
-        h.dup_ack();
-        h.dup_ack();
-        assert!(h.w.cwnd <= before, "{}: {} -> {}", info.name, before, h.w.cwnd);
-    });
+    check("duplicate_acks_alone_never_grow_the_window");
 }
 
 #[test]
 fn identical_input_gives_identical_behaviour() {
-    each(|info| {
-        let run = || {
-            let mut h = harness(info);
-            let mut trace = Vec::new();
-            for i in 0..200u64 {
-                h.ack(1 + i % 3, (40 + i % 17) * MS);
-                if i % 37 == 0 {
-                    h.loss(Loss::FastRetransmit);
-                    h.exit_recovery();
-                }
-                if i % 91 == 0 {
-                    h.loss(Loss::Timeout { consecutive: 1 });
-                }
-                trace.push((h.w.cwnd.to_bits(), h.w.ssthresh.to_bits()));
-            }
-            trace
-        };
-        assert_eq!(run(), run(), "{}", info.name);
-    });
+    check("identical_input_gives_identical_behaviour");
+}
+
+#[test]
+fn every_check_runs_in_one_of_the_tests_above() {
+    let source = include_str!("contract.rs");
+    for c in CHECKS {
+        assert!(source.contains(&format!("check(\"{}\")", c.name)), "{} has no test", c.name);
+    }
+}
+
+/// A check can fail: an algorithm that grows on duplicate ACKs is caught.
+#[test]
+fn the_contract_catches_a_broken_algorithm() {
+    use wtcp_cc::{AckSample, CongestionControl, Ctx, Loss, Verdict, Window};
+    #[derive(Debug)]
+    struct GrowsOnDupacks;
+    impl CongestionControl for GrowsOnDupacks {
+        fn name(&self) -> &'static str {
+            "newreno"
+        }
+        fn on_ack(&mut self, _: &AckSample, w: &mut Window, cx: &mut Ctx) {
+            w.cwnd += cx.mss_f();
+        }
+        fn on_loss(&mut self, _: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
+            w.ssthresh = 2.0 * cx.mss_f();
+            w.cwnd = cx.mss_f();
+            Verdict::None
+        }
+    }
+    let info = CcConfig::default_for("newreno").unwrap().info();
+    let failures = wtcp_cc::contract::run_all(info, &|| Box::new(GrowsOnDupacks), 1);
+    let names: Vec<_> = failures.iter().map(|f| f.0).collect();
+    assert_eq!(names, ["duplicate_acks_alone_never_grow_the_window"], "{failures:?}");
 }

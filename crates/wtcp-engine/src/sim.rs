@@ -156,7 +156,7 @@ impl<'s> World<'s> {
             .map(|(i, f)| {
                 let state = match &f.app {
                     FlowApp::Tcp(t) => {
-                        let sender = Sender::new(i as u32, f.src as u32, f.dst as u32, t.tcp.clone(), t.cc.build(), t.bytes);
+                        let sender = Sender::new(i as u32, f.src as u32, f.dst as u32, t.tcp.clone(), t.cc.build_for(i as u32), t.bytes);
                         let receiver = Receiver::new(i as u32, f.dst as u32, f.src as u32, &t.tcp, t.cc.build_receiver());
                         FlowState::Tcp(Box::new(TcpFlow { sender, receiver, oracle: Oracle::new(t.tcp.mss), counters: TcpCounters::default() }))
                     }

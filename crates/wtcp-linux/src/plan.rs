@@ -57,6 +57,9 @@ pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, Scenar
             }
             FlowApp::Tcp(t) => {
                 let name = t.cc.name();
+                if matches!(t.cc, wtcp_cc::CcConfig::User(_)) {
+                    return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{name}`, an algorithm registered from Python; the linux engine runs the kernel's own algorithms; allowed: {} (the kernel's tcp_available_congestion_control)", available.join(", "))));
+                }
                 let kernel = KERNEL_NAMES.iter().find(|(w, _)| *w == name).map(|(_, k)| *k).unwrap_or(name);
                 if !available.iter().any(|a| a == kernel) {
                     return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{name}`; the kernel has no such congestion control; allowed: {} (the kernel's tcp_available_congestion_control; newreno runs as reno)", available.join(", "))));

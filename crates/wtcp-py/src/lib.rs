@@ -4,7 +4,10 @@
 //! applies its stop request and limits, and, on the main thread at most every
 //! `SIGNAL_CHECK`, briefly takes the GIL to run Python's signal handlers (so Ctrl-C
 //! raises `KeyboardInterrupt` within a fraction of a second). Nothing else calls into
-//! Python during a run.
+//! Python during a run, except an algorithm written in Python (`user_cc`): a run with one
+//! keeps the GIL and calls its hooks.
+
+mod user_cc;
 
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -38,6 +41,13 @@ create_exception!(
     RunStopped,
     PyException,
     "A run ended before its end time: `RunControl.stop()` was called, or it exceeded its wall-time or memory limit. Attributes: `reason` (\"stopped\", \"timeout\" or \"memory\"), `sim_seconds` (simulated time reached), `duration_seconds`, `events`."
+);
+
+create_exception!(
+    _core,
+    AlgorithmError,
+    PyRuntimeError,
+    "An algorithm written in Python failed in a run: a hook raised (the exception is the `__cause__`) or left a value the sender cannot take. Attributes: `algorithm`, `flow` (index), `flow_name`, `hook`, `sim_seconds`, `traceback` (text, empty when nothing was raised)."
 );
 
 create_exception!(
@@ -142,6 +152,8 @@ enum Halt {
     Signal(PyErr),
     /// Writing the packet capture failed (its error is raised instead).
     Capture,
+    /// An algorithm written in Python failed (`AlgorithmError` is raised instead).
+    Algorithm,
 }
 
 fn scenario_err(e: CoreScenarioError) -> PyErr {
@@ -259,6 +271,7 @@ fn stopped_err(py: Python<'_>, halt: Halt, at: Progress, control: Option<&RunCon
     let (reason, message) = match halt {
         Halt::Signal(e) => return e,
         Halt::Capture => unreachable!("a failed capture raises its own error"),
+        Halt::Algorithm => unreachable!("a failed algorithm raises its own error"),
         Halt::Requested => ("stopped", format!("stopped {place}")),
         Halt::Timeout => ("timeout", format!("exceeded the {} s run timeout {place}", secs_text(control.and_then(|c| c.timeout_s).unwrap_or(0.0)))),
         Halt::Memory(held) => (
@@ -325,7 +338,10 @@ fn run<'py>(
     let mut halt = None;
     // An exception from the trace sink, raised at the next poll (or after the run).
     let sink_err: Mutex<Option<PyErr>> = Mutex::new(None);
-    let outcome = py.detach(|| {
+    // A Python algorithm's hooks need the GIL: such a run keeps it.
+    let user = sc.uses_user_algorithms();
+    user_cc::clear_failure();
+    let mut body = || {
         catch_unwind(AssertUnwindSafe(|| {
             let mut last_signal_check = start;
             let poll = |p: Progress| {
@@ -340,6 +356,8 @@ fn run<'py>(
                 shared.peak_heap.fetch_max(held, Relaxed);
                 if capture_failed.as_ref().is_some_and(|f| f.load(Relaxed)) {
                     halt = Some(Halt::Capture);
+                } else if user && user_cc::has_failed() {
+                    halt = Some(Halt::Algorithm);
                 } else if shared.stop.load(Relaxed) {
                     halt = Some(Halt::Requested);
                 } else if memory_limit.is_some_and(|limit| held > limit) {
@@ -372,7 +390,12 @@ fn run<'py>(
             let tap = capture.as_mut().map(|c| c as &mut dyn wtcp_engine::pcap::PacketTap);
             wtcp_engine::run_with(&sc, &mut poll, sink, tap)
         }))
-    });
+    };
+    let outcome = if user { body() } else { py.detach(body) };
+    if let Some(f) = user_cc::take_failure() {
+        let flow_name = sc.flows.get(f.flow as usize).map(|fl| fl.name.clone());
+        return Err(algorithm_err(py, f, flow_name));
+    }
     if let Some(e) = sink_err.into_inner().expect("never poisoned") {
         // The sink failed on the last chunk, after the last poll.
         if matches!(outcome, Ok(Ok(_))) {
@@ -406,6 +429,106 @@ fn run<'py>(
         None => None,
     };
     Ok((result.to_json(), traces))
+}
+
+/// `AlgorithmError` for a Python algorithm's failure.
+fn algorithm_err(py: Python<'_>, f: user_cc::Failure, flow_name: Option<String>) -> PyErr {
+    let secs = f.now as f64 / 1e9;
+    let traceback = match &f.error {
+        None => String::new(),
+        Some(e) => py
+            .import("traceback")
+            .and_then(|tb| tb.call_method1("format_exception", (e.get_type(py), e.value(py), e.traceback(py))))
+            .and_then(|lines| lines.extract::<Vec<String>>())
+            .map(|lines| lines.concat())
+            .unwrap_or_else(|_| e.to_string()),
+    };
+    let what = if f.error.is_some() { format!("raised {}", f.message) } else { f.message.clone() };
+    let flow = match &flow_name {
+        Some(n) => format!("flow {} `{}`", f.flow, n.escape_default()),
+        None => format!("flow {}", f.flow),
+    };
+    let mut message = format!("algorithm `{}`, {flow}, {} at simulated t = {secs:.6} s: {what}", f.algorithm, f.hook);
+    if !traceback.is_empty() {
+        message.push('\n');
+        message.push_str(traceback.trim_end());
+    }
+    let err = AlgorithmError::new_err(message);
+    let v = err.value(py);
+    let _ = v.setattr("algorithm", f.algorithm);
+    let _ = v.setattr("flow", f.flow);
+    let _ = v.setattr("flow_name", flow_name);
+    let _ = v.setattr("hook", f.hook);
+    let _ = v.setattr("sim_seconds", secs);
+    let _ = v.setattr("traceback", traceback);
+    if let Some(e) = f.error {
+        err.set_cause(py, Some(e));
+    }
+    err
+}
+
+/// Register an algorithm written in Python (called by `wtcp.register`, which checks the
+/// class and builds the arguments): `params` as (name, default as text, doc),
+/// `recovery_style` "reno" | "newreno" | "fast_retransmit_only", `hooks` the optional hooks
+/// the class overrides, `make(params) -> instance`, `check(params) -> None | message`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn register_algorithm(
+    name: String,
+    summary: String,
+    reference: String,
+    params: Vec<(String, String, String)>,
+    recovery_style: &str,
+    timeout_collapses_window: bool,
+    hooks: Vec<String>,
+    make: Py<PyAny>,
+    check: Py<PyAny>,
+) -> PyResult<()> {
+    use wtcp_cc::RecoveryStyle;
+    let style = match recovery_style {
+        "reno" => RecoveryStyle::Reno,
+        "newreno" => RecoveryStyle::NewReno,
+        "fast_retransmit_only" => RecoveryStyle::FastRetransmitOnly,
+        other => return Err(PyValueError::new_err(format!("recovery_style is {other:?}; allowed: \"reno\", \"newreno\", \"fast_retransmit_only\""))),
+    };
+    let hooks = user_cc::Hooks::from_names(&hooks).map_err(PyValueError::new_err)?;
+    let def = user_cc::Definition { name, summary, reference, params, style, timeout_collapses_window, hooks, make, check };
+    wtcp_cc::register_user(Arc::new(user_cc::PyAlgorithm::new(def))).map_err(PyValueError::new_err)
+}
+
+/// Remove a registered Python algorithm; False if none had that name.
+#[pyfunction]
+fn unregister_algorithm(name: &str) -> bool {
+    wtcp_cc::unregister_user(name)
+}
+
+/// Run the contract suite (`wtcp_cc::contract`) on a registered algorithm with the
+/// parameters `params` (a dict, JSON-able). Returns one (check, rule, failure or None) per
+/// check; `days` is the length of the overflow check.
+#[pyfunction]
+#[pyo3(signature = (name, params, days = wtcp_cc::contract::DEFAULT_DAYS))]
+fn check_algorithm(py: Python<'_>, name: &str, params: &Bound<'_, PyAny>, days: u32) -> PyResult<Vec<(String, String, Option<String>)>> {
+    let Some(alg) = wtcp_cc::user_algorithm(name) else {
+        return Err(PyValueError::new_err(format!("no algorithm `{name}` is registered")));
+    };
+    let text: String = py.import("json")?.call_method1("dumps", (params,))?.extract()?;
+    let params: serde_json::Value = serde_json::from_str(&text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    alg.check_params(&params).map_err(PyValueError::new_err)?;
+    let info = alg.info();
+    let mut out = Vec::new();
+    for c in wtcp_cc::contract::CHECKS {
+        user_cc::clear_failure();
+        let build = || alg.build(&params, 0);
+        let result = catch_unwind(AssertUnwindSafe(|| (c.run)(info, &build, days)));
+        let failure = match (user_cc::take_failure(), result) {
+            (Some(f), _) => Some(algorithm_err(py, f, None).value(py).to_string()),
+            (None, Ok(Ok(()))) => None,
+            (None, Ok(Err(msg))) => Some(msg),
+            (None, Err(panic)) => Some(panic.downcast_ref::<String>().cloned().unwrap_or_else(|| "the check panicked".into())),
+        };
+        out.push((c.name.to_string(), c.rule.to_string(), failure));
+    }
+    Ok(out)
 }
 
 /// Columnar traces as a dict of tables, each a dict of NumPy arrays (strings as lists).
@@ -461,8 +584,10 @@ fn traces_to_dict<'py>(py: Python<'py>, t: Traces) -> PyResult<Bound<'py, PyDict
 #[pyfunction]
 fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let list = PyList::empty(py);
-    for a in wtcp_cc::catalog() {
+    let users: Vec<_> = wtcp_cc::user_names().into_iter().filter_map(wtcp_cc::user_algorithm).collect();
+    for (a, user) in wtcp_cc::catalog().iter().map(|a| (a, false)).chain(users.iter().map(|u| (u.info(), true))) {
         let d = PyDict::new(py);
+        d.set_item("user", user)?;
         d.set_item("name", a.name)?;
         d.set_item("summary", a.summary)?;
         d.set_item("reference", a.reference)?;
@@ -611,6 +736,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_document, m)?)?;
     m.add_function(wrap_pyfunction!(next_hops, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(register_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(unregister_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(check_algorithm, m)?)?;
+    m.add_class::<user_cc::PyWindow>()?;
+    m.add_class::<user_cc::PyAck>()?;
+    m.add_class::<user_cc::PyCtx>()?;
+    m.add_class::<user_cc::PyLoss>()?;
+    m.add_class::<user_cc::PySignal>()?;
+    m.add_class::<user_cc::PyRate>()?;
+    m.add("AlgorithmError", m.py().get_type::<AlgorithmError>())?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(capacity, m)?)?;
     m.add_class::<RunControl>()?;

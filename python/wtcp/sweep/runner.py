@@ -86,14 +86,20 @@ def _mark(key: str) -> None:
         os.pwrite(_marker_fd, key.encode().ljust(MARKER_BYTES), 0)
 
 
-def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
+def run_batch(jobs: Sequence[Job], algorithms: bytes | None = None) -> list[dict[str, Any]]:
     """Run a batch in this process; one record per job. A run's own error (invalid
-    combination, simulator failure, a limit of `RunLimits`) is caught and returned as a
-    failed record. KeyboardInterrupt propagates with the records of the runs finished
-    before it as its `records` attribute."""
+    combination, simulator failure, a limit of `RunLimits`, an exception in an algorithm
+    written in Python) is caught and returned as a failed record. KeyboardInterrupt
+    propagates with the records of the runs finished before it as its `records`
+    attribute. `algorithms`: the sweep's registered Python algorithms
+    (`wtcp.algorithm.pickled_registrations`), registered here first."""
+    from wtcp.algorithm import AlgorithmError, load_entry_points, register_pickled
     from wtcp.errors import RunStopped, ScenarioError, SimulationError
 
     from wtcp.ns3 import Ns3Unavailable
+
+    load_entry_points()
+    register_pickled(algorithms)
 
     host = platform.node()
     plat = platform.platform()
@@ -136,6 +142,9 @@ def run_batch(jobs: Sequence[Job]) -> list[dict[str, Any]]:
         except RunStopped as e:
             # "exceeded the 30 s run timeout at simulated t = 12.3 s of 200 s"
             rec.update(status="failed", error=str(e), flows=[])
+        except AlgorithmError as e:
+            # The user's traceback is in the message (flow, hook, simulated time first).
+            rec.update(status="failed", error=f"AlgorithmError: {e}", flows=[])
         except (ScenarioError, SimulationError, Ns3Unavailable, _core.LinuxEngineUnavailable, OSError) as e:
             rec.update(status="failed", error=f"{type(e).__name__}: {e}", flows=[])
         except KeyboardInterrupt as e:
@@ -348,7 +357,9 @@ class ProcessPoolExecutor:
     def batch_call(self, batch: Sequence[Job]) -> tuple[Callable[..., list[dict[str, Any]]], tuple[Any, ...]]:
         """The function a worker calls on a batch, and its arguments (a subclass may wrap
         `run_batch`; the function must be importable by the workers)."""
-        return run_batch, (list(batch),)
+        from wtcp.algorithm import pickled_registrations
+
+        return run_batch, (list(batch), pickled_registrations())
 
     def submit(self, batch: Sequence[Job]) -> Any:
         if self._pool is None:  # after `cancel`
@@ -556,7 +567,9 @@ class DaskExecutor:
         self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
 
     def submit(self, batch: Sequence[Job]) -> Any:
-        return self._client.submit(run_batch, list(batch), pure=False, retries=self.retries)
+        from wtcp.algorithm import pickled_registrations
+
+        return self._client.submit(run_batch, list(batch), pickled_registrations(), pure=False, retries=self.retries)
 
     def as_completed(self, futures: Iterable[Any], timeout: float | None = None) -> Iterator[Any]:
         from dask.distributed import wait

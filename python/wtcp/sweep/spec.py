@@ -160,7 +160,9 @@ class Sweep:
         algorithms = doc.get("algorithms", [])
         if not isinstance(algorithms, list) or not all(isinstance(a, str) for a in algorithms):
             raise SweepError("algorithms", "must be a list of algorithm names")
-        known = [a["name"] for a in _core.algorithms()]
+        from wtcp import algorithms as all_algorithms
+
+        known = [a["name"] for a in all_algorithms()]
         for i, a in enumerate(algorithms):
             if a not in known:
                 raise SweepError(f"algorithms.{i}", f"unknown algorithm `{a}`; allowed: {', '.join(known)}")

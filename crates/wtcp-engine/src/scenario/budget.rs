@@ -389,7 +389,11 @@ pub fn estimate(sc: &Scenario, entry_of: &[usize], traces: TraceStore) -> Estima
                 }
                 let n = *cc_vars.entry(t.cc.name()).or_insert_with(|| {
                     let mut out = Vec::new();
-                    CcConfig::default_for(t.cc.name()).map(|c| c.build().trace_vars(&mut out)).ok();
+                    // A user algorithm is not built (run) to count its variables: its traces
+                    // are not in the estimate (docs/new-algorithm.md says so).
+                    if !matches!(t.cc, CcConfig::User(_)) {
+                        CcConfig::default_for(t.cc.name()).map(|c| c.build().trace_vars(&mut out)).ok();
+                    }
                     out.len()
                 });
                 vars_total += n as f64;

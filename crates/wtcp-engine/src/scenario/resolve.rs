@@ -263,6 +263,12 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// A flow runs an algorithm registered at run time (`wtcp_cc::user`): its hooks call
+    /// back into the code that registered it.
+    pub fn uses_user_algorithms(&self) -> bool {
+        self.flows.iter().any(|f| matches!(&f.app, FlowApp::Tcp(t) if matches!(t.cc, CcConfig::User(_))))
+    }
+
     /// Parse TOML text and apply `--set` style overrides (`path`, `value text`).
     pub fn from_toml_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
         Self::from_toml_str_with(text, overrides, TraceStore::Memory)

@@ -1,0 +1,517 @@
+"""Congestion control written in Python (`wtcp.Algorithm`): it goes through the same sender
+as the built-ins (a Python NewReno's results are the built-in's, bit for bit), its
+exceptions end one run with the user's traceback and leave a sweep going, its parameters
+are checked like the built-ins', the contract suite runs on it, and every byte still
+arrives exactly once whatever windows it chooses."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import run_cli, without_wall
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wtcp
+from wtcp import ScenarioError
+from wtcp.algorithm import AlgorithmError, ContractViolation, InvalidAlgorithm
+from wtcp.reference_algorithms import PyNewReno
+
+ROOT = Path(__file__).resolve().parents[2]
+SIMPLE2 = wtcp.builtin_scenario_path("reference-simple2")
+TWO_HOP = wtcp.builtin_scenario_path("two-hop-wireless")
+
+
+@pytest.fixture(autouse=True)
+def registered():
+    wtcp.register(PyNewReno)
+    yield
+    for name in list(wtcp.registered()):
+        wtcp.unregister(name)
+
+
+def on_every_tcp_flow(sc: wtcp.Scenario, cc: str, params: dict | None = None) -> wtcp.Scenario:
+    pairs: dict = {}
+    for i, f in enumerate(sc.document.get("flows", [])):
+        if "rate_mbps" not in f:
+            pairs[f"flows.{i}.cc"] = cc
+            if params is not None:
+                pairs[f"flows.{i}.cc_params"] = params
+    return sc.with_overrides(pairs)
+
+
+def comparable(result: wtcp.Result, cc: str) -> dict:
+    metrics = without_wall(result.to_json())
+    for f in metrics["flows"]:
+        if f["kind"] == "tcp":
+            assert f["cc"] == cc
+            f["cc"] = "-"
+    return metrics
+
+
+# --- the same sender -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "scenario, profile, params, seconds",
+    [
+        ("reference-simple2", None, None, 60),
+        ("two-hop-wireless", None, None, 60),
+        ("wifi-one-hop", "ns3", {"halve": "pipe", "ecn": True}, 30),
+        ("dumbbell-reverse-udp", "ns2", {"halve": "cwnd", "ecn": False}, 60),
+        ("wifi-aqm", None, None, 30),
+    ],
+)
+def test_a_python_newreno_gives_the_builtin_results_bit_for_bit(scenario, profile, params, seconds):
+    sc = wtcp.load(wtcp.builtin_scenario_path(scenario)).set("run.duration_s", seconds)
+    if profile:
+        sc = sc.set("profile", profile)
+    rust = on_every_tcp_flow(sc, "newreno", params).run(trace_interval_ms=100)
+    python = on_every_tcp_flow(sc, "py_newreno", params).run(trace_interval_ms=100)
+    assert comparable(python, "py_newreno") == comparable(rust, "newreno")
+    assert rust.flows["fast_retransmits"].sum() + rust.flows["timeouts"].sum() > 0  # the loss paths ran
+    for table in ("flows", "queues", "losses", "drops"):
+        a, b = getattr(rust.traces, table), getattr(python.traces, table)
+        assert a.drop(columns=["cc"], errors="ignore").equals(b.drop(columns=["cc"], errors="ignore")), table
+
+
+def test_the_python_algorithm_is_the_one_that_ran():
+    # A Python NewReno that halves to a third differs: the sender did call it.
+    class Third(PyNewReno):
+        name = "third"
+
+        def on_loss(self, loss, w, cx):
+            w.ssthresh = max(cx.flight_size / 3.0, 2.0 * cx.mss)
+            w.cwnd = w.ssthresh if loss.kind == "fast_retransmit" else float(cx.mss)
+
+    wtcp.register(Third)
+    sc = wtcp.load(SIMPLE2)
+    assert sc.set("flows.0.cc", "third").run().flows.goodput_mbps[0] != sc.set("flows.0.cc", "py_newreno").run().flows.goodput_mbps[0]
+
+
+class Traced(PyNewReno):
+    name = "traced"
+
+    def init(self, w, cx):
+        super().init(w, cx)
+        self.losses = 0
+
+    def on_loss(self, loss, w, cx):
+        super().on_loss(loss, w, cx)
+        self.losses += 1
+        return "wireless" if loss.kind == "timeout" else "congestion"
+
+    def trace_vars(self):
+        return {"losses": float(self.losses)}
+
+
+def test_trace_vars_and_verdicts_reach_the_results():
+    wtcp.register(Traced)
+    r = wtcp.load(TWO_HOP).set("flows.0.cc", "traced").set("run.duration_s", 60).run(trace_interval_ms=500)
+    cc = r.traces.cc
+    assert set(cc["name"]) == {"losses"}
+    assert cc["value"].is_monotonic_increasing and cc["value"].iloc[-1] > 0
+    f = r.flows.iloc[0]
+    assert f.verdict_congestion == f.fast_retransmits and f.verdict_wireless == f.timeouts
+
+
+# --- failures end one run ---------------------------------------------------------------
+
+
+class Raises(PyNewReno):
+    name = "raises"
+    params = {**PyNewReno.params, "after_s": 2.0}
+
+    def on_ack(self, ack, w, cx):
+        if cx.now > self.after_s * 1e9:
+            return 1 / 0  # the user's bug
+        super().on_ack(ack, w, cx)
+
+
+def test_an_exception_ends_the_run_with_the_users_traceback_flow_and_time():
+    wtcp.register(Raises)
+    with pytest.raises(AlgorithmError) as info:
+        wtcp.load(SIMPLE2).set("flows.0.cc", "raises").run()
+    e = info.value
+    assert (e.algorithm, e.flow, e.flow_name, e.hook) == ("raises", 0, "bulk", "on_ack")
+    assert 2.0 < e.sim_seconds < 2.1
+    assert isinstance(e.__cause__, ZeroDivisionError)
+    assert "return 1 / 0  # the user's bug" in e.traceback and "ZeroDivisionError" in e.traceback
+    assert str(e).startswith("algorithm `raises`, flow 0 `bulk`, on_ack at simulated t = 2.0")
+
+
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        ("w.cwnd = math.nan", "left w.cwnd = NaN; allowed: a finite number of bytes > 0"),
+        ("w.cwnd = -1.0", "left w.cwnd = -1; allowed"),
+        ("w.ssthresh = 0.0", "left w.ssthresh = 0; allowed: bytes > 0"),
+        ("w.pacing_rate = math.inf", "left w.pacing_rate = inf; allowed: None or a finite rate"),
+        ("w.cwnd = 'big'", "TypeError"),
+        ("pass", None),
+    ],
+)
+def test_a_window_the_sender_cannot_take_ends_the_run(body, says):
+    namespace = {"math": math, "PyNewReno": PyNewReno}
+    exec(textwrap.dedent(f"""
+        class Bad(PyNewReno):
+            name = "bad"
+            def on_ack(self, ack, w, cx):
+                {body}
+    """), namespace)
+    wtcp.register(namespace["Bad"])
+    if says is None:  # the control: the class runs when the body is harmless
+        wtcp.load(SIMPLE2).set("flows.0.cc", "bad").run()
+        return
+    with pytest.raises(AlgorithmError, match="on_ack") as info:
+        wtcp.load(SIMPLE2).set("flows.0.cc", "bad").run()
+    assert says in str(info.value)
+
+
+def test_a_loss_response_that_sets_no_ssthresh_ends_the_run():
+    class NoSsthresh(PyNewReno):
+        name = "no_ssthresh"
+
+        def on_loss(self, loss, w, cx):
+            w.cwnd = float(cx.mss)
+
+    wtcp.register(NoSsthresh)
+    with pytest.raises(AlgorithmError, match="on_loss at simulated .* left w.ssthresh = inf; allowed: a finite number of bytes > 0"):
+        wtcp.load(SIMPLE2).set("flows.0.cc", "no_ssthresh").run()
+
+
+def test_an_unknown_verdict_and_a_failing_constructor_end_the_run():
+    class Verdict(PyNewReno):
+        name = "verdict"
+
+        def on_loss(self, loss, w, cx):
+            super().on_loss(loss, w, cx)
+            return "maybe"
+
+    class Init(PyNewReno):
+        name = "init_fails"
+
+        def __init__(self, **params):
+            raise RuntimeError("no state for you")
+
+    wtcp.register(Verdict)
+    wtcp.register(Init)
+    with pytest.raises(AlgorithmError, match='on_loss .* returned \'maybe\'; allowed: None, "none", "congestion", "wireless"'):
+        wtcp.load(SIMPLE2).set("flows.0.cc", "verdict").run()
+    with pytest.raises(AlgorithmError, match="__init__ at simulated t = 0.000000 s: raised RuntimeError: no state for you"):
+        wtcp.load(SIMPLE2).set("flows.0.cc", "init_fails").run()
+
+
+def test_a_failed_run_leaves_the_next_run_clean():
+    wtcp.register(Raises)
+    sc = wtcp.load(SIMPLE2)
+    with pytest.raises(AlgorithmError):
+        sc.set("flows.0.cc", "raises").run()
+    assert sc.set("flows.0.cc", "py_newreno").run().flows.goodput_mbps[0] > 1.0
+
+
+SWEEP_ALGORITHMS = """
+import wtcp
+from wtcp.reference_algorithms import PyNewReno
+
+class SweepRaises(PyNewReno):
+    name = "sweep_raises"
+    def on_loss(self, loss, w, cx):
+        raise ValueError("lost my way")
+"""
+
+
+@pytest.mark.parametrize("executor", ["inline", "pool"])
+def test_a_sweep_stores_a_failed_run_and_goes_on(tmp_path, executor):
+    pytest.importorskip("duckdb")
+    from wtcp.sweep import InlineExecutor, ProcessPoolExecutor, Sweep, run_sweep
+
+    # Defined in no importable module: the pool's workers get it by value (cloudpickle).
+    namespace: dict = {}
+    exec(SWEEP_ALGORITHMS, namespace)
+    wtcp.register(namespace["SweepRaises"])
+    sweep = Sweep.from_dict({
+        "name": "py", "scenario": "two-hop-wireless", "algorithms": ["py_newreno", "sweep_raises", "newreno"],
+        "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0}, "grid": {"links.1.ab.loss.rate": [0.01, 0.02]},
+    })
+    ex = InlineExecutor() if executor == "inline" else ProcessPoolExecutor(workers=2)
+    try:
+        outcome = run_sweep(sweep, tmp_path / "s.duckdb", ex)
+    finally:
+        ex.close()
+    assert outcome.line() == "6 runs: 4 done, 0 skipped, 2 failed"
+    store = wtcp.open_store(tmp_path / "s.duckdb")
+    runs = store.runs()
+    failed = runs[runs.status == "failed"]
+    assert len(failed) == 2
+    for error in failed.error:
+        assert error.startswith("AlgorithmError: algorithm `sweep_raises`, flow 0 `bulk`, on_loss at simulated t =")
+        assert "Traceback (most recent call last):" in error and ", line 8, in on_loss\nValueError: lost my way" in error
+    flows = store.flows()
+    by = flows.groupby("cc").goodput_mbps.apply(list).to_dict()
+    assert by["py_newreno"] == by["newreno"]  # the same runs, in a worker too
+
+
+# --- parameters and registration -------------------------------------------------------
+
+
+def test_parameters_are_checked_before_the_run_and_reach_the_instance():
+    class Beta(PyNewReno):
+        name = "beta"
+        params = {**PyNewReno.params, "beta": 0.5, "rounds": 3}
+
+        def init(self, w, cx):
+            super().init(w, cx)
+            assert isinstance(self.beta, float) and self.beta == 2.0 and self.rounds == 3
+
+    wtcp.register(Beta)
+    sc = wtcp.load(SIMPLE2).set("flows.0.cc", "beta")
+    sc.set("flows.0.cc_params", {"beta": 2}).run()  # an integer for a float parameter
+    cases = [
+        ({"betta": 0.5}, "unknown parameter `betta` (algorithm `beta`); allowed: halve, ecn, beta, rounds"),
+        ({"beta": "x"}, '`beta` is "x" (algorithm `beta`); allowed: a finite number, default 0.5'),
+        ({"rounds": 2.5}, "`rounds` is 2.5 (algorithm `beta`); allowed: a finite number (whole), default 3"),
+        ({"ecn": 1}, "`ecn` is 1 (algorithm `beta`); allowed: a boolean, default true"),
+        ({"halve": "all"}, "`halve` is 'all'; allowed: 'flight_size', 'cwnd', 'pipe'"),
+    ]
+    for params, says in cases:
+        with pytest.raises(ScenarioError) as info:
+            sc.set("flows.0.cc_params", params)
+        assert info.value.path == "flows.0.cc_params" and says in str(info.value)
+
+
+def test_an_unregistered_name_is_refused_with_the_registered_ones_listed():
+    with pytest.raises(ScenarioError, match="unknown algorithm `py_newrenoo` \\(did you mean py_newreno\\?\\)"):
+        wtcp.load(SIMPLE2).set("flows.0.cc", "py_newrenoo")
+    wtcp.unregister("py_newreno")
+    with pytest.raises(ScenarioError, match="unknown algorithm `py_newreno`"):
+        wtcp.load(SIMPLE2).set("flows.0.cc", "py_newreno")
+
+
+@pytest.mark.parametrize(
+    "attrs, says",
+    [
+        ({"name": "cubic"}, "a built-in algorithm"),
+        ({"name": "My-CC"}, "allowed: 1-40 lowercase letters"),
+        ({"name": "class"}, "allowed: 1-40 lowercase letters"),
+        ({"name": "ok", "recovery_style": "tahoe"}, "recovery_style is 'tahoe'; allowed: 'reno', 'newreno', 'fast_retransmit_only'"),
+        ({"name": "ok", "params": {"x": [1]}}, "params['x'] is [1]; allowed: a bool, a finite number or a string"),
+        ({"name": "ok", "params": {"x": math.nan}}, "allowed: a bool, a finite number or a string"),
+    ],
+)
+def test_a_class_that_cannot_run_is_refused_at_registration(attrs, says):
+    cls = type("Cls", (PyNewReno,), attrs)
+    with pytest.raises(InvalidAlgorithm, match=None) as info:
+        wtcp.register(cls)
+    assert says in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_on_ack_and_on_loss_are_required():
+    class NoLoss(wtcp.Algorithm):
+        name = "noloss"
+
+        def on_ack(self, ack, w, cx):
+            pass
+
+    with pytest.raises(InvalidAlgorithm, match="does not define on_loss"):
+        wtcp.register(NoLoss)
+    with pytest.raises(InvalidAlgorithm, match="not a subclass of wtcp.Algorithm"):
+        wtcp.register(object)
+
+
+def test_the_other_engines_refuse_a_python_algorithm_by_field():
+    from wtcp.ns3.translate import plan
+
+    sc = wtcp.load(SIMPLE2).set("flows.0.cc", "py_newreno")
+    with pytest.raises(ScenarioError) as info:
+        plan(sc.with_engine_profile("ns3")[0].document)
+    assert info.value.path == "flows.0.cc" and "py_newreno" in str(info.value)
+    try:
+        sc.check_linux()
+    except wtcp.LinuxEngineUnavailable:
+        pytest.skip("no root, namespaces or TUN here")
+    except ScenarioError as e:
+        assert e.path == "flows.0.cc" and "registered from Python" in str(e)
+    else:
+        pytest.fail("the linux engine took a Python algorithm")
+
+
+def test_algorithms_lists_a_registered_class_as_a_user_algorithm():
+    listed = {a["name"]: a for a in wtcp.algorithms()}
+    assert listed["py_newreno"]["user"] and not listed["newreno"]["user"]
+    assert [p["name"] for p in listed["py_newreno"]["params"]] == ["halve", "ecn"]
+
+
+# --- the contract suite -----------------------------------------------------------------
+
+
+def test_the_contract_suite_passes_a_python_newreno_and_catches_a_broken_one():
+    checks = wtcp.check_algorithm(PyNewReno, days=1)
+    assert [c.name for c in checks] == [
+        "slow_start_grows_the_window", "a_timeout_collapses_the_window", "repeated_timeouts_hold_ssthresh",
+        "the_window_stays_in_bounds", "duplicate_acks_alone_never_grow_the_window", "identical_input_gives_identical_behaviour",
+    ]
+    assert all(c.ok for c in checks)
+
+    class GrowsOnDupacks(PyNewReno):
+        name = "grows_on_dupacks"
+
+        def on_ack(self, ack, w, cx):
+            w.cwnd += cx.mss
+
+    class Random(PyNewReno):
+        name = "nondeterministic"
+
+        def on_ack(self, ack, w, cx):
+            w.cwnd = random.uniform(1, 100) * cx.mss
+
+    checks = wtcp.check_algorithm(GrowsOnDupacks, days=1, strict=False)
+    assert [c.name for c in checks if not c.ok] == ["duplicate_acks_alone_never_grow_the_window"]
+    with pytest.raises(ContractViolation, match="identical_input_gives_identical_behaviour"):
+        wtcp.check_algorithm(Random, days=1)
+
+
+def test_the_contract_suite_reports_an_exception_as_a_failed_check():
+    class Fails(PyNewReno):
+        name = "fails"
+
+        def on_loss(self, loss, w, cx):
+            raise KeyError("ssthresh")
+
+    checks = {c.name: c for c in wtcp.check_algorithm(Fails, days=1, strict=False)}
+    assert checks["slow_start_grows_the_window"].ok
+    failure = checks["a_timeout_collapses_the_window"].failure
+    assert "on_loss" in failure and "KeyError: 'ssthresh'" in failure
+
+
+# --- exactly once, whatever the algorithm does ----------------------------------------
+
+
+class Chaos(wtcp.Algorithm):
+    """Random windows and pacing from a seeded stream: an adversary for the sender."""
+
+    name = "chaos"
+    params = {"seed": 0}
+
+    def init(self, w, cx):
+        self.rng = random.Random(self.seed)
+
+    def pick(self, w, cx, loss=False):
+        r = self.rng
+        w.cwnd = r.choice([0.01, 0.5, 1.0, 2.0, r.uniform(1, 64)]) * cx.mss
+        finite = r.uniform(0.01, 64) * cx.mss
+        w.ssthresh = finite if loss else r.choice([math.inf, finite])
+        w.pacing_rate = r.choice([None, None, r.uniform(1e4, 1e7)])
+
+    def on_ack(self, ack, w, cx):
+        if self.rng.random() < 0.3:
+            self.pick(w, cx)
+
+    def on_loss(self, loss, w, cx):
+        self.pick(w, cx, loss=True)
+        return self.rng.choice([None, "congestion", "wireless"])
+
+    def on_recovery_exit(self, w, cx):
+        self.pick(w, cx)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 2**31),
+    nbytes=st.integers(1, 300_000),
+    loss=st.floats(0.0, 0.08),
+    sack=st.booleans(),
+    ack_loss=st.booleans(),
+)
+def test_every_byte_arrives_exactly_once_under_a_random_python_algorithm(seed, nbytes, loss, sack, ack_loss):
+    wtcp.register(Chaos)
+    sc = wtcp.load(TWO_HOP).with_overrides({
+        "run.duration_s": 900.0, "run.measure_from_s": 0.0, "run.seed": seed % 1000,
+        "flows.0.cc": "chaos", "flows.0.cc_params": {"seed": seed}, "flows.0.bytes": nbytes,
+        "links.1.ab.loss.rate": loss, "links.1.ab.loss_applies_to": "all" if ack_loss else "data", "tcp.sack": sack,
+    })
+    first = sc.run()
+    f = first.flows.iloc[0]
+    assert f.delivered_bytes == nbytes
+    assert f.unnecessary_retransmissions <= f.retransmitted_segments <= f.segments_sent
+    assert math.isfinite(f.fct_s)
+    assert without_wall(sc.run().to_json()) == without_wall(first.to_json())  # deterministic
+
+
+# --- entry points and the command line --------------------------------------------------
+
+
+PLUGIN = """
+import wtcp
+from wtcp.reference_algorithms import PyNewReno
+
+class PlugNewReno(PyNewReno):
+    name = "plug_newreno"
+    summary = "[bold]markup[/bold] \\x1b[31m stays text"
+
+class PlugRaises(PyNewReno):
+    name = "plug_raises"
+    def on_ack(self, ack, w, cx):
+        raise RuntimeError("plug-in bug")
+"""
+
+
+def plugin_env(tmp_path: Path) -> dict:
+    (tmp_path / "wtcp_plug.py").write_text(PLUGIN, encoding="utf-8")
+    dist = tmp_path / "wtcp_plug-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: wtcp-plug\nVersion: 0.1\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text("[wtcp.algorithms]\nplug_newreno = wtcp_plug:PlugNewReno\nplug_raises = wtcp_plug:PlugRaises\n", encoding="utf-8")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+
+
+def test_an_entry_point_algorithm_runs_from_the_command_line(tmp_path):
+    env = plugin_env(tmp_path)
+    cli = [sys.executable, "-m", "wtcp.cli"]
+    listed = json.loads(subprocess.run([*cli, "algorithms", "--json"], env=env, capture_output=True, text=True, check=True).stdout)
+    assert {a["name"]: a["user"] for a in listed}["plug_newreno"] is True
+    shown = subprocess.run([*cli, "algorithms"], env={**env, "COLUMNS": "200"}, capture_output=True, text=True, check=True).stdout
+    assert "[bold]markup[/bold] \\x1b[31m stays text" in shown and "\x1b" not in shown
+    ran = subprocess.run([*cli, "run", str(SIMPLE2), "--set", "flows.0.cc=plug_newreno", "--json"], env=env, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["flows"][0]["cc"] == "plug_newreno"
+    bad = subprocess.run([*cli, "run", str(SIMPLE2), "--set", "flows.0.cc=plug_raises"], env=env, capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: algorithm `plug_raises`, flow 0 `bulk`, on_ack at simulated t =")
+    assert 'raise RuntimeError("plug-in bug")' in bad.stderr and "RuntimeError: plug-in bug" in bad.stderr
+
+
+def test_without_the_plugin_the_command_line_names_the_field():
+    r = run_cli("run", str(SIMPLE2), "--set", "flows.0.cc=plug_newreno")
+    assert r.returncode == 2 and "flows.0.cc: unknown algorithm `plug_newreno`" in r.stderr
+
+
+# --- the guide ----------------------------------------------------------------------------
+
+
+def test_the_guides_python_example_runs(capsys):
+    guide = (ROOT / "docs" / "new-algorithm.md").read_text(encoding="utf-8")
+    section = guide.split("## In Python, without a rebuild", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/new-algorithm.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["newreno", "py_aimd"]
+    assert all(float(line.split()[1]) > 0.5 for line in lines)
+    with pytest.raises(ScenarioError, match="allowed: a > 0 and 0 < b < 1"):
+        wtcp.load(TWO_HOP).set("flows.0.cc", "py_aimd").set("flows.0.cc_params", {"b": 1.5})
+
+
+def test_the_readmes_python_example_runs(capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (code,) = [b for b in readme.split("```python\n")[1:] if "class Halver" in b]
+    exec(compile(code.split("```", 1)[0], "README.md", "exec"), {})
+    assert float(capsys.readouterr().out) > 0.5
