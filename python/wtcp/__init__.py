@@ -39,12 +39,17 @@ __all__ = [
 
 def algorithms() -> list[dict]:
     """Every congestion-control algorithm: name, summary, reference, params (each a dict
-    of name, unit, default, doc) and `user` (True for one registered from Python)."""
+    of name, unit, default, doc), `user` (True for one registered from Python) and
+    `family` (as `wtcp algorithms` groups them, `wtcp.families`)."""
     from wtcp import _core
     from wtcp.algorithm import load_entry_points
+    from wtcp.families import family_of
 
     load_entry_points()
-    return _core.algorithms()
+    listed = _core.algorithms()
+    for a in listed:
+        a["family"] = family_of(a["name"], a["user"])
+    return listed
 
 
 def open_store(path):

@@ -38,12 +38,15 @@ use in every process.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import keyword
+import marshal
 import math
 import re
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from wtcp import _core
@@ -171,32 +174,39 @@ def _fits(default: Any, value: Any) -> bool:
 
 
 def _checker(cls: type[Algorithm]):
+    """`check(params) -> None | (key, message)`: the key below `cc_params` ("" for the
+    table) and what is wrong, for the scenario error the core raises."""
     defaults = dict(cls.params)
 
-    def check(params: Mapping[str, Any]) -> str | None:
+    def check(params: Mapping[str, Any]) -> tuple[str, str] | None:
         for key, value in params.items():
             if key not in defaults:
                 allowed = ", ".join(defaults) or "none (the algorithm takes no parameters)"
-                return f"unknown parameter `{key}` (algorithm `{cls.name}`); allowed: {allowed}"
+                return key, f"unknown parameter; allowed: {allowed}"
             if not _fits(defaults[key], value):
                 kind = _kind(defaults[key]) + (" (whole)" if isinstance(defaults[key], int) and not isinstance(defaults[key], bool) else "")
-                return f"`{key}` is {_describe(value)} (algorithm `{cls.name}`); allowed: {kind}, default {_describe(defaults[key])}"
-        return cls.check_params({**defaults, **params})
+                return key, f"is {_describe(value)}; allowed: {kind}, default {_describe(defaults[key])}"
+        refused = cls.check_params(_merged(defaults, params))
+        return None if refused is None else ("", str(refused))
 
     return check
+
+
+def _merged(defaults: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
+    """The defaults with `params` over them; a float parameter given as an integer is still a
+    float (the arithmetic of a run must not depend on how the number was written)."""
+    merged = {**defaults, **params}
+    for key, default in defaults.items():
+        if isinstance(default, float) and not isinstance(merged[key], bool):
+            merged[key] = float(merged[key])
+    return merged
 
 
 def _maker(cls: type[Algorithm]):
     defaults = dict(cls.params)
 
     def make(params: Mapping[str, Any]) -> Algorithm:
-        merged = {**defaults, **params}
-        # A float parameter given as an integer is still a float (the arithmetic of a run
-        # must not depend on how the number was written).
-        for key, default in defaults.items():
-            if isinstance(default, float) and not isinstance(merged[key], bool):
-                merged[key] = float(merged[key])
-        return cls(**merged)
+        return cls(**_merged(defaults, params))
 
     return make
 
@@ -223,8 +233,11 @@ def _check_class(cls: Any) -> None:
     if not isinstance(cls.params, Mapping):
         raise InvalidAlgorithm(f"{cls.__qualname__}.params is {type(cls.params).__name__}; allowed: a dict of parameter name -> default")
     for key, default in cls.params.items():
-        if not isinstance(key, str) or not key.isidentifier():
+        if not isinstance(key, str) or not key.isidentifier() or keyword.iskeyword(key):
             raise InvalidAlgorithm(f"{cls.__qualname__}.params has the key {key!r}; allowed: Python identifiers")
+        if hasattr(Algorithm, key) or callable(getattr(cls, key, None)):
+            # Each parameter becomes an attribute of the instance: it would hide this one.
+            raise InvalidAlgorithm(f"{cls.__qualname__}.params has the key {key!r}, the name of a method or of wtcp.Algorithm's attributes; allowed: another name")
         if not isinstance(default, (bool, int, float, str)) or (isinstance(default, float) and not math.isfinite(default)):
             raise InvalidAlgorithm(f"{cls.__qualname__}.params[{key!r}] is {default!r}; allowed: a bool, a finite number or a string")
 
@@ -278,15 +291,51 @@ def load_entry_points() -> None:
             warnings.warn(f"wtcp: entry point {ep.name} = {ep.value} ({ENTRY_POINT_GROUP}) not loaded: {type(e).__name__}: {e}", stacklevel=2)
 
 
-def pickled_registrations() -> bytes | None:
-    """The registered classes, pickled for a sweep's workers (None if there are none)."""
+def pickled_registrations(names: Iterable[str]) -> bytes | None:
+    """The registered classes of `names` (the others are built-ins or unknown), pickled
+    for a sweep's workers; None if there are none. Raises `InvalidAlgorithm` for a class
+    cloudpickle cannot pickle."""
     with _lock:
-        classes = list(_registered.values())
+        classes = [_registered[n] for n in sorted(set(names)) if n in _registered]
     if not classes:
         return None
     import cloudpickle
 
-    return cloudpickle.dumps(classes)
+    try:
+        return cloudpickle.dumps(classes)
+    except Exception as e:  # noqa: BLE001 - any pickling failure: say which class
+        raise InvalidAlgorithm(
+            f"the sweep's worker processes cannot receive {', '.join(c.__qualname__ for c in classes)}: {type(e).__name__}: {e}; "
+            "allowed: a class cloudpickle can pickle (no locks, open files or sockets in class attributes), or run the sweep in this process (--workers 1)"
+        ) from e
+
+
+@functools.lru_cache(maxsize=None)
+def fingerprint(cls: type[Algorithm]) -> str:
+    """A hash of the class's code (the compiled code of its methods and its other class
+    attributes, and those of its bases below wtcp.Algorithm), which a sweep puts in its
+    store keys: results stored by an earlier version of a class are not taken for this
+    one's. Code moved to other lines counts as changed; a change to a function outside
+    the class does not."""
+    h = hashlib.sha256()
+    for c in cls.__mro__:
+        if c is Algorithm or not issubclass(c, Algorithm):
+            break
+        for key, value in sorted(vars(c).items()):
+            if key in ("__dict__", "__weakref__", "__module__", "__qualname__", "__doc__"):
+                continue
+            value = getattr(value, "__func__", value)  # classmethod, staticmethod
+            code = getattr(value, "__code__", None)
+            h.update(key.encode() + b"\0")
+            h.update(marshal.dumps(code) if code is not None else repr(value).encode())
+    return h.hexdigest()[:16]
+
+
+def fingerprints(names: Iterable[str]) -> dict[str, str]:
+    """`fingerprint` of each registered Python algorithm among `names`."""
+    with _lock:
+        classes = {n: _registered[n] for n in set(names) if n in _registered}
+    return {n: fingerprint(c) for n, c in sorted(classes.items())}
 
 
 def register_pickled(payload: bytes | None) -> None:

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wtcp import families
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
@@ -79,12 +81,7 @@ class Style:
 
 
 # Families of the registered algorithms, in legend order (the demo's panels).
-FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Loss-based baselines", ("newreno", "reno", "cubic")),
-    ("Delay- and model-based", ("vegas", "veno", "bbr")),
-    ("Bandwidth estimation and loss differentiation", ("westwood", "westwoodplus", "jersey", "newjersey", "prairie", "jtcp")),
-    ("The five papers' schemes", ("taichung", "acc", "clap", "ewr", "njplus", "dynamic")),
-)
+FAMILIES = families.FAMILIES
 
 # Shared colours: reno/ewr, cubic/jersey, vegas/jtcp, veno/dynamic, bbr/acc,
 # westwood/taichung, westwoodplus/njplus, prairie/clap. No pair appears together in a

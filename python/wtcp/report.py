@@ -218,7 +218,16 @@ def print_scenarios(console: Console, items: Sequence[tuple[str, str]]) -> None:
 
 
 def print_algorithms(console: Console, algorithms: Sequence[Mapping[str, Any]]) -> None:
-    for alg in algorithms:
+    """Each algorithm with its parameters, grouped by family (`wtcp.families`)."""
+    from wtcp.families import FAMILIES, OTHER, USER
+
+    order = [f for f, _ in FAMILIES] + [OTHER, USER]
+    ranked = sorted(algorithms, key=lambda a: order.index(a["family"]) if a.get("family") in order else len(order))
+    family = None
+    for alg in ranked:
+        if alg.get("family") != family:
+            family = alg.get("family")
+            console.rule(f"[bold]{markup_safe(family or OTHER)}[/bold]", align="left")
         # A user algorithm's strings come from its class: shown, never read as markup.
         console.print(f"[bold]{markup_safe(alg['name'])}[/bold]  {markup_safe(alg['summary'])}")
         console.print(f"  reference: {markup_safe(alg['reference'])}", highlight=False)

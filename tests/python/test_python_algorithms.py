@@ -210,12 +210,138 @@ def test_an_unknown_verdict_and_a_failing_constructor_end_the_run():
         wtcp.load(SIMPLE2).set("flows.0.cc", "init_fails").run()
 
 
-def test_a_failed_run_leaves_the_next_run_clean():
-    wtcp.register(Raises)
-    sc = wtcp.load(SIMPLE2)
-    with pytest.raises(AlgorithmError):
-        sc.set("flows.0.cc", "raises").run()
-    assert sc.set("flows.0.cc", "py_newreno").run().flows.goodput_mbps[0] > 1.0
+def test_a_run_started_inside_a_hook_neither_sees_nor_erases_the_outer_runs_failure():
+    # Flow 0 fails; flow 1's hook had started a whole run of its own before that (and
+    # another after it would not run: no user code runs after a failure).
+    class Nested(PyNewReno):
+        name = "nested"
+        params = {**PyNewReno.params, "fail": False}
+
+        def on_ack(self, ack, w, cx):
+            if self.fail and cx.now > 2e9:
+                raise RuntimeError("flow 0 fails")
+            if not self.fail and cx.now > 1.9e9 and not getattr(self, "ran", False):
+                self.ran = True
+                inner = wtcp.load(SIMPLE2).set("run.duration_s", 5).run()
+                assert inner.flows.goodput_mbps[0] > 0
+            super().on_ack(ack, w, cx)
+
+    wtcp.register(Nested)
+    doc = wtcp.load(TWO_HOP).document
+    doc["flows"] = [
+        {**doc["flows"][0], "name": "fails", "cc": "nested", "cc_params": {"fail": True}},
+        {**doc["flows"][0], "name": "nests", "cc": "nested", "start_s": 0.0},
+    ]
+    doc["run"] = {"duration_s": 30.0}
+    with pytest.raises(AlgorithmError, match="flow 0 `fails`, on_ack") as info:
+        wtcp.Scenario.from_dict(doc).run()
+    assert isinstance(info.value.__cause__, RuntimeError)
+
+
+def test_ctrl_c_in_a_hook_is_a_keyboard_interrupt_not_an_algorithm_error():
+    import signal
+    import threading
+
+    class Slow(PyNewReno):
+        name = "slow"
+
+        def on_ack(self, ack, w, cx):
+            sum(range(2000))  # Python signal handlers run between bytecodes, here
+            super().on_ack(ack, w, cx)
+
+    wtcp.register(Slow)
+    timer = threading.Timer(0.3, lambda: signal.raise_signal(signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            wtcp.load(SIMPLE2).set("flows.0.cc", "slow").set("run.duration_s", 2000).run()
+    finally:
+        timer.cancel()
+
+
+def test_ack_and_window_copies_are_snapshots():
+    class Keeps(PyNewReno):
+        name = "keeps"
+
+        def init(self, w, cx):
+            super().init(w, cx)
+            self.prev = None
+            self.same = self.rising = 0
+
+        def on_ack(self, ack, w, cx):
+            if self.prev is not None:
+                self.same += ack is self.prev  # the object is rewritten in place ...
+                self.rising += ack.ack >= self.prev.ack and ack.ack > 0
+            self.prev = ack.copy()  # ... a copy keeps this ACK's values
+            super().on_ack(ack, w, cx)
+
+        def trace_vars(self):
+            return {"same": float(self.same), "rising": float(self.rising)}
+
+    wtcp.register(Keeps)
+    r = wtcp.load(SIMPLE2).set("flows.0.cc", "keeps").set("run.duration_s", 20).run(trace_interval_ms=10_000)
+    last = r.traces.cc.groupby("name").value.last()
+    assert last["same"] == 0 and last["rising"] > 1000
+
+
+def test_a_bad_value_for_the_shared_host_window_ends_the_run():
+    class Host(PyNewReno):
+        name = "host"
+
+        def on_loss(self, loss, w, cx):
+            super().on_loss(loss, w, cx)
+            cx.host_initial_cwnd = math.nan
+
+    wtcp.register(Host)
+    with pytest.raises(AlgorithmError, match="left cx.host_initial_cwnd = NaN; allowed: None or a finite number of bytes > 0"):
+        wtcp.load(SIMPLE2).set("flows.0.cc", "host").run()
+
+
+def test_a_trace_vars_failure_is_reported_at_its_simulated_time():
+    class LateTrace(PyNewReno):
+        name = "late_trace"
+
+        def trace_vars(self):
+            return {"x": 1.0} if self.recover == 0 else {"x": "not a number"}
+
+    wtcp.register(LateTrace)
+    with pytest.raises(AlgorithmError, match="trace_vars") as info:
+        wtcp.load(SIMPLE2).set("flows.0.cc", "late_trace").run(trace_interval_ms=100)
+    assert info.value.sim_seconds > 0.5
+
+
+def test_congestion_marks_reach_on_signal_and_requests_reach_the_sender():
+    # A CoDel bottleneck that marks (ECN) instead of dropping: the Python NewReno answers
+    # each echo once per window, as the built-in does (bit for bit), and differently with
+    # `ecn = false`.
+    codel = {"discipline": "codel", "limit_packets": 100, "target_ms": 5, "interval_ms": 100, "ecn": True}
+    sc = wtcp.load(TWO_HOP).with_overrides({"run.duration_s": 60, "tcp.ecn": True, "links.1.queue": codel, "links.1.ab.loss.rate": 0.0})
+    rust = on_every_tcp_flow(sc, "newreno").run()
+    python = on_every_tcp_flow(sc, "py_newreno").run()
+    assert comparable(python, "py_newreno") == comparable(rust, "newreno")
+    assert comparable(python, "py_newreno") != comparable(on_every_tcp_flow(sc, "py_newreno", {"ecn": False}).run(), "py_newreno")
+
+    class Requests(PyNewReno):
+        name = "requests"
+
+        def on_loss(self, loss, w, cx):
+            super().on_loss(loss, w, cx)
+            if loss.kind == "timeout":
+                cx.reset_rto_backoff()
+
+        def on_ack(self, ack, w, cx):
+            self.backoff = max(getattr(self, "backoff", 0), cx.rto_backoff)
+            super().on_ack(ack, w, cx)
+
+        def trace_vars(self):
+            return {"max_backoff": float(getattr(self, "backoff", 0))}
+
+    wtcp.register(Requests)
+    lossy = wtcp.load(TWO_HOP).with_overrides({"links.1.ab.loss.rate": 0.3, "run.duration_s": 60})
+    reset = lossy.set("flows.0.cc", "requests").run(trace_interval_ms=60_000)
+    plain = lossy.set("flows.0.cc", "py_newreno").run()
+    assert plain.flows.max_backoff[0] >= 2 and reset.flows.max_backoff[0] <= 1
+    assert reset.traces.cc.value.max() <= 1
 
 
 SWEEP_ALGORITHMS = """
@@ -229,10 +355,14 @@ class SweepRaises(PyNewReno):
 """
 
 
-@pytest.mark.parametrize("executor", ["inline", "pool"])
+@pytest.mark.parametrize("executor", ["inline", "pool", "dask"])
 def test_a_sweep_stores_a_failed_run_and_goes_on(tmp_path, executor):
     pytest.importorskip("duckdb")
     from wtcp.sweep import InlineExecutor, ProcessPoolExecutor, Sweep, run_sweep
+
+    if executor == "dask":
+        pytest.importorskip("distributed")
+        from wtcp.sweep import DaskExecutor
 
     # Defined in no importable module: the pool's workers get it by value (cloudpickle).
     namespace: dict = {}
@@ -242,7 +372,7 @@ def test_a_sweep_stores_a_failed_run_and_goes_on(tmp_path, executor):
         "name": "py", "scenario": "two-hop-wireless", "algorithms": ["py_newreno", "sweep_raises", "newreno"],
         "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0}, "grid": {"links.1.ab.loss.rate": [0.01, 0.02]},
     })
-    ex = InlineExecutor() if executor == "inline" else ProcessPoolExecutor(workers=2)
+    ex = {"inline": InlineExecutor, "pool": lambda: ProcessPoolExecutor(workers=2), "dask": lambda: DaskExecutor(local_workers=2)}[executor]()
     try:
         outcome = run_sweep(sweep, tmp_path / "s.duckdb", ex)
     finally:
@@ -256,8 +386,49 @@ def test_a_sweep_stores_a_failed_run_and_goes_on(tmp_path, executor):
         assert error.startswith("AlgorithmError: algorithm `sweep_raises`, flow 0 `bulk`, on_loss at simulated t =")
         assert "Traceback (most recent call last):" in error and ", line 8, in on_loss\nValueError: lost my way" in error
     flows = store.flows()
-    by = flows.groupby("cc").goodput_mbps.apply(list).to_dict()
-    assert by["py_newreno"] == by["newreno"]  # the same runs, in a worker too
+    by = flows.groupby("cc").goodput_mbps.apply(sorted).to_dict()
+    assert by["py_newreno"] == by["newreno"] and len(by["newreno"]) == 2  # the same runs, in a worker too
+
+
+def test_a_sweep_reruns_the_runs_of_a_class_whose_code_changed(tmp_path):
+    pytest.importorskip("duckdb")
+    from wtcp.sweep import InlineExecutor, Sweep, run_sweep
+
+    def define(divisor):
+        namespace = {"PyNewReno": PyNewReno}
+        exec(f"""
+class Mine(PyNewReno):
+    name = "mine"
+    def on_loss(self, loss, w, cx):
+        w.ssthresh = max(cx.flight_size / {divisor}, 2.0 * cx.mss)
+        w.cwnd = w.ssthresh if loss.kind == "fast_retransmit" else float(cx.mss)
+""", namespace)
+        return wtcp.register(namespace["Mine"])
+
+    spec = {"name": "mine", "scenario": "two-hop-wireless", "algorithms": ["mine", "newreno"], "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0}}
+    define(2.0)
+    first = run_sweep(Sweep.from_dict(spec), tmp_path / "s.duckdb", InlineExecutor())
+    define(2.0)  # the same code again: its stored run is reused
+    same = run_sweep(Sweep.from_dict(spec), tmp_path / "s.duckdb", InlineExecutor())
+    define(8.0)  # other code under the same name: its run is new
+    edited = run_sweep(Sweep.from_dict(spec), tmp_path / "s.duckdb", InlineExecutor())
+    assert [o.line() for o in (first, same, edited)] == ["2 runs: 2 done, 0 skipped, 0 failed", "2 runs: 0 done, 2 skipped, 0 failed", "2 runs: 1 done, 1 skipped, 0 failed"]
+
+
+def test_a_pool_sweep_sends_only_the_classes_it_runs():
+    import threading
+
+    from wtcp.algorithm import pickled_registrations
+
+    class Locked(PyNewReno):
+        name = "locked"
+        lock = threading.Lock()
+
+    wtcp.register(Locked)
+    assert pickled_registrations(["newreno"]) is None
+    assert pickled_registrations(["py_newreno", "newreno"]) is not None
+    with pytest.raises(InvalidAlgorithm, match="cannot receive .*Locked.*allowed: a class cloudpickle can pickle"):
+        pickled_registrations(["locked"])
 
 
 # --- parameters and registration -------------------------------------------------------
@@ -276,16 +447,18 @@ def test_parameters_are_checked_before_the_run_and_reach_the_instance():
     sc = wtcp.load(SIMPLE2).set("flows.0.cc", "beta")
     sc.set("flows.0.cc_params", {"beta": 2}).run()  # an integer for a float parameter
     cases = [
-        ({"betta": 0.5}, "unknown parameter `betta` (algorithm `beta`); allowed: halve, ecn, beta, rounds"),
-        ({"beta": "x"}, '`beta` is "x" (algorithm `beta`); allowed: a finite number, default 0.5'),
-        ({"rounds": 2.5}, "`rounds` is 2.5 (algorithm `beta`); allowed: a finite number (whole), default 3"),
-        ({"ecn": 1}, "`ecn` is 1 (algorithm `beta`); allowed: a boolean, default true"),
-        ({"halve": "all"}, "`halve` is 'all'; allowed: 'flight_size', 'cwnd', 'pipe'"),
+        ({"betta": 0.5}, "betta", "unknown parameter; allowed: halve, ecn, beta, rounds (algorithm `beta`)"),
+        ({"beta": "x"}, "beta", 'is "x"; allowed: a finite number, default 0.5 (algorithm `beta`)'),
+        ({"beta": math.inf}, "beta", "is inf; allowed: a finite number"),
+        ({"rounds": 2.5}, "rounds", "is 2.5; allowed: a finite number (whole), default 3"),
+        ({"ecn": 1}, "ecn", "is 1; allowed: a boolean, default true"),
+        ({"halve": "all"}, "", "`halve` is 'all'; allowed: 'flight_size', 'cwnd', 'pipe' (algorithm `beta`)"),
     ]
-    for params, says in cases:
+    for params, key, says in cases:
         with pytest.raises(ScenarioError) as info:
             sc.set("flows.0.cc_params", params)
-        assert info.value.path == "flows.0.cc_params" and says in str(info.value)
+        assert info.value.path == "flows.0.cc_params" + (f".{key}" if key else ""), info.value
+        assert says in str(info.value) and str(info.value).count("(algorithm `beta`)") <= 1
 
 
 def test_an_unregistered_name_is_refused_with_the_registered_ones_listed():
@@ -305,6 +478,7 @@ def test_an_unregistered_name_is_refused_with_the_registered_ones_listed():
         ({"name": "ok", "recovery_style": "tahoe"}, "recovery_style is 'tahoe'; allowed: 'reno', 'newreno', 'fast_retransmit_only'"),
         ({"name": "ok", "params": {"x": [1]}}, "params['x'] is [1]; allowed: a bool, a finite number or a string"),
         ({"name": "ok", "params": {"x": math.nan}}, "allowed: a bool, a finite number or a string"),
+        ({"name": "ok", "params": {"on_ack": 1.0}}, "the name of a method or of wtcp.Algorithm's attributes"),
     ],
 )
 def test_a_class_that_cannot_run_is_refused_at_registration(attrs, says):
@@ -348,6 +522,7 @@ def test_the_other_engines_refuse_a_python_algorithm_by_field():
 def test_algorithms_lists_a_registered_class_as_a_user_algorithm():
     listed = {a["name"]: a for a in wtcp.algorithms()}
     assert listed["py_newreno"]["user"] and not listed["newreno"]["user"]
+    assert (listed["py_newreno"]["family"], listed["c2tcp"]["family"]) == ("Written in Python", "Today's cellular and Wi-Fi baselines")
     assert [p["name"] for p in listed["py_newreno"]["params"]] == ["halve", "ecn"]
 
 
@@ -481,6 +656,10 @@ def test_an_entry_point_algorithm_runs_from_the_command_line(tmp_path):
     assert {a["name"]: a["user"] for a in listed}["plug_newreno"] is True
     shown = subprocess.run([*cli, "algorithms"], env={**env, "COLUMNS": "200"}, capture_output=True, text=True, check=True).stdout
     assert "[bold]markup[/bold] \\x1b[31m stays text" in shown and "\x1b" not in shown
+    # Grouped by family, the classes written in Python last.
+    headers = [line.split(" ─")[0] for line in shown.splitlines() if "──" in line]
+    assert headers[0] == "Loss-based baselines" and headers[-1] == "Written in Python"
+    assert shown.index("plug_newreno") > shown.index("Written in Python") > shown.index("c2tcp")
     ran = subprocess.run([*cli, "run", str(SIMPLE2), "--set", "flows.0.cc=plug_newreno", "--json"], env=env, capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["flows"][0]["cc"] == "plug_newreno"

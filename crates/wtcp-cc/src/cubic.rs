@@ -72,7 +72,7 @@ use crate::reno::{slow_start, HalveOf, OncePerWindow, Reno, RenoParams};
 
 mod ns3;
 
-const PARAMS: &[ParamInfo] = &[
+pub const PARAMS: &[ParamInfo] = &[
     ParamInfo { name: "c", unit: "segments/s^3", default: "0.4", doc: "cubic scaling constant C (RFC 9438 §4.1.1: 0.4; Linux 41*10/1024)", range: Range::above(0.0, MAX_GAIN) },
     ParamInfo {
         name: "beta",
@@ -410,6 +410,13 @@ impl Cubic {
 }
 
 impl Cubic {
+    /// A congestion event signalled by something other than a loss or an ECN echo (C2TCP's
+    /// delay trigger): W_max, the epoch and ssthresh as §4.6-4.7 (Linux
+    /// `icsk_ca_ops->ssthresh`, cubictcp_recalc_ssthresh); the caller sets cwnd.
+    pub fn congestion_event(&mut self, w: &mut Window, cx: &Ctx) {
+        self.reduce(w, cx, 1.0);
+    }
+
     /// Congestion avoidance as ns-3.44's TcpCubic::IncreaseWindow: whole segments
     /// delivered (TcpSocketBase's segsAcked, the remainder carried), one segment of growth
     /// when the counter reaches Update's cnt.

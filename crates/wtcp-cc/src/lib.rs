@@ -12,6 +12,7 @@
 pub mod api;
 pub mod acc;
 pub mod bbr;
+pub mod c2tcp;
 pub mod contract;
 pub mod cubic;
 pub mod dynamic;

@@ -11,15 +11,17 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use crate::api::CongestionControl;
-use crate::registry::AlgorithmInfo;
+use crate::registry::{AlgorithmInfo, ParamError};
 
 /// The builder of one user algorithm.
 pub trait UserAlgorithm: Send + Sync {
     /// Its documentation; `info().name` is the name scenarios use.
     fn info(&self) -> &'static AlgorithmInfo;
-    /// Check a parameter table (`cc_params`, as JSON) before any run: `Err` names the key,
-    /// what is wrong and what is allowed.
-    fn check_params(&self, params: &serde_json::Value) -> Result<(), String>;
+    /// Check a parameter table (`cc_params`, as JSON) before any run: `Err` has the key's
+    /// path below `cc_params` (empty for the table as a whole), what is wrong and what is
+    /// allowed. The scenario's resolution calls it ([`crate::CcConfig::from_name`] does
+    /// not), after refusing numbers JSON cannot hold (inf, NaN).
+    fn check_params(&self, params: &serde_json::Value) -> Result<(), ParamError>;
     /// A new instance for flow number `flow` (its index among the scenario's flows).
     fn build(&self, params: &serde_json::Value, flow: u32) -> Box<dyn CongestionControl>;
 }

@@ -235,3 +235,22 @@ fn dynamic_resets_its_backoff_when_the_path_is_not_congested() {
     assert!(reno.flows[0].max_backoff >= 3);
     assert!(dynamic.flows[0].goodput_bps > 2.0 * reno.flows[0].goodput_bps);
 }
+
+#[test]
+fn c2tcp_keeps_the_rtt_near_its_setpoint_where_cubic_fills_a_deep_cellular_buffer() {
+    // The shipped cellular scenario (a recorded LTE capacity trace, a deep buffer): C2TCP's
+    // resets hold the RTT's 95th percentile within a few setpoints (2 x min RTT) of the
+    // path, where CUBIC queues for hundreds of ms; it keeps most of CUBIC's goodput.
+    // The trace paths, relative to the scenario's folder, made absolute as `wtcp` does.
+    let path = |f: &str| format!("{:?}", common::repo_path(&format!("scenarios/traces/{f}")).display().to_string());
+    let (down, up) = (path("lte-markov.trace"), path("uplink-walk.trace"));
+    let run = |cc: &str| {
+        let ov = [("flows.0.cc", cc), ("links.1.ab.capacity.trace", down.as_str()), ("links.1.ba.capacity.trace", up.as_str())];
+        wtcp_engine::run(&common::load("scenarios/cellular-trace.toml", &ov))
+    };
+    let (c2tcp, cubic) = (run("\"c2tcp\""), run("\"cubic\""));
+    let (c, k) = (&c2tcp.flows[0], &cubic.flows[0]);
+    let (c_p95, k_p95) = (c.rtt_p95_ms.unwrap(), k.rtt_p95_ms.unwrap());
+    assert!(c_p95 < 0.4 * k_p95, "C2TCP RTT p95 {c_p95} ms, CUBIC {k_p95} ms");
+    assert!(c.goodput_bps > 0.6 * k.goodput_bps, "{} vs {}", c.goodput_bps, k.goodput_bps);
+}

@@ -340,7 +340,7 @@ fn run<'py>(
     let sink_err: Mutex<Option<PyErr>> = Mutex::new(None);
     // A Python algorithm's hooks need the GIL: such a run keeps it.
     let user = sc.uses_user_algorithms();
-    user_cc::clear_failure();
+    let _failures = user_cc::Scope::begin();
     let mut body = || {
         catch_unwind(AssertUnwindSafe(|| {
             let mut last_signal_check = start;
@@ -396,6 +396,7 @@ fn run<'py>(
         let flow_name = sc.flows.get(f.flow as usize).map(|fl| fl.name.clone());
         return Err(algorithm_err(py, f, flow_name));
     }
+    drop(_failures);
     if let Some(e) = sink_err.into_inner().expect("never poisoned") {
         // The sink failed on the last chunk, after the last poll.
         if matches!(outcome, Ok(Ok(_))) {
@@ -433,6 +434,12 @@ fn run<'py>(
 
 /// `AlgorithmError` for a Python algorithm's failure.
 fn algorithm_err(py: Python<'_>, f: user_cc::Failure, flow_name: Option<String>) -> PyErr {
+    if let Some(e) = &f.error {
+        // KeyboardInterrupt, SystemExit: not the algorithm's failure, raised as they are.
+        if !e.is_instance_of::<PyException>(py) {
+            return f.error.expect("checked");
+        }
+    }
     let secs = f.now as f64 / 1e9;
     let traceback = match &f.error {
         None => String::new(),
@@ -513,14 +520,16 @@ fn check_algorithm(py: Python<'_>, name: &str, params: &Bound<'_, PyAny>, days: 
     };
     let text: String = py.import("json")?.call_method1("dumps", (params,))?.extract()?;
     let params: serde_json::Value = serde_json::from_str(&text).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    alg.check_params(&params).map_err(PyValueError::new_err)?;
+    alg.check_params(&params).map_err(|e| PyValueError::new_err(if e.path.is_empty() { e.message } else { format!("{}: {}", e.path, e.message) }))?;
     let info = alg.info();
     let mut out = Vec::new();
+    let _failures = user_cc::Scope::begin();
     for c in wtcp_cc::contract::CHECKS {
-        user_cc::clear_failure();
+        user_cc::take_failure();
         let build = || alg.build(&params, 0);
         let result = catch_unwind(AssertUnwindSafe(|| (c.run)(info, &build, days)));
         let failure = match (user_cc::take_failure(), result) {
+            (Some(f), _) if f.error.as_ref().is_some_and(|e| !e.is_instance_of::<PyException>(py)) => return Err(f.error.expect("checked")),
             (Some(f), _) => Some(algorithm_err(py, f, None).value(py).to_string()),
             (None, Ok(Ok(()))) => None,
             (None, Ok(Err(msg))) => Some(msg),

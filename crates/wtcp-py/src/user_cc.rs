@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use wtcp_cc::registry::{AlgorithmInfo, ParamInfo, Range};
+use wtcp_cc::registry::{AlgorithmInfo, ParamError, ParamInfo, Range};
 use wtcp_cc::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Signal, Time, UserAlgorithm, Verdict, Window};
 
 /// The first failure of a Python algorithm in the run on this thread.
@@ -41,8 +41,22 @@ thread_local! {
     pub static FAILURE: RefCell<Option<Failure>> = const { RefCell::new(None) };
 }
 
-pub fn clear_failure() {
-    FAILURE.with(|f| f.borrow_mut().take());
+/// The failure slot of one run: `begin` sets the slot aside (a run started from inside a
+/// hook of another run must neither see nor erase that run's failure) and dropping the
+/// scope puts it back.
+pub struct Scope(Option<Failure>);
+
+impl Scope {
+    pub fn begin() -> Scope {
+        Scope(take_failure())
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let outer = self.0.take();
+        FAILURE.with(|f| *f.borrow_mut() = outer);
+    }
 }
 
 pub fn has_failed() -> bool {
@@ -90,6 +104,10 @@ pub struct PyWindow {
 
 #[pymethods]
 impl PyWindow {
+    /// A snapshot (the object a hook gets is rewritten before every call).
+    fn copy(&self) -> PyWindow {
+        *self
+    }
     fn __repr__(&self) -> String {
         format!("Window(cwnd={}, ssthresh={}, pacing_rate={:?})", self.cwnd, self.ssthresh, self.pacing_rate)
     }
@@ -126,6 +144,10 @@ pub struct PyAck {
 
 #[pymethods]
 impl PyAck {
+    /// A snapshot (the object a hook gets is rewritten before every ACK).
+    fn copy(&self) -> PyAck {
+        PyAck { s: self.s }
+    }
     #[getter]
     fn ack(&self) -> u64 {
         self.s.ack
@@ -203,8 +225,9 @@ pub struct PyCtx {
     snd_una: u64,
     snd_max: u64,
     segments_sent: u64,
-    /// RFC 6298 SRTT, RTTVAR, the latest and the minimum sample, the current RTO and its
-    /// backoff factor.
+    /// RFC 6298 SRTT, RTTVAR, the latest and the minimum sample, the current RTO (backed
+    /// off) and the number of backoffs in it (0: none; the RTO is the base one times
+    /// 2^rto_backoff, up to the maximum).
     srtt: Option<u64>,
     rttvar: u64,
     latest_rtt: Option<u64>,
@@ -272,6 +295,14 @@ impl PyCtx {
         self.host_initial_cwnd = cx.host.initial_cwnd;
         self.mark_app_limited_requested = false;
         self.reset_rto_backoff_requested = false;
+    }
+
+    /// Why the hook's `host_initial_cwnd` cannot go to the host, if it cannot.
+    fn refuse(&self) -> Option<String> {
+        match self.host_initial_cwnd {
+            Some(v) if !(v.is_finite() && v > 0.0) => Some(format!("left cx.host_initial_cwnd = {v}; allowed: None or a finite number of bytes > 0")),
+            _ => None,
+        }
     }
 
     fn store(&self, cx: &mut Ctx) {
@@ -387,14 +418,15 @@ impl UserAlgorithm for PyAlgorithm {
         self.info
     }
 
-    fn check_params(&self, params: &serde_json::Value) -> Result<(), String> {
+    fn check_params(&self, params: &serde_json::Value) -> Result<(), ParamError> {
+        let whole = |message: String| ParamError { path: String::new(), message };
         Python::attach(|py| {
-            let d = json_to_py(py, params).map_err(|e| e.to_string())?;
-            let out = self.check.call1(py, (d,)).map_err(|e| e.to_string())?;
-            match out.extract::<Option<String>>(py) {
+            let d = json_to_py(py, params).map_err(|e| whole(e.to_string()))?;
+            let out = self.check.call1(py, (d,)).map_err(|e| whole(format!("check_params raised {e}")))?;
+            match out.extract::<Option<(String, String)>>(py) {
                 Ok(None) => Ok(()),
-                Ok(Some(msg)) => Err(msg),
-                Err(e) => Err(e.to_string()),
+                Ok(Some((path, message))) => Err(ParamError { path, message }),
+                Err(e) => Err(whole(e.to_string())),
             }
         })
     }
@@ -418,7 +450,7 @@ impl UserAlgorithm for PyAlgorithm {
                     (py.None(), Py::new(py, PyAck { s: AckSample::default() }).expect("a small object"), blank_win(py), blank_win(py), Py::new(py, PyCtx::blank()).expect("a small object"))
                 }
             };
-            Box::new(PyCc { info: self.info, style: self.style, hooks: self.hooks, flow, obj, ack, win, prior, cx, failed, started: false }) as Box<dyn CongestionControl>
+            Box::new(PyCc { info: self.info, style: self.style, hooks: self.hooks, flow, obj, ack, win, prior, cx, failed, started: false, last_now: Cell::new(0) }) as Box<dyn CongestionControl>
         })
     }
 }
@@ -443,6 +475,8 @@ pub struct PyCc {
     failed: Cell<bool>,
     /// `init` has run (traces sample the flow before it starts).
     started: bool,
+    /// Simulated time of the last hook call (for a failure of `trace_vars`).
+    last_now: Cell<Time>,
 }
 
 impl std::fmt::Debug for PyCc {
@@ -489,9 +523,11 @@ impl PyCc {
         call: impl FnOnce(&Bound<'py, PyAny>, &Bound<'py, PyWindow>, &Bound<'py, PyCtx>) -> PyResult<Bound<'py, PyAny>>,
         convert: impl FnOnce(&Bound<'py, PyAny>) -> Result<R, String>,
     ) -> Option<R> {
-        if self.failed.get() {
+        // After a failure (this flow's or another's in the same run) no more user code runs.
+        if self.failed.get() || has_failed() {
             return None;
         }
+        self.last_now.set(cx.now);
         let win = self.win.bind(py);
         let pcx = self.cx.bind(py);
         *win.borrow_mut() = PyWindow::from(&*w);
@@ -499,6 +535,8 @@ impl PyCc {
         let out = match call(self.obj.bind(py), win, pcx) {
             Ok(v) => v,
             Err(e) => {
+                // Ctrl-C (KeyboardInterrupt) and SystemExit end the run too; `run` raises
+                // them as they are.
                 self.fail(hook, cx.now, e.to_string(), Some(e));
                 return None;
             }
@@ -511,7 +549,8 @@ impl PyCc {
             }
         };
         let nw = *win.borrow();
-        if let Some(msg) = refuse_window(&nw).or_else(|| (hook == "on_loss" && nw.ssthresh.is_infinite()).then(|| UNSET_SSTHRESH.to_string())) {
+        let refused = refuse_window(&nw).or_else(|| (hook == "on_loss" && nw.ssthresh.is_infinite()).then(|| UNSET_SSTHRESH.to_string()));
+        if let Some(msg) = refused.or_else(|| pcx.borrow().refuse()) {
             self.fail(hook, cx.now, msg, None);
             return None;
         }
@@ -585,7 +624,11 @@ impl CongestionControl for PyCc {
 
     fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
         if !self.hooks.on_recovery_exit {
-            w.cwnd = w.ssthresh;
+            if w.ssthresh.is_finite() {
+                w.cwnd = w.ssthresh;
+            } else if !self.failed.get() {
+                self.fail("on_recovery_exit", cx.now, "the default on_recovery_exit (cwnd = ssthresh) found w.ssthresh = inf: a hook set it during recovery; allowed: a finite number of bytes > 0".into(), None);
+            }
             return;
         }
         Python::attach(|py| self.call(py, "on_recovery_exit", w, cx, |o, win, pcx| o.call_method1(method!(py, "on_recovery_exit"), (win, pcx)), Self::ignore));
@@ -633,7 +676,7 @@ impl CongestionControl for PyCc {
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         // Not before `init`: a Python object sets up its state there.
-        if !self.hooks.trace_vars || !self.started || self.failed.get() {
+        if !self.hooks.trace_vars || !self.started || self.failed.get() || has_failed() {
             return;
         }
         Python::attach(|py| {
@@ -647,7 +690,7 @@ impl CongestionControl for PyCc {
             });
             match got {
                 Ok(vars) => out.extend(vars),
-                Err(e) => self.fail("trace_vars", 0, format!("{e} (trace_vars must return a dict of str to float)"), Some(e)),
+                Err(e) => self.fail("trace_vars", self.last_now.get(), format!("{e} (trace_vars must return a dict of str to float)"), Some(e)),
             }
         });
     }

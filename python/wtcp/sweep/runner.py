@@ -159,6 +159,18 @@ def run_batch(jobs: Sequence[Job], algorithms: bytes | None = None) -> list[dict
     return out
 
 
+def algorithms_of(jobs: Sequence[Job]) -> set[str]:
+    """The algorithm names the jobs' scenarios give their flows."""
+    import tomllib
+
+    names = set()
+    for job in jobs:
+        for flow in tomllib.loads(job[1]).get("flows", []):
+            if isinstance(flow.get("cc"), str):
+                names.add(flow["cc"])
+    return names
+
+
 class Executor(Protocol):
     """What the runner needs from an executor."""
 
@@ -359,7 +371,7 @@ class ProcessPoolExecutor:
         `run_batch`; the function must be importable by the workers)."""
         from wtcp.algorithm import pickled_registrations
 
-        return run_batch, (list(batch), pickled_registrations())
+        return run_batch, (list(batch), pickled_registrations(algorithms_of(batch)))
 
     def submit(self, batch: Sequence[Job]) -> Any:
         if self._pool is None:  # after `cancel`
@@ -569,7 +581,7 @@ class DaskExecutor:
     def submit(self, batch: Sequence[Job]) -> Any:
         from wtcp.algorithm import pickled_registrations
 
-        return self._client.submit(run_batch, list(batch), pickled_registrations(), pure=False, retries=self.retries)
+        return self._client.submit(run_batch, list(batch), pickled_registrations(algorithms_of(batch)), pure=False, retries=self.retries)
 
     def as_completed(self, futures: Iterable[Any], timeout: float | None = None) -> Iterator[Any]:
         from dask.distributed import wait

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wtcp import _core
+from wtcp.algorithm import fingerprints
 from wtcp.errors import ScenarioError
 from wtcp.fieldpath import is_path_error, resolve_path
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, check_override_path
@@ -283,6 +284,10 @@ class Sweep:
                         toml = sc._resolved_toml
                         sim = float(doc.get("run", {}).get("duration_s", 0.0))
                         identity: Any = doc
+                        python = fingerprints(f.get("cc", "") for f in doc.get("flows", []))
+                        if python:
+                            # Algorithms written in Python: their code is part of the run.
+                            identity = {"scenario": doc, "python_algorithms": python}
                         if engine == "ns3":
                             from wtcp.ns3 import plan
 

@@ -1063,6 +1063,29 @@ impl wtcp_cc::ParamTable for TomlParams<'_> {
     }
 }
 
+/// Refuse an infinite or NaN number anywhere in `table` (a user algorithm's parameters go
+/// to it as JSON, which has neither).
+fn non_finite(table: &toml::Table, path: &str) -> R<()> {
+    for (k, v) in table {
+        let here = format!("{path}.{k}");
+        match v {
+            Value::Float(f) if !f.is_finite() => return err(here, format!("is {}; allowed: a finite number", fmt_num(*f))),
+            Value::Table(t) => non_finite(t, &here)?,
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    if let Value::Float(f) = x {
+                        if !f.is_finite() {
+                            return err(format!("{here}.{i}"), format!("is {}; allowed: a finite number", fmt_num(*f)));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg> {
     let name = fl.cc.clone().unwrap_or_else(|| DEFAULT_CC.to_string());
     let params = Value::Table(fl.cc_params.clone().unwrap_or_default());
@@ -1085,6 +1108,17 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
             ScenarioError::new(format!("{p}.cc_params.{inner}"), format!("{msg} (algorithm `{name}`)"))
         }
     })?;
+    if let CcConfig::User(u) = &cc {
+        // An algorithm registered at run time checks its own table, after the numbers its
+        // JSON form cannot hold.
+        if let Some(table) = &fl.cc_params {
+            non_finite(table, &format!("{p}.cc_params"))?;
+        }
+        u.alg.check_params(&u.params).map_err(|e| {
+            let path = if e.path.is_empty() { format!("{p}.cc_params") } else { format!("{p}.cc_params.{}", e.path) };
+            ScenarioError::new(path, format!("{} (algorithm `{name}`)", e.message))
+        })?;
+    }
     // Each value against its documented range (`wtcp algorithms`), then the constraints
     // between parameters.
     if let Some(table) = &fl.cc_params {
