@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import keyword
 import marshal
 import math
@@ -181,13 +182,20 @@ def _checker(cls: type[Algorithm]):
     def check(params: Mapping[str, Any]) -> tuple[str, str] | None:
         for key, value in params.items():
             if key not in defaults:
-                allowed = ", ".join(defaults) or "none (the algorithm takes no parameters)"
-                return key, f"unknown parameter; allowed: {allowed}"
+                # Worded as the built-ins' (serde's) error, which `wtcp` reads as a path
+                # that names nothing and completes with "did you mean".
+                if not defaults:
+                    return "", f"unknown field `{key}`; the algorithm takes no parameters"
+                return "", f"unknown field `{key}`, expected one of {', '.join(f'`{k}`' for k in defaults)}"
             if not _fits(defaults[key], value):
                 kind = _kind(defaults[key]) + (" (whole)" if isinstance(defaults[key], int) and not isinstance(defaults[key], bool) else "")
                 return key, f"is {_describe(value)}; allowed: {kind}, default {_describe(defaults[key])}"
         refused = cls.check_params(_merged(defaults, params))
-        return None if refused is None else ("", str(refused))
+        if refused is None:
+            return None
+        if not isinstance(refused, str) or not refused.strip():
+            return "", f"{cls.__qualname__}.check_params returned {refused!r}; allowed: None or a message saying what is wrong and what is allowed"
+        return "", refused
 
     return check
 
@@ -216,18 +224,26 @@ def _overridden(cls: type[Algorithm], hook: str) -> bool:
 
 
 def _check_class(cls: Any) -> None:
-    if not (isinstance(cls, type) and issubclass(cls, Algorithm)) or cls is Algorithm:
+    if cls is Algorithm:
+        raise InvalidAlgorithm("wtcp.Algorithm itself cannot run; allowed: a class derived from it that defines on_ack and on_loss")
+    if not (isinstance(cls, type) and issubclass(cls, Algorithm)):
         raise InvalidAlgorithm(f"{cls!r} is not a subclass of wtcp.Algorithm; allowed: a class derived from it")
     name = cls.name
     where = f"{cls.__qualname__}.name"
     if not isinstance(name, str) or not NAME_RE.fullmatch(name) or keyword.iskeyword(name):
-        raise InvalidAlgorithm(f"{where} is {name!r}; allowed: 1-40 lowercase letters, digits and `_`, starting with a letter")
+        raise InvalidAlgorithm(f"{where} is {name!r}; allowed: 1-40 lowercase letters, digits and `_`, starting with a letter, not a Python keyword")
     builtin = {a["name"] for a in _core.algorithms() if not a.get("user")}
     if name in builtin:
         raise InvalidAlgorithm(f"{where} is {name!r}, a built-in algorithm; allowed: another name")
     for hook in ("on_ack", "on_loss"):
         if not _overridden(cls, hook):
             raise InvalidAlgorithm(f"{cls.__qualname__} does not define {hook}(); every algorithm must")
+    for hook in ("on_ack", "on_loss", *OPTIONAL_HOOKS):
+        fn = getattr(cls, hook)
+        if inspect.iscoroutinefunction(fn) or inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+            raise InvalidAlgorithm(f"{cls.__qualname__}.{hook} is a coroutine or generator function; the sender calls hooks directly; allowed: a plain method")
+    if not isinstance(cls.timeout_collapses_window, bool):
+        raise InvalidAlgorithm(f"{cls.__qualname__}.timeout_collapses_window is {cls.timeout_collapses_window!r}; allowed: True or False")
     if cls.recovery_style not in RECOVERY_STYLES:
         raise InvalidAlgorithm(f"{cls.__qualname__}.recovery_style is {cls.recovery_style!r}; allowed: {', '.join(map(repr, RECOVERY_STYLES))}")
     if not isinstance(cls.params, Mapping):
@@ -240,6 +256,8 @@ def _check_class(cls: Any) -> None:
             raise InvalidAlgorithm(f"{cls.__qualname__}.params has the key {key!r}, the name of a method or of wtcp.Algorithm's attributes; allowed: another name")
         if not isinstance(default, (bool, int, float, str)) or (isinstance(default, float) and not math.isfinite(default)):
             raise InvalidAlgorithm(f"{cls.__qualname__}.params[{key!r}] is {default!r}; allowed: a bool, a finite number or a string")
+        if isinstance(default, int) and not isinstance(default, bool) and not -(2**63) <= default < 2**63:
+            raise InvalidAlgorithm(f"{cls.__qualname__}.params[{key!r}] is {default!r}; allowed: an integer of 64 bits (a scenario's TOML holds no larger)")
 
 
 def register(cls: type[Algorithm]) -> type[Algorithm]:
@@ -282,6 +300,11 @@ def load_entry_points() -> None:
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in _registered:
+            # A class registered in this process before the entry points were first
+            # looked at keeps its name.
+            warnings.warn(f"wtcp: entry point {ep.name} = {ep.value} ({ENTRY_POINT_GROUP}) not loaded: a class named {ep.name!r} is registered here", stacklevel=2)
+            continue
         try:
             cls = ep.load()
             if getattr(cls, "name", None) != ep.name:
@@ -306,7 +329,8 @@ def pickled_registrations(names: Iterable[str]) -> bytes | None:
     except Exception as e:  # noqa: BLE001 - any pickling failure: say which class
         raise InvalidAlgorithm(
             f"the sweep's worker processes cannot receive {', '.join(c.__qualname__ for c in classes)}: {type(e).__name__}: {e}; "
-            "allowed: a class cloudpickle can pickle (no locks, open files or sockets in class attributes), or run the sweep in this process (--workers 1)"
+            "allowed: a class cloudpickle can pickle (no locks, open files or sockets in class attributes), or the sweep in this process "
+            "(`InlineExecutor()` from Python, `--workers 1` without `--run-timeout` on the command line)"
         ) from e
 
 

@@ -118,8 +118,11 @@ def with_suggestions(e: ScenarioError) -> ScenarioError:
     m = _UNKNOWN_FIELD.match(reason)
     if not m:
         return e
-    expected = re.findall(r"`([^`]*)`", m.group(2))
+    # "... (algorithm `cubic`)" names the algorithm, not a field.
+    fields, _, algorithm = m.group(2).partition(" (algorithm ")
+    expected = re.findall(r"`([^`]*)`", fields)
     hint = did_you_mean(m.group(1), expected)
     if not hint or len(expected) == 1:
         return e
-    return scenario_error(path, f"unknown field `{m.group(1)}`{hint} (allowed: {', '.join(expected)})")
+    suffix = f" (algorithm {algorithm}" if algorithm else ""
+    return scenario_error(path, f"unknown field `{m.group(1)}`{hint} (allowed: {', '.join(expected)}){suffix}")

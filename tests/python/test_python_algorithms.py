@@ -447,7 +447,7 @@ def test_parameters_are_checked_before_the_run_and_reach_the_instance():
     sc = wtcp.load(SIMPLE2).set("flows.0.cc", "beta")
     sc.set("flows.0.cc_params", {"beta": 2}).run()  # an integer for a float parameter
     cases = [
-        ({"betta": 0.5}, "betta", "unknown parameter; allowed: halve, ecn, beta, rounds (algorithm `beta`)"),
+        ({"betta": 0.5}, "", "unknown field `betta`; did you mean `beta`? (allowed: halve, ecn, beta, rounds) (algorithm `beta`)"),
         ({"beta": "x"}, "beta", 'is "x"; allowed: a finite number, default 0.5 (algorithm `beta`)'),
         ({"beta": math.inf}, "beta", "is inf; allowed: a finite number"),
         ({"rounds": 2.5}, "rounds", "is 2.5; allowed: a finite number (whole), default 3"),
@@ -694,3 +694,109 @@ def test_the_readmes_python_example_runs(capsys):
     (code,) = [b for b in readme.split("```python\n")[1:] if "class Halver" in b]
     exec(compile(code.split("```", 1)[0], "README.md", "exec"), {})
     assert float(capsys.readouterr().out) > 0.5
+
+
+# --- what a new user ran into -------------------------------------------------------------
+
+
+def test_a_sweep_can_vary_a_parameter_of_the_algorithm_it_runs(tmp_path):
+    pytest.importorskip("duckdb")
+    from wtcp.sweep import InlineExecutor, Sweep, SweepError, run_sweep
+
+    wtcp.register(type("Beta", (PyNewReno,), {"name": "beta_sweep", "params": {**PyNewReno.params, "beta": 0.5}}))
+    spec = {"name": "b", "scenario": "two-hop-wireless", "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0}}
+    sweep = Sweep.from_dict({**spec, "algorithms": ["beta_sweep", "newreno"], "grid": {"flows.0.cc_params.beta": [0.5, 0.25]}})
+    outcome = run_sweep(sweep, tmp_path / "s.duckdb", InlineExecutor())
+    # The Python class takes beta; NewReno's runs are invalid points with the reason.
+    assert outcome.line() == "4 runs: 2 done, 0 skipped, 2 failed"
+    assert all(r.algorithm == "newreno" and "unknown field `beta`" in e for r, e in outcome.errors)
+    with pytest.raises(SweepError, match="grid.flows.0.cc_params.betta: .*unknown field `betta`; did you mean `beta`"):
+        Sweep.from_dict({**spec, "algorithms": ["beta_sweep"], "grid": {"flows.0.cc_params.betta": [0.5]}})
+
+
+def test_the_default_executor_keeps_an_unpicklable_class_in_this_process(tmp_path):
+    pytest.importorskip("duckdb")
+    import threading
+
+    from wtcp.sweep import ProcessPoolExecutor, Sweep, run_sweep, runner
+
+    wtcp.register(type("Locked", (PyNewReno,), {"name": "locked_sweep", "lock": threading.Lock()}))
+    sweep = Sweep.from_dict({"name": "l", "scenario": "two-hop-wireless", "algorithms": ["locked_sweep"], "replications": 3,
+                             "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0}})
+    pytest.MonkeyPatch().setattr(runner, "POOL_MIN_WORK_S", 0.0)  # any work would start the pool
+    try:
+        assert run_sweep(sweep, tmp_path / "s.duckdb").line() == "3 runs: 3 done, 0 skipped, 0 failed"
+    finally:
+        pytest.MonkeyPatch().undo()
+    with pytest.raises(InvalidAlgorithm, match="cannot receive .*InlineExecutor"):
+        run_sweep(sweep, tmp_path / "t.duckdb", ProcessPoolExecutor(workers=2))
+
+
+def test_an_entry_point_does_not_replace_a_class_registered_here(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    from wtcp import algorithm
+
+    plugin_env(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+
+    class Mine(PyNewReno):
+        name = "plug_newreno"
+
+    wtcp.register(Mine)
+    monkeypatch.setattr(algorithm, "_entry_points_loaded", False)
+    with pytest.warns(UserWarning, match="entry point plug_newreno = wtcp_plug:PlugNewReno .* not loaded: a class named 'plug_newreno' is registered here"):
+        algorithm.load_entry_points()
+    assert wtcp.registered()["plug_newreno"] is Mine
+    assert "plug_raises" in wtcp.registered()  # the other entry point did load
+    assert importlib.metadata is not None
+
+
+@pytest.mark.parametrize(
+    "attrs, says",
+    [
+        ({"on_ack": None}, "coroutine or generator"),
+        ({"timeout_collapses_window": "no"}, "timeout_collapses_window is 'no'; allowed: True or False"),
+        ({"params": {"big": 10**30}}, "allowed: an integer of 64 bits"),
+        ({"params": {"name": "x"}}, "the name of a method or of wtcp.Algorithm's attributes"),
+    ],
+)
+def test_more_classes_that_cannot_run_are_refused_at_registration(attrs, says):
+    if "on_ack" in attrs:
+        async def on_ack(self, ack, w, cx):
+            pass
+
+        attrs = {"on_ack": on_ack}
+    with pytest.raises(InvalidAlgorithm, match=None) as info:
+        wtcp.register(type("Cls", (PyNewReno,), {"name": "ok", **attrs}))
+    assert says in str(info.value)
+    with pytest.raises(InvalidAlgorithm, match="wtcp.Algorithm itself cannot run"):
+        wtcp.register(wtcp.Algorithm)
+
+
+def test_a_check_params_answer_that_is_not_a_message_is_said_to_be_one():
+    wtcp.register(type("Cp", (PyNewReno,), {"name": "cp", "check_params": classmethod(lambda cls, p: 42)}))
+    with pytest.raises(ScenarioError, match="Cp.check_params returned 42; allowed: None or a message"):
+        wtcp.load(SIMPLE2).set("flows.0.cc", "cp")
+
+
+def test_the_hook_objects_print_as_python_values():
+    seen = {}
+
+    class Shows(PyNewReno):
+        name = "shows"
+
+        def on_loss(self, loss, w, cx):
+            seen.setdefault("loss", repr(loss))
+            super().on_loss(loss, w, cx)
+
+        def on_ack(self, ack, w, cx):
+            seen.setdefault("ack", repr(ack))
+            seen.setdefault("w", repr(w))
+            super().on_ack(ack, w, cx)
+
+    wtcp.register(Shows)
+    wtcp.load(SIMPLE2).set("flows.0.cc", "shows").run()
+    assert seen["loss"].startswith("Loss(kind=\"fast_retransmit\"")
+    assert "Some(" not in seen["ack"] + seen["w"] and "pacing_rate=None" in seen["w"] and "dup=False" in seen["ack"]

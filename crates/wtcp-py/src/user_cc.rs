@@ -109,7 +109,7 @@ impl PyWindow {
         *self
     }
     fn __repr__(&self) -> String {
-        format!("Window(cwnd={}, ssthresh={}, pacing_rate={:?})", self.cwnd, self.ssthresh, self.pacing_rate)
+        format!("Window(cwnd={}, ssthresh={}, pacing_rate={})", self.cwnd, self.ssthresh, py_opt(self.pacing_rate))
     }
 }
 
@@ -134,6 +134,18 @@ impl PyRate {
     fn bytes_per_sec(&self) -> f64 {
         self.delivered as f64 * 1e9 / self.interval.max(1) as f64
     }
+    fn __repr__(&self) -> String {
+        format!("RateSample(delivered={}, interval={}, prior_delivered={}, is_app_limited={}, is_retrans={})", self.delivered, self.interval, self.prior_delivered, py_bool(self.is_app_limited), py_bool(self.is_retrans))
+    }
+}
+
+/// An optional value as Python prints it.
+fn py_opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "None".to_string(), |x| x.to_string())
+}
+
+fn py_bool(v: bool) -> &'static str {
+    if v { "True" } else { "False" }
 }
 
 /// What the sender learned from one ACK (`wtcp_cc::AckSample`, same names and units).
@@ -211,7 +223,7 @@ impl PyAck {
         })
     }
     fn __repr__(&self) -> String {
-        format!("Ack(ack={}, acked_bytes={}, dup={}, rtt={:?}, in_recovery={})", self.s.ack, self.s.acked_bytes, self.s.dup, self.s.rtt, self.s.in_recovery)
+        format!("Ack(ack={}, acked_bytes={}, dup={}, rtt={}, in_recovery={})", self.s.ack, self.s.acked_bytes, py_bool(self.s.dup), py_opt(self.s.rtt), py_bool(self.s.in_recovery))
     }
 }
 
@@ -324,11 +336,25 @@ pub struct PyLoss {
     consecutive: u32,
 }
 
+#[pymethods]
+impl PyLoss {
+    fn __repr__(&self) -> String {
+        format!("Loss(kind={:?}, consecutive={})", self.kind, self.consecutive)
+    }
+}
+
 /// A signal: `kind` "congestion_mark" or "mac_retry_limit" (with the segment's `seq`).
 #[pyclass(module = "wtcp._core", name = "Signal", frozen, get_all)]
 pub struct PySignal {
     kind: &'static str,
     seq: Option<u64>,
+}
+
+#[pymethods]
+impl PySignal {
+    fn __repr__(&self) -> String {
+        format!("Signal(kind={:?}, seq={})", self.kind, py_opt(self.seq))
+    }
 }
 
 /// The hooks a class overrides (the others run the trait's default in Rust).
@@ -684,7 +710,11 @@ impl CongestionControl for PyCc {
                 let d = d.cast_into::<PyDict>().map_err(|e| PyErr::from(e))?;
                 let mut vars = Vec::with_capacity(d.len());
                 for (k, v) in d.iter() {
-                    vars.push((intern(&k.extract::<String>()?), v.extract::<f64>()?));
+                    let name = k.extract::<String>()?;
+                    if name.is_empty() || name.chars().any(char::is_control) {
+                        return Err(pyo3::exceptions::PyValueError::new_err(format!("trace variable name {name:?}; allowed: a non-empty name without control characters")));
+                    }
+                    vars.push((intern(&name), v.extract::<f64>()?));
                 }
                 Ok(vars)
             });

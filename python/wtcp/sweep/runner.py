@@ -159,6 +159,19 @@ def run_batch(jobs: Sequence[Job], algorithms: bytes | None = None) -> list[dict
     return out
 
 
+def sweep_algorithms(sweep: Sweep) -> set[str]:
+    """Every algorithm name a sweep's runs may give a flow: its `algorithms`, the base
+    scenario's and those a `flows.N.cc` of its tables sets."""
+    names = set(sweep.algorithms)
+    names.update(f["cc"] for f in sweep.base.document.get("flows", []) if isinstance(f.get("cc"), str))
+    tables = [sweep.fixed, *sweep.points]
+    lists = [sweep.grid, *sweep.zips]
+    for path, value in [kv for t in tables for kv in t.items()] + [(p, v) for t in lists for p, vs in t.items() for v in vs]:
+        if path.endswith(".cc") and isinstance(value, str):
+            names.add(value)
+    return names
+
+
 def algorithms_of(jobs: Sequence[Job]) -> set[str]:
     """The algorithm names the jobs' scenarios give their flows."""
     import tomllib
@@ -685,10 +698,22 @@ def run_sweep(
             raise ValueError(f"{name} must be a positive number, not {value!r}")
     limits = RunLimits(run_timeout_s, run_memory_mb) if run_timeout_s is not None or run_memory_mb is not None else None
     sweep.check_size()  # before the store is made
+    in_process_only = False
+    if not isinstance(executor, InlineExecutor):
+        # A Python algorithm the worker processes cannot receive: the default executor
+        # keeps the sweep in this process; one that needs workers is refused before any run.
+        from wtcp.algorithm import InvalidAlgorithm, pickled_registrations
+
+        try:
+            pickled_registrations(sweep_algorithms(sweep))
+        except InvalidAlgorithm:
+            if executor is not None or (limits is not None and limits.timeout_s is not None):
+                raise
+            in_process_only = True
     own_store = not isinstance(store, Store)
     st = Store(store) if own_store else store
     own_executor = executor is None
-    ex = executor or AutoExecutor()
+    ex = executor or AutoExecutor(1 if in_process_only else None)
     if limits is not None and limits.timeout_s is not None and isinstance(ex, AutoExecutor):
         ex.start_pool()  # only a worker process can be ended if a run cannot stop itself
     try:

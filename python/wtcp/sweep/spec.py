@@ -24,6 +24,7 @@ from wtcp.fieldpath import is_path_error, resolve_path
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, check_override_path
 from wtcp.toml_text import TomlError, check_plain, parse_toml
 
+CC_PATH = re.compile(r"flows\.\d+\.cc")
 TOP_KEYS = ("name", "description", "scenario", "set", "grid", "zip", "points", "algorithms", "algorithm_params", "algorithm_flows", "replications", "seed")
 RESERVED_PATHS = ("run.seed", "run.replication")
 # Not a scenario field: which simulator runs the point ("wtcp" or "ns3"), settable and
@@ -379,7 +380,34 @@ class Sweep:
                 self.base.set(path, value)
             except ScenarioError as e:
                 if is_path_error(e):
-                    raise SweepError(f"{section}.{path}", str(e)) from None
+                    found, swept_error = self._a_swept_algorithm_has(path, value, values)
+                    if not found:
+                        raise SweepError(f"{section}.{path}", str(swept_error or e)) from None
+
+    def _a_swept_algorithm_has(self, path: str, value: Any, values: Mapping[str, tuple[str, Any]]) -> tuple[bool, ScenarioError | None]:
+        """Whether `path` exists once one of the sweep's algorithms (`algorithms`, or a
+        `flows.N.cc` the sweep sets) runs the flows: `flows.0.cc_params.beta` of a sweep of
+        `cubic` over a NewReno scenario. Runs where the path does not fit their algorithm
+        are invalid points (stored as failed runs). Otherwise, the first algorithm's error."""
+        candidates = list(self.algorithms)
+        for p, (_, v) in values.items():
+            if CC_PATH.fullmatch(p) and isinstance(v, str):
+                candidates.append(v)
+        for p, vs in self.grid.items():
+            if CC_PATH.fullmatch(p):
+                candidates += [v for v in vs if isinstance(v, str)]
+        first = None
+        for algorithm in dict.fromkeys(candidates):
+            overrides = {**self.algorithm_overrides(algorithm), **{p: v for p, (_, v) in values.items() if CC_PATH.fullmatch(p)}}
+            overrides = {**overrides, **{p: algorithm for p in overrides if CC_PATH.fullmatch(p)}, path: value}
+            try:
+                self.base.with_overrides(overrides)
+                return True, None
+            except ScenarioError as e:
+                if not is_path_error(e):
+                    return True, None  # the path exists; the value is the run's business
+                first = first or e
+        return False, first
 
 
 def uses_engine(sweep: Sweep, engine: str) -> bool:
