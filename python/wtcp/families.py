@@ -9,7 +9,7 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Delay- and model-based", ("vegas", "veno", "bbr")),
     ("Bandwidth estimation and loss differentiation", ("westwood", "westwoodplus", "jersey", "newjersey", "prairie", "jtcp")),
     ("The five papers' schemes", ("taichung", "acc", "clap", "ewr", "njplus", "dynamic")),
-    ("Today's cellular and Wi-Fi baselines", ("c2tcp",)),
+    ("Today's baselines", ("c2tcp", "copa")),
 )
 OTHER = "Other algorithms"
 USER = "Written in Python"

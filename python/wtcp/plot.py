@@ -84,7 +84,8 @@ class Style:
 FAMILIES = families.FAMILIES
 
 # Shared colours: reno/ewr, cubic/jersey, vegas/jtcp, veno/dynamic, bbr/acc,
-# westwood/taichung, westwoodplus/njplus, prairie/clap. No pair appears together in a
+# westwood/taichung, westwoodplus/njplus, prairie/clap, newjersey/c2tcp, newreno/copa
+# (today's baselines: dotted). No pair appears together in a
 # family above or in one of the papers' experiments (python/wtcp/papers/*/*.toml); each
 # pair differs in marker and line style. The papers' schemes and NewReno are solid lines.
 ALGORITHM_STYLES: dict[str, Style] = {
@@ -106,6 +107,8 @@ ALGORITHM_STYLES: dict[str, Style] = {
     "ewr": Style(INDIGO, "^", "-"),
     "njplus": Style(ROSE, "v", "-"),
     "dynamic": Style(GREEN, "P", "-"),
+    "c2tcp": Style(CYAN, "d", ":"),
+    "copa": Style(BLACK, "*", ":"),
 }
 ALGORITHM_ORDER: tuple[str, ...] = tuple(name for _, names in FAMILIES for name in names)
 _RANK = {name: i for i, name in enumerate(ALGORITHM_ORDER)}

@@ -522,7 +522,7 @@ def test_the_other_engines_refuse_a_python_algorithm_by_field():
 def test_algorithms_lists_a_registered_class_as_a_user_algorithm():
     listed = {a["name"]: a for a in wtcp.algorithms()}
     assert listed["py_newreno"]["user"] and not listed["newreno"]["user"]
-    assert (listed["py_newreno"]["family"], listed["c2tcp"]["family"]) == ("Written in Python", "Today's cellular and Wi-Fi baselines")
+    assert (listed["py_newreno"]["family"], listed["c2tcp"]["family"]) == ("Written in Python", "Today's baselines")
     assert [p["name"] for p in listed["py_newreno"]["params"]] == ["halve", "ecn"]
 
 

@@ -50,9 +50,59 @@ impl MinTracker {
     }
 }
 
+/// The smallest (or largest) sample of the last `window` ns: a deque of samples that are
+/// each the extreme of everything after them (each sample enters and leaves once, so the
+/// cost per sample is constant on average; the deque's storage is kept between samples).
+/// The newest sample always stays, however old.
+#[derive(Clone, Debug)]
+pub struct WindowedExtreme {
+    max: bool,
+    samples: std::collections::VecDeque<(u64, u64)>,
+}
+
+impl WindowedExtreme {
+    pub fn min() -> Self {
+        WindowedExtreme { max: false, samples: std::collections::VecDeque::new() }
+    }
+
+    pub fn max() -> Self {
+        WindowedExtreme { max: true, samples: std::collections::VecDeque::new() }
+    }
+
+    /// Add sample `x` taken at `now`; forget samples older than `now - window`.
+    pub fn update(&mut self, now: u64, x: u64, window: u64) -> u64 {
+        let beaten = |old: u64| if self.max { old <= x } else { old >= x };
+        while self.samples.back().is_some_and(|&(_, v)| beaten(v)) {
+            self.samples.pop_back();
+        }
+        self.samples.push_back((now, x));
+        while self.samples.len() > 1 && self.samples.front().is_some_and(|&(t, _)| t + window < now) {
+            self.samples.pop_front();
+        }
+        self.value().expect("a sample was just added")
+    }
+
+    pub fn value(&self) -> Option<u64> {
+        self.samples.front().map(|&(_, v)| v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windowed_extremes_forget_samples_older_than_the_window() {
+        let (mut lo, mut hi) = (WindowedExtreme::min(), WindowedExtreme::max());
+        for (t, x) in [(0, 5), (10, 3), (20, 9), (30, 4)] {
+            lo.update(t, x, 15);
+            hi.update(t, x, 15);
+        }
+        // At t = 30 the window holds t >= 15: samples 9 and 4.
+        assert_eq!((lo.value(), hi.value()), (Some(4), Some(9)));
+        lo.update(100, 7, 15);
+        assert_eq!(lo.value(), Some(7)); // only the newest is left
+    }
 
     #[test]
     fn ewma_starts_at_the_first_sample_then_moves_by_the_gain() {

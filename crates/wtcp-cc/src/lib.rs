@@ -14,6 +14,7 @@ pub mod acc;
 pub mod bbr;
 pub mod c2tcp;
 pub mod contract;
+pub mod copa;
 pub mod cubic;
 pub mod dynamic;
 pub mod ewr;

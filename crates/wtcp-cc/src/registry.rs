@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
 use crate::user::{self, UserCc};
-use crate::{acc, bbr, c2tcp, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
+use crate::{acc, bbr, c2tcp, copa, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
 
 /// Documentation of one parameter, for `wtcp algorithms`, and the values it may take.
 #[derive(Clone, Debug, PartialEq)]
@@ -317,6 +317,7 @@ registry! {
     Prairie(prairie::PrairieParams) => prairie::PRAIRIE_INFO, prairie::build, no_receiver;
     Dynamic(dynamic::DynamicParams) => dynamic::DYNAMIC_INFO, dynamic::build, no_receiver;
     C2tcp(c2tcp::C2tcpParams) => c2tcp::C2TCP_INFO, c2tcp::build, no_receiver;
+    Copa(copa::CopaParams) => copa::COPA_INFO, copa::build, no_receiver;
 }
 
 /// Every registered algorithm with its documentation, in display order.
