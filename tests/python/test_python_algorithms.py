@@ -714,7 +714,7 @@ def test_a_sweep_can_vary_a_parameter_of_the_algorithm_it_runs(tmp_path):
         Sweep.from_dict({**spec, "algorithms": ["beta_sweep"], "grid": {"flows.0.cc_params.betta": [0.5]}})
 
 
-def test_the_default_executor_keeps_an_unpicklable_class_in_this_process(tmp_path):
+def test_the_default_executor_keeps_an_unpicklable_class_in_this_process(tmp_path, monkeypatch):
     pytest.importorskip("duckdb")
     import threading
 
@@ -723,11 +723,8 @@ def test_the_default_executor_keeps_an_unpicklable_class_in_this_process(tmp_pat
     wtcp.register(type("Locked", (PyNewReno,), {"name": "locked_sweep", "lock": threading.Lock()}))
     sweep = Sweep.from_dict({"name": "l", "scenario": "two-hop-wireless", "algorithms": ["locked_sweep"], "replications": 3,
                              "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0}})
-    pytest.MonkeyPatch().setattr(runner, "POOL_MIN_WORK_S", 0.0)  # any work would start the pool
-    try:
-        assert run_sweep(sweep, tmp_path / "s.duckdb").line() == "3 runs: 3 done, 0 skipped, 0 failed"
-    finally:
-        pytest.MonkeyPatch().undo()
+    monkeypatch.setattr(runner, "POOL_MIN_WORK_S", 0.0)  # any work would start the pool
+    assert run_sweep(sweep, tmp_path / "s.duckdb").line() == "3 runs: 3 done, 0 skipped, 0 failed"
     with pytest.raises(InvalidAlgorithm, match="cannot receive .*InlineExecutor"):
         run_sweep(sweep, tmp_path / "t.duckdb", ProcessPoolExecutor(workers=2))
 

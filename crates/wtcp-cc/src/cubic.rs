@@ -417,6 +417,12 @@ impl Cubic {
         self.reduce(w, cx, 1.0);
     }
 
+    /// When the current congestion avoidance stage began (None: none running, or
+    /// `arithmetic = "ns3"`, which keeps its own epoch).
+    pub fn epoch_start(&self) -> Option<Time> {
+        if self.params.arithmetic == Arithmetic::Ns3 { None } else { self.state.epoch_start }
+    }
+
     /// Congestion avoidance as ns-3.44's TcpCubic::IncreaseWindow: whole segments
     /// delivered (TcpSocketBase's segsAcked, the remainder carried), one segment of growth
     /// when the counter reaches Update's cnt.
