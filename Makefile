@@ -25,10 +25,10 @@ install: $(BUILT)
 # What the demo needs: wtcp's runtime dependencies (pyproject.toml), pinned by
 # constraints.txt, and maturin to build the Rust core into the package.
 $(DEPS): constraints.txt pyproject.toml
-	@echo "make: creating $(VENV) with wtcp's runtime dependencies: numpy pandas matplotlib click rich duckdb (and maturin to build)"
+	@echo "make: creating $(VENV) with wtcp's runtime dependencies: numpy pandas matplotlib click rich duckdb cloudpickle (and maturin to build)"
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich duckdb
+	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich duckdb cloudpickle
 	touch $@
 
 # What the tests add (the `test` and `dask` extras).
