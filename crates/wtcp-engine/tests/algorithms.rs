@@ -245,13 +245,17 @@ fn c2tcp_keeps_the_rtt_near_its_setpoint_where_cubic_fills_a_deep_cellular_buffe
     let path = |f: &str| format!("{:?}", common::repo_path(&format!("scenarios/traces/{f}")).display().to_string());
     let (down, up) = (path("lte-markov.trace"), path("uplink-walk.trace"));
     let run = |cc: &str| {
-        let ov = [("flows.0.cc", cc), ("links.1.ab.capacity.trace", down.as_str()), ("links.1.ba.capacity.trace", up.as_str())];
+        let ov = [("flows.0.cc", cc), ("links.1.ab.capacity.trace", down.as_str()), ("links.1.ba.capacity.trace", up.as_str()), ("trace.enabled", "true"), ("trace.interval_ms", "1000")];
         wtcp_engine::run(&common::load("scenarios/cellular-trace.toml", &ov))
     };
     let (c2tcp, cubic) = (run("\"c2tcp\""), run("\"cubic\""));
     let (c, k) = (&c2tcp.flows[0], &cubic.flows[0]);
     let (c_p95, k_p95) = (c.rtt_p95_ms.unwrap(), k.rtt_p95_ms.unwrap());
     assert!(c_p95 < 0.4 * k_p95, "C2TCP RTT p95 {c_p95} ms, CUBIC {k_p95} ms");
+    // Near its own setpoint (2 x the minimum RTT, from its trace at the end of the run).
+    let t = c2tcp.traces.as_ref().expect("traced");
+    let setpoint = t.cc_name.iter().zip(&t.cc_value).filter(|(n, _)| **n == "setpoint_ms").map(|(_, v)| *v).last().expect("setpoint traced");
+    assert!(c_p95 < 1.25 * setpoint, "RTT p95 {c_p95} ms, setpoint {setpoint} ms");
     assert!(c.goodput_bps > 0.6 * k.goodput_bps, "{} vs {}", c.goodput_bps, k.goodput_bps);
 }
 
