@@ -386,9 +386,9 @@ class ContractCheck(NamedTuple):
 def check_algorithm(cls: type[Algorithm], params: Mapping[str, Any] | None = None, days: int = 10, strict: bool = True) -> list[ContractCheck]:
     """Run the contract suite every built-in algorithm passes (crates/wtcp-cc/src/contract.rs)
     on `cls` (registered first if it is not), with `params` over its defaults. `days`: the
-    simulated days of the overflow check (10 as for the built-ins; a Python hook takes about a
-    microsecond, so 10 days of ACKs is some seconds). Returns every check with its failure
-    or None; with `strict`, raises `ContractViolation` listing the failures."""
+    simulated days of the overflow check (10 as for the built-ins: 8.6 million ACKs, 6.4 s of
+    CPU for the Python NewReno). Returns every check with its failure or None; with
+    `strict`, raises `ContractViolation` listing the failures."""
     if _registered.get(getattr(cls, "name", None)) is not cls:
         register(cls)
     if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= 10:
