@@ -71,9 +71,10 @@ browser:
 	  echo "make test: no Chromium; the HTML report's browser test will be skipped (enable it: sudo apt-get install chromium)"; \
 	fi
 
+# -rs: the summary names every skipped test and why.
 py-test: install test-deps ns3
 	WTCP_REQUIRE_CHROMIUM=$$(command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 && echo 1 || echo 0) \
-	  WTCP_REQUIRE_NS3=1 $(BIN)/pytest -q
+	  WTCP_REQUIRE_NS3=1 $(BIN)/pytest -q -rs
 
 # The scenario fuzzer at full size: 100 000 mutated scenarios (2 % through the CLI) in two
 # worker processes, each case under a memory and a time limit; prints the count of every
