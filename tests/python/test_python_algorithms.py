@@ -797,3 +797,23 @@ def test_the_hook_objects_print_as_python_values():
     wtcp.load(SIMPLE2).set("flows.0.cc", "shows").run()
     assert seen["loss"].startswith("Loss(kind=\"fast_retransmit\"")
     assert "Some(" not in seen["ack"] + seen["w"] and "pacing_rate=None" in seen["w"] and "dup=False" in seen["ack"]
+
+
+def test_a_summary_refuses_a_column_it_does_not_have(tmp_path):
+    pytest.importorskip("duckdb")
+    from wtcp.sweep import InlineExecutor, Sweep, run_sweep
+    from wtcp.sweep.store import UnknownColumn
+
+    sweep = Sweep.from_dict({"name": "s", "scenario": "two-hop-wireless", "algorithms": ["cubic"],
+                             "set": {"run.duration_s": 20.0, "run.measure_from_s": 2.0}, "grid": {"flows.0.cc_params.beta": [0.5, 0.7]}})
+    run_sweep(sweep, tmp_path / "s.duckdb", InlineExecutor())
+    store = wtcp.open_store(tmp_path / "s.duckdb")
+    assert len(store.summary("goodput_mbps", by=["algorithm", "flows_0_cc_params_beta"])) == 2
+    with pytest.raises(UnknownColumn, match="no column `flows.0.cc_params.beta` to group by; did you mean `flows_0_cc_params_beta`"):
+        store.summary("goodput_mbps", by=["algorithm", "flows.0.cc_params.beta"])
+
+
+def test_a_nested_tables_documented_defaults_are_the_tables_own():
+    c2tcp = {a["name"]: a for a in wtcp.algorithms()}["c2tcp"]
+    nested = {p["name"]: p for p in next(p for p in c2tcp["params"] if p["name"] == "cubic")["params"]}
+    assert (nested["reduce"]["default"], nested["growth_unit"]["default"], nested["alpha_switch"]["default"]) == ("cwnd", "segment", "false")

@@ -664,21 +664,31 @@ fn capacity<'py>(py: Python<'py>, text: &str, seed: u64) -> PyResult<Bound<'py, 
 }
 
 /// Parameters as dicts: name, unit, default, doc, range (text; "" for a switch or a
-/// choice) and, for a nested table, its own `params`.
+/// choice) and, for a nested table, its own `params`, whose defaults are those the table's
+/// default gives (C2TCP's CUBIC is not CUBIC's defaults).
 fn param_list<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo]) -> PyResult<Bound<'py, PyList>> {
+    param_list_with(py, params, None)
+}
+
+fn param_list_with<'py>(py: Python<'py>, params: &[wtcp_cc::ParamInfo], defaults: Option<&serde_json::Map<String, serde_json::Value>>) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for p in params {
         let pd = PyDict::new(py);
         pd.set_item("name", p.name)?;
         pd.set_item("unit", p.unit)?;
-        pd.set_item("default", p.default)?;
+        let given = defaults.and_then(|d| d.get(p.name)).map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        pd.set_item("default", given.as_deref().unwrap_or(p.default))?;
         pd.set_item("doc", p.doc)?;
         match p.range {
             wtcp_cc::Range::Any => pd.set_item("range", "")?,
             wtcp_cc::Range::Num { .. } => pd.set_item("range", p.range.describe(p.name))?,
             wtcp_cc::Range::Table(nested) => {
                 pd.set_item("range", "table")?;
-                pd.set_item("params", param_list(py, nested)?)?;
+                let table: Option<serde_json::Map<String, serde_json::Value>> = serde_json::from_str(p.default).ok();
+                pd.set_item("params", param_list_with(py, nested, table.as_ref())?)?;
             }
         }
         list.append(pd)?;

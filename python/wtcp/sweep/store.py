@@ -109,6 +109,22 @@ def with_rate_units(flows: pd.DataFrame) -> pd.DataFrame:
     return flows
 
 
+class UnknownColumn(ValueError):
+    """A grouping column the table does not have; the message lists those it has (a swept
+    path's column replaces dots with `_`: `flows_0_cc_params_beta`)."""
+
+    def __init__(self, column: str, valid: Iterable[str]):
+        import difflib
+
+        valid = sorted(set(valid))
+        guess = column.replace(".", "_")
+        close = difflib.get_close_matches(guess, valid, n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""
+        self.column = column
+        self.message = f"no column `{column}` to group by{hint} (columns: {', '.join(valid)})"
+        super().__init__(self.message)
+
+
 class UnknownMetric(KeyError):
     """A metric that is neither a flows nor a runs column; the message lists the valid ones."""
 
@@ -954,7 +970,8 @@ class Store:
         Default grouping: sweep, the swept-parameter columns, engine, algorithm and (for
         flow metrics) flow name. Columns: the groups, n, mean, std, ci_low, ci_high.
         Rates read in bit/s or Mb/s (`goodput_bps`, `goodput_mbps`); an unknown metric
-        raises `UnknownMetric` (a KeyError) listing the valid ones."""
+        raises `UnknownMetric` (a KeyError) listing the valid ones, an unknown column in `by`
+        `UnknownColumn` (a ValueError) listing the columns."""
         flows = self.flows(sweep)
         if metric in flows.columns:
             table = flows
@@ -966,6 +983,9 @@ class Store:
                 fixed = ("key", "flow_id", "id", "seed", "replication", "stream", *self.param_columns())
                 raise UnknownMetric(metric, numeric_columns(flows, fixed) + numeric_columns(table, fixed) + list(RATE_COLUMNS))
             default_by = ["sweep", *self.param_columns(), "engine", "algorithm"]
+        for column in by or ():
+            if column not in table.columns:
+                raise UnknownColumn(column, table.columns)
         return summarize(table, metric, list(by) if by is not None else default_by)
 
     @_store_errors

@@ -1112,7 +1112,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         // An algorithm registered at run time checks its own table, after the numbers its
         // JSON form cannot hold.
         if let Some(table) = &fl.cc_params {
-            non_finite(table, &format!("{p}.cc_params"))?;
+            non_finite(table, &format!("{p}.cc_params")).map_err(|e| ScenarioError::new(e.path.clone(), format!("{} (algorithm `{name}`)", e.message)))?;
         }
         u.alg.check_params(&u.params).map_err(|e| {
             let path = if e.path.is_empty() { format!("{p}.cc_params") } else { format!("{p}.cc_params.{}", e.path) };
