@@ -65,6 +65,7 @@ use serde::Deserialize;
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict, Window};
 use crate::cubic::{Cubic, CubicParams, GrowthUnit};
+use crate::filters::MinTracker;
 use crate::reno::HalveOf;
 use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_GAIN, MAX_SECONDS};
 
@@ -174,7 +175,7 @@ pub struct C2tcp {
     params: C2tcpParams,
     cubic: Cubic,
     /// Smallest RTT sample so far.
-    min_rtt: Option<Time>,
+    min_rtt: MinTracker,
     /// When the current bad period started plus the interval (`first_above_time`); None
     /// while samples are at or below the setpoint.
     first_above: Option<Time>,
@@ -190,7 +191,7 @@ pub struct C2tcp {
 
 impl C2tcp {
     pub fn new(params: C2tcpParams) -> Self {
-        C2tcp { params, cubic: Cubic::new(params.cubic), min_rtt: None, first_above: None, next_reset: 0, count: 1, inv_sqrt: 1.0, resets: 0 }
+        C2tcp { params, cubic: Cubic::new(params.cubic), min_rtt: MinTracker::default(), first_above: None, next_reset: 0, count: 1, inv_sqrt: 1.0, resets: 0 }
     }
 
     fn ms(v: f64) -> Time {
@@ -220,8 +221,7 @@ impl C2tcp {
         if self.cubic.epoch_start().is_some_and(|start| cx.now < start + gate) {
             return;
         }
-        let min_rtt = self.min_rtt.map_or(rtt, |m| m.min(rtt));
-        self.min_rtt = Some(min_rtt);
+        let min_rtt = self.min_rtt.update(rtt);
         let setpoint = self.setpoint(min_rtt);
         let interval = self.interval(min_rtt);
         if rtt <= setpoint {
@@ -291,7 +291,7 @@ impl CongestionControl for C2tcp {
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
-        let min_rtt = self.min_rtt.unwrap_or(0);
+        let min_rtt = self.min_rtt.value().unwrap_or(0);
         out.push(("min_rtt_ms", min_rtt as f64 / 1e6));
         out.push(("setpoint_ms", self.setpoint(min_rtt) as f64 / 1e6));
         out.push(("above_setpoint", f64::from(u8::from(self.first_above.is_some()))));
