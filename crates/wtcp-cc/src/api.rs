@@ -113,6 +113,12 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// That segment was a retransmission.
     pub is_retrans: bool,
+    /// Bytes the sender deemed lost (and resent) between that segment's send and this ACK
+    /// (`C.lost - P.lost`, Linux `rs->lost`).
+    pub lost: u64,
+    /// Bytes in flight when that segment was sent, itself included (Linux
+    /// `rs->tx_in_flight`).
+    pub tx_in_flight: u64,
 }
 
 impl RateSample {

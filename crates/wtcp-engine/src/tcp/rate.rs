@@ -29,6 +29,12 @@
 //!   ns-3 recovery without SACK (`tcp.reno_sack`) never marks samples app-limited.
 //! - An old ACK carrying SACK blocks generates a sample too (Linux's `old_ack` path tags
 //!   the SACKs without `tcp_rate_gen`).
+//! - Lost bytes (`RateSample::lost`, Linux `tp->lost` as BBRv3 reads it): a segment counts
+//!   as lost when the sender retransmits it, whatever decided it (RFC 6675 IsLost, RACK,
+//!   the retransmission timer, a partial ACK); Linux counts when it marks a segment lost,
+//!   which after a timeout is every outstanding segment at once, here one by one as go-back-N
+//!   resends them. `tx_in_flight` is the sender's pipe when the segment left, itself
+//!   included (Linux `tx.in_flight`).
 
 use wtcp_cc::RateSample;
 
@@ -44,6 +50,10 @@ pub struct SentSnapshot {
     /// Send time of the most recently delivered segment, at the send.
     first_tx: Time,
     app_limited: bool,
+    /// `lost_total` at the send.
+    lost: u64,
+    /// Bytes in flight when it left, itself included.
+    in_flight: u64,
     /// Delivered already (SACKed): not counted again (Linux zeroes `delivered_mstamp`).
     counted: bool,
 }
@@ -60,6 +70,9 @@ pub struct AckRate {
     send_interval: Time,
     app_limited: bool,
     retrans: bool,
+    /// The chosen segment's (lost_total, in flight) at its send.
+    tx_lost: u64,
+    tx_in_flight: u64,
 }
 
 /// The connection's delivery state.
@@ -71,6 +84,8 @@ pub struct RateEstimator {
     first_tx: Time,
     /// Non-zero: samples are app-limited until `delivered_total` passes this value.
     app_limited_until: u64,
+    /// Bytes the sender has resent because it deemed them lost (Linux `tp->lost`).
+    lost_total: u64,
 }
 
 impl SentSnapshot {
@@ -85,9 +100,15 @@ impl RateEstimator {
         self.delivered_total
     }
 
+    /// `bytes` are about to be resent: they count as lost (Linux `tcp_mark_skb_lost`).
+    pub fn on_lost(&mut self, bytes: u64) {
+        self.lost_total += bytes;
+    }
+
     /// A segment leaves at `now`; `outstanding` is SND.MAX - SND.UNA before it (Linux
-    /// `packets_out`: when nothing is outstanding, the sampling interval starts now).
-    pub fn on_sent(&mut self, snap: &mut SentSnapshot, now: Time, outstanding: u64) {
+    /// `packets_out`: when nothing is outstanding, the sampling interval starts now);
+    /// `in_flight` the pipe with it included.
+    pub fn on_sent(&mut self, snap: &mut SentSnapshot, now: Time, outstanding: u64, in_flight: u64) {
         if outstanding == 0 {
             self.first_tx = now;
             self.delivered_at = now;
@@ -97,6 +118,8 @@ impl RateEstimator {
             delivered_at: self.delivered_at,
             first_tx: self.first_tx,
             app_limited: self.app_limited_until != 0,
+            lost: self.lost_total,
+            in_flight,
             counted: false,
         };
     }
@@ -130,6 +153,8 @@ impl RateEstimator {
             acc.send_interval = sent_at.saturating_sub(snap.first_tx);
             acc.app_limited = snap.app_limited;
             acc.retrans = retrans;
+            acc.tx_lost = snap.lost;
+            acc.tx_in_flight = snap.in_flight;
             self.first_tx = sent_at;
         }
     }
@@ -172,6 +197,8 @@ impl RateEstimator {
             prior_delivered,
             is_app_limited: acc.app_limited,
             is_retrans: acc.retrans,
+            lost: self.lost_total - acc.tx_lost,
+            tx_in_flight: acc.tx_in_flight,
         })
     }
 
@@ -194,7 +221,7 @@ mod tests {
         let mut r = RateEstimator::default();
         let mut snaps = [SentSnapshot::default(); 10];
         for (i, s) in snaps.iter_mut().enumerate() {
-            r.on_sent(s, 0, i as u64 * 1000);
+            r.on_sent(s, 0, i as u64 * 1000, i as u64 * 1000 + 1000);
         }
         let mut last = None;
         for (i, s) in snaps.iter_mut().enumerate() {
@@ -217,12 +244,12 @@ mod tests {
     fn the_latest_sent_segment_gives_the_prior_and_the_longer_phase_the_interval() {
         let mut r = RateEstimator::default();
         let (mut a, mut b, mut c) = (SentSnapshot::default(), SentSnapshot::default(), SentSnapshot::default());
-        r.on_sent(&mut a, 0, 0);
-        r.on_sent(&mut b, 0, 1000);
+        r.on_sent(&mut a, 0, 0, 1000);
+        r.on_sent(&mut b, 0, 1000, 2000);
         let mut acc = AckRate::default();
         r.on_delivered(&mut a, &mut acc, 1000, 1000, 0, false, false);
         r.generate(&acc, 20 * MS, None).unwrap();
-        r.on_sent(&mut c, 30 * MS, 1000);
+        r.on_sent(&mut c, 30 * MS, 1000, 2000);
         // 1 and 2 arrive together at 35 ms: ACK phase 35 - 20 = 15 ms, send phase 30 ms.
         let mut acc = AckRate::default();
         r.on_delivered(&mut b, &mut acc, 1000, 2000, 0, false, false);
@@ -236,8 +263,8 @@ mod tests {
         let mut r = RateEstimator::default();
         let mut a = SentSnapshot::default();
         let mut b = SentSnapshot::default();
-        r.on_sent(&mut a, 0, 0);
-        r.on_sent(&mut b, MS, 1000);
+        r.on_sent(&mut a, 0, 0, 1000);
+        r.on_sent(&mut b, MS, 1000, 2000);
         let mut acc = AckRate::default();
         r.on_delivered(&mut b, &mut acc, 1000, 2000, MS, false, true);
         assert!(r.generate(&acc, 50 * MS, None).is_some());
@@ -252,7 +279,7 @@ mod tests {
     fn an_interval_below_the_minimum_rtt_gives_no_sample() {
         let mut r = RateEstimator::default();
         let mut a = SentSnapshot::default();
-        r.on_sent(&mut a, 0, 0);
+        r.on_sent(&mut a, 0, 0, 1000);
         let mut acc = AckRate::default();
         r.on_delivered(&mut a, &mut acc, 1000, 1000, 0, false, false);
         assert_eq!(r.generate(&acc, 5 * MS, Some(10 * MS)), None);
@@ -264,10 +291,10 @@ mod tests {
     fn samples_are_app_limited_until_the_data_in_flight_at_the_gap_is_delivered() {
         let mut r = RateEstimator::default();
         let mut a = SentSnapshot::default();
-        r.on_sent(&mut a, 0, 0);
+        r.on_sent(&mut a, 0, 0, 1000);
         r.on_app_limited(1000);
         let mut b = SentSnapshot::default();
-        r.on_sent(&mut b, MS, 1000);
+        r.on_sent(&mut b, MS, 1000, 2000);
         let mut acc = AckRate::default();
         r.on_delivered(&mut a, &mut acc, 1000, 1000, 0, false, false);
         assert!(!r.generate(&acc, 40 * MS, None).unwrap().is_app_limited);
@@ -275,9 +302,31 @@ mod tests {
         r.on_delivered(&mut b, &mut acc, 1000, 2000, MS, false, false);
         assert!(r.generate(&acc, 41 * MS, None).unwrap().is_app_limited);
         let mut c = SentSnapshot::default();
-        r.on_sent(&mut c, 42 * MS, 0);
+        r.on_sent(&mut c, 42 * MS, 0, 1000);
         let mut acc = AckRate::default();
         r.on_delivered(&mut c, &mut acc, 1000, 3000, 42 * MS, false, false);
         assert!(!r.generate(&acc, 80 * MS, None).unwrap().is_app_limited);
+    }
+
+    /// Segments a, b, c leave with 1, 2, 3 segments in flight; a is then resent (lost).
+    /// The ACK delivering c reports the loss that happened after c left and c's own
+    /// in-flight; the ACK delivering a's retransmission reports none (it left after).
+    #[test]
+    fn a_sample_carries_the_losses_since_its_segment_left_and_its_in_flight() {
+        let mut r = RateEstimator::default();
+        let (mut a, mut b, mut c) = (SentSnapshot::default(), SentSnapshot::default(), SentSnapshot::default());
+        r.on_sent(&mut a, 0, 0, 1000);
+        r.on_sent(&mut b, 0, 1000, 2000);
+        r.on_sent(&mut c, 0, 2000, 3000);
+        r.on_lost(1000);
+        r.on_sent(&mut a, 10 * MS, 3000, 3000);
+        let mut acc = AckRate::default();
+        r.on_delivered(&mut c, &mut acc, 1000, 3000, 0, false, true);
+        let s = r.generate(&acc, 50 * MS, None).unwrap();
+        assert_eq!((s.lost, s.tx_in_flight), (1000, 3000));
+        let mut acc = AckRate::default();
+        r.on_delivered(&mut a, &mut acc, 1000, 1000, 10 * MS, true, false);
+        let s = r.generate(&acc, 60 * MS, None).unwrap();
+        assert_eq!((s.lost, s.tx_in_flight, s.is_retrans), (0, 3000, true));
     }
 }

@@ -234,6 +234,13 @@ impl Scoreboard {
         self.lost.covers(seq, seq + len) && !self.retransmitted.covers(seq, seq + len)
     }
 
+    /// `SetPipe` already counts a resend of `[seq, seq + len)` about to leave: it was
+    /// recorded as retransmitted, or it is neither lost nor SACKed (going back N).
+    pub fn counts_in_pipe(&self, seq: u64, len: u64) -> bool {
+        let lost = if self.rack { self.lost.covers(seq, seq + len) } else { self.is_lost(seq, len) };
+        self.retransmitted.covers(seq, seq + len) || !(lost || self.sacked.covers(seq, seq + len))
+    }
+
     /// RACK's pipe over `[a, b)`: bytes neither SACKed nor marked lost, plus those
     /// retransmitted and still out.
     pub fn pipe_between(&self, a: u64, b: u64) -> u64 {

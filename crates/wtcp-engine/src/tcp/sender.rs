@@ -258,21 +258,27 @@ impl Sender {
     pub fn cc(&self) -> &dyn CongestionControl {
         self.cc.as_ref()
     }
+    /// Bytes in flight (RFC 6675 §4 SetPipe): with SACK from the scoreboard; without it
+    /// each duplicate ACK since the last new ACK reports one segment gone, and at the fast
+    /// retransmit the head is presumed lost (not yet resent).
+    fn pipe(&self) -> u64 {
+        let outstanding = self.snd_max - self.snd_una;
+        match (&self.sb, &self.reno) {
+            (Some(sb), _) => sb.pipe(self.snd_una, self.snd_max),
+            (None, Some(rs)) => rs.in_flight(self.snd_una, self.snd_max) + self.pipe_bonus,
+            (None, None) => {
+                let head_lost = self.dupacks >= self.cfg.dupack_threshold && !self.in_recovery;
+                outstanding.saturating_sub((u64::from(self.dupacks) + u64::from(head_lost)) * self.mss)
+            }
+        }
+    }
+
     /// Calls an algorithm hook with a context built from the sender's state, then
     /// applies the hook's requests.
     fn call_cc<R>(&mut self, io: &mut SenderIo, f: impl FnOnce(&mut dyn CongestionControl, &mut Window, &mut Ctx) -> R) -> R {
         let outstanding = self.snd_max - self.snd_una;
         let flight_size = if self.dupacks > 0 && !self.in_recovery { self.snd_max_at_first_dup - self.snd_una } else { outstanding };
-        // RFC 6675 pipe without SACK: each duplicate ACK since the last new ACK reports one
-        // segment gone; at the fast retransmit the head is presumed lost (not yet resent).
-        let head_lost = self.dupacks >= self.cfg.dupack_threshold && !self.in_recovery;
-        let reported = (u64::from(self.dupacks) + u64::from(head_lost)) * self.mss;
-        // With SACK, RFC 6675 SetPipe from the scoreboard.
-        let pipe = match (&self.sb, &self.reno) {
-            (Some(sb), _) => sb.pipe(self.snd_una, self.snd_max),
-            (None, Some(rs)) => rs.in_flight(self.snd_una, self.snd_max) + self.pipe_bonus,
-            (None, None) => outstanding.saturating_sub(reported),
-        };
+        let pipe = self.pipe();
         let mut cx = Ctx {
             now: io.now,
             mss: self.cfg.mss,
@@ -485,15 +491,26 @@ impl Sender {
             self.segs.resize(idx + 1, SegTx::default());
         }
         let outstanding = self.snd_max - self.snd_una;
+        let retransmission = seq < self.snd_max;
+        if retransmission {
+            self.rate.on_lost(len);
+        }
+        // Linux tx.in_flight: the pipe with this segment counted once.
+        let counted = retransmission
+            && match (&self.sb, &self.reno) {
+                (Some(sb), _) => sb.counts_in_pipe(seq, len),
+                (None, Some(_)) => false,
+                (None, None) => true,
+            };
+        let in_flight = self.pipe() + if counted { 0 } else { len };
         let seg = &mut self.segs[idx];
-        self.rate.on_sent(&mut seg.rate, io.now, outstanding);
+        self.rate.on_sent(&mut seg.rate, io.now, outstanding, in_flight);
         if let Some(rack) = self.rack.as_mut() {
             rack.on_sent(seq, io.now);
         }
         seg.tx_count += 1;
         seg.sent_at = io.now;
         let tx_no = seg.tx_count;
-        let retransmission = seq < self.snd_max;
         if retransmission {
             io.counters.retransmitted_segments += 1;
             if let Some(rs) = self.reno.as_mut() {
