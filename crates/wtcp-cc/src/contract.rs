@@ -15,6 +15,12 @@ const MS: u64 = 1_000_000;
 /// shrinks from the restart window each time.
 pub const SSTHRESH_ON_EVERY_EXPIRY: &[&str] = &["acc", "clap", "taichung"];
 
+/// Algorithms whose window follows a router's per-packet marks (ABC's accelerate and
+/// brake, the authors' `tcp_abc.c`): a duplicate ACK reports a delivered packet and its
+/// mark like any other ACK (it moves the window by at most one segment per reported
+/// packet), and there is no threshold to set (ssthresh stays infinite).
+pub const EXPLICIT_FEEDBACK: &[&str] = &["abc"];
+
 /// How long the overflow check runs, in simulated days of loss-free ACKs (one per 100 ms).
 pub const DEFAULT_DAYS: u32 = 10;
 
@@ -34,7 +40,7 @@ pub const CHECKS: &[Check] = &[
     Check { name: "slow_start_grows_the_window", rule: "four ACKs in slow start grow cwnd (RFC 5681 §3.1)", run: slow_start_grows_the_window },
     Check {
         name: "a_timeout_collapses_the_window",
-        rule: "a timeout sets cwnd to one segment (RFC 5681 §3.1 LW) unless the algorithm's info says otherwise, and sets a finite ssthresh",
+        rule: "a timeout sets cwnd to one segment (RFC 5681 §3.1 LW) unless the algorithm's info says otherwise, and sets a finite ssthresh (except the schemes of EXPLICIT_FEEDBACK)",
         run: a_timeout_collapses_the_window,
     },
     Check {
@@ -49,7 +55,7 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         name: "duplicate_acks_alone_never_grow_the_window",
-        rule: "duplicate ACKs outside recovery do not grow cwnd (RFC 5681 §3.2: only the sender's inflation does)",
+        rule: "duplicate ACKs outside recovery do not grow cwnd (RFC 5681 §3.2: only the sender's inflation does); for the schemes of EXPLICIT_FEEDBACK, by at most one segment each",
         run: duplicate_acks_alone_never_grow_the_window,
     },
     Check {
@@ -90,6 +96,9 @@ fn a_timeout_collapses_the_window(info: &AlgorithmInfo, build: Build, _: u32) ->
     if info.timeout_collapses_window {
         ensure(h.w.cwnd == f64::from(MSS), || format!("cwnd {} after a timeout, not one segment ({MSS} bytes)", h.w.cwnd))?;
     }
+    if EXPLICIT_FEEDBACK.contains(&info.name) {
+        return Ok(());
+    }
     ensure(h.w.ssthresh.is_finite(), || format!("ssthresh {} after a timeout: a timeout must set it", h.w.ssthresh))
 }
 
@@ -129,7 +138,7 @@ fn the_window_stays_in_bounds(_: &AlgorithmInfo, build: Build, days: u32) -> Res
     Ok(())
 }
 
-fn duplicate_acks_alone_never_grow_the_window(_: &AlgorithmInfo, build: Build, _: u32) -> Result<(), String> {
+fn duplicate_acks_alone_never_grow_the_window(info: &AlgorithmInfo, build: Build, _: u32) -> Result<(), String> {
     let mut h = Harness::new(build());
     for _ in 0..10 {
         h.ack(1, 50 * MS);
@@ -137,6 +146,10 @@ fn duplicate_acks_alone_never_grow_the_window(_: &AlgorithmInfo, build: Build, _
     let before = h.w.cwnd;
     h.dup_ack();
     h.dup_ack();
+    if EXPLICIT_FEEDBACK.contains(&info.name) {
+        let bound = before + 2.0 * f64::from(MSS);
+        return ensure(h.w.cwnd <= bound, || format!("two duplicate ACKs grew cwnd {} -> {}, more than a segment each", before, h.w.cwnd));
+    }
     ensure(h.w.cwnd <= before, || format!("two duplicate ACKs grew cwnd {} -> {}", before, h.w.cwnd))
 }
 

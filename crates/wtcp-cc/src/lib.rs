@@ -10,6 +10,7 @@
 //! NewReno algorithms, [`registry`] the name → algorithm table with parameter docs.
 
 pub mod api;
+pub mod abc;
 pub mod acc;
 pub mod bbr;
 pub mod c2tcp;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
 use crate::user::{self, UserCc};
-use crate::{acc, bbr, c2tcp, copa, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
+use crate::{abc, acc, bbr, c2tcp, copa, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
 
 /// Documentation of one parameter, for `wtcp algorithms`, and the values it may take.
 #[derive(Clone, Debug, PartialEq)]
@@ -318,6 +318,15 @@ registry! {
     Dynamic(dynamic::DynamicParams) => dynamic::DYNAMIC_INFO, dynamic::build, no_receiver;
     C2tcp(c2tcp::C2tcpParams) => c2tcp::C2TCP_INFO, c2tcp::build, no_receiver;
     Copa(copa::CopaParams) => copa::COPA_INFO, copa::build, no_receiver;
+    Abc(abc::AbcParams) => abc::ABC_INFO, abc::build, no_receiver;
+}
+
+impl CcConfig {
+    /// The algorithm needs ECN with a per-packet echo (Linux `TCP_CONG_NEEDS_ECN`): the
+    /// engine turns both on for its flows.
+    pub fn needs_ecn(&self) -> bool {
+        matches!(self, CcConfig::Abc(_))
+    }
 }
 
 /// Every registered algorithm with its documentation, in display order.

@@ -203,6 +203,17 @@ fn codel_options_are_checked_and_belong_to_codel() {
 }
 
 #[test]
+fn abc_options_are_checked_and_an_abc_flow_keeps_ecn() {
+    check(&[("links.1.queue", "{ discipline = \"abc\", eta = 0 }")], "links.1.queue.eta", "allowed: a ratio in (0, 2]");
+    check(&[("links.1.queue", "{ discipline = \"abc\", token_limit = 0.5 }")], "links.1.queue.token_limit", "allowed: tokens from 1 to 1000000");
+    check(&[("links.1.queue", "{ discipline = \"abc\", delta_ms = -1 }")], "links.1.queue.delta_ms", "milliseconds from 0.001");
+    check(&[("links.1.queue", "{ discipline = \"abc\", queue_delay = \"average\" }")], "links.1.queue.queue_delay", "expected `backlog` or `sojourn`");
+    check(&[("links.1.queue", "{ discipline = \"codel\", eta = 0.9 }")], "links.1.queue.eta", "allowed: target_ms, interval_ms, ecn");
+    check(&[("flows.0.cc", "\"abc\""), ("flows.0.tcp", "{ ecn = false }")], "flows.0.tcp.ecn", "algorithm `abc` needs ECN");
+    check(&[("flows.0.cc", "\"abc\""), ("flows.0.tcp", "{ ecn_echo = \"latched\" }")], "flows.0.tcp.ecn_echo", "allowed: \"state_change\"");
+}
+
+#[test]
 fn fq_codel_options_are_checked_and_belong_to_fq_codel() {
     check(&[("links.1.queue", "{ discipline = \"fq_codel\", quantum_bytes = 0 }")], "links.1.queue.quantum_bytes", "allowed: 1..=1048576 (bytes)");
     check(&[("links.1.queue", "{ discipline = \"fq_codel\", flows = 100000 }")], "links.1.queue.flows", "allowed: 1..=65536 (queues)");

@@ -331,7 +331,7 @@ def same_value(a: Any, b: Any) -> bool:
 TOP_KEYS = ("name", "description", "profile", "run", "tcp", "nodes", "links", "wifi", "flows", "trace", "metrics")
 RUN_KEYS = ("duration_s", "seed", "replication", "measure_from_s", "measure_to_s")
 LINK_KEYS = ("name", "a", "b", "rate_mbps", "delay_ms", "link_header_bytes", "queue", "ab", "ba")
-QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "min_th", "max_th", "max_p", "weight", "gentle", "ecn", "threshold", "mean_packet_bytes", "target_ms", "interval_ms", "t_update_ms", "max_burst_ms", "quantum_bytes", "flows", "drop_batch")
+QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "min_th", "max_th", "max_p", "weight", "gentle", "ecn", "threshold", "mean_packet_bytes", "target_ms", "interval_ms", "t_update_ms", "max_burst_ms", "quantum_bytes", "flows", "drop_batch", "eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay")
 DIR_KEYS = ("loss", "loss_applies_to", "outages", "random_outages", "delay_spikes", "arq", "capacity")
 FLOW_KEYS = ("kind", "name", "src", "dst", "start_s", "stop_s", "count", "start_stagger_s", "on_off", "cc", "cc_params", "bytes", "tcp", "rate_mbps", "packet_bytes")
 

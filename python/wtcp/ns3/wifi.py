@@ -45,7 +45,7 @@ WIFI_KEYS = (
     "mac_hint_relay_delay_ms", "stations",
 )
 STATION_KEYS = ("node", "x", "y", "queue")
-QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch")
+QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch", "eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay")
 # wtcp's queue defaults (scenario/resolve.rs, net/fq_codel.rs, net/codel.rs).
 DEFAULT_QUEUE_PACKETS = 50
 FQ_CODEL_DEFAULTS = {"limit_packets": 10240, "target_ms": 5.0, "interval_ms": 100.0, "ecn": True, "quantum_bytes": 1500, "flows": 1024, "drop_batch": 64}

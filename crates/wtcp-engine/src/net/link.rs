@@ -167,6 +167,20 @@ impl LinkDir {
         }
     }
 
+    /// The capacity a router at this transmitter knows now, b/s (ABC's mu): the rate, a
+    /// trace's current rate, or a mahimahi schedule's opportunities, used or not, in the
+    /// trailing `window` (none in the future).
+    fn trailing_capacity_bps(&self, now: Time, window: Time) -> f64 {
+        match &self.capacity {
+            None => self.tx_times.rate_bps(),
+            Some(Capacity::Rates(r)) => r.rate_at(now),
+            Some(Capacity::Opportunities(o)) => {
+                let n = o.first_after(now) - o.first_after(now.saturating_sub(window));
+                n as f64 * f64::from(OPPORTUNITY_IP_BYTES) * 8.0 / (window as f64 / 1e9)
+            }
+        }
+    }
+
     /// Offer a packet: the queue discipline may drop or mark it; then start sending it at
     /// once if idle, queue it, or refuse it (full).
     pub fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time, ev: &mut EventQueue) -> Result<(), PacketId> {
@@ -177,7 +191,7 @@ impl LinkDir {
         }
         if idle {
             let size = pool.get(id).size;
-            self.start_tx(id, size, now, now, ev);
+            self.start_tx(id, size, now, now, pool, ev);
             return Ok(());
         }
         let before = self.dequeue_drops.len();
@@ -189,14 +203,20 @@ impl LinkDir {
     }
 
     /// Start sending packet `id`, queued since `arrival`, at `now`.
-    fn start_tx(&mut self, id: PacketId, size: u32, arrival: Time, now: Time, ev: &mut EventQueue) {
+    fn start_tx(&mut self, id: PacketId, size: u32, arrival: Time, now: Time, pool: &mut PacketPool, ev: &mut EventQueue) {
         self.in_tx = Some(id);
         self.tx_start = now;
         if self.attempts == 0 {
             if self.measuring {
                 self.sojourn.record(now - arrival);
             }
-            self.queue.on_departure(now, now - arrival);
+            if let Some(window) = self.queue.abc_mut().map(|abc| abc.rate_window()) {
+                let bps = self.trailing_capacity_bps(now, window);
+                if let Some(abc) = self.queue.abc_mut() {
+                    abc.set_capacity(bps);
+                }
+            }
+            self.queue.on_departure(id, pool, now, now - arrival);
         }
         self.attempts += 1;
         let wire = size + self.link_header;
@@ -230,7 +250,7 @@ impl LinkDir {
             if self.attempts <= arq.retry_limit {
                 // ARQ: send the same frame again at once.
                 self.stats.retries += 1;
-                self.start_tx(id, p_size, p_enqueued, now, ev);
+                self.start_tx(id, p_size, p_enqueued, now, pool, ev);
                 return TxOutcome::Retrying;
             }
         }
@@ -256,7 +276,7 @@ impl LinkDir {
         }
         if let Some(next) = self.dequeue(pool, now) {
             let (size, queued) = (pool.get(next).size, pool.get(next).enqueued);
-            self.start_tx(next, size, queued, now, ev);
+            self.start_tx(next, size, queued, now, pool, ev);
         } else {
             self.queue.on_idle(now);
         }

@@ -1,5 +1,6 @@
 //! The network: routing, link directions (queue, transmitter, pipe) and impairments.
 
+pub mod abc;
 pub mod build;
 pub mod capacity;
 pub mod codel;

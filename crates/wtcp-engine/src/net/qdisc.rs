@@ -6,6 +6,8 @@
 //! - At dequeue: CoDel on the single FIFO (`codel.rs`), or FQ-CoDel's per-flow queues
 //!   (`fq_codel.rs`), which over the limit drops from its fattest queue instead of
 //!   refusing the arrival.
+//! - At departure (the packet starts its transmission, queued or not): ABC's
+//!   accelerate/brake mark (`abc.rs`).
 //!
 //! The packet in transmission is not in the queue: the limit counts packets waiting.
 
@@ -13,6 +15,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
+use super::abc::AbcMarker;
 use super::codel::{Codel, Fifo, Queued};
 use super::fq_codel::FqCodel;
 use super::queue::{Admit, Aqm, AqmState};
@@ -30,6 +33,7 @@ pub struct Qdisc<T> {
     fifo_bytes: u64,
     codel: Option<Codel>,
     fq: Option<Box<FqCodel<T>>>,
+    abc: Option<Box<AbcMarker>>,
     /// A DropTail FIFO: nothing to decide at arrival or dequeue (the common case, kept
     /// on its own short path).
     plain: bool,
@@ -53,7 +57,18 @@ impl<T: Queued> Qdisc<T> {
             fifo_bytes: 0,
             codel,
             fq,
+            abc: match &cfg.aqm {
+                Aqm::Abc(c) => Some(Box::new(AbcMarker::new(*c, rate_bps))),
+                _ => None,
+            },
         }
+    }
+
+    /// ABC's marker, if this queue is an ABC router's (the transmitter reports its
+    /// capacity or its MAC service times to it).
+    #[inline]
+    pub fn abc_mut(&mut self) -> Option<&mut AbcMarker> {
+        self.abc.as_deref_mut()
     }
 
     /// Packets waiting.
@@ -153,12 +168,20 @@ impl<T: Queued> Qdisc<T> {
         }
     }
 
-    /// A packet that waited `sojourn` starts its transmission (PIE's delay sample).
+    /// Packet `id`, which waited `sojourn`, starts its transmission (PIE's delay sample;
+    /// ABC's mark).
     #[inline]
-    pub fn on_departure(&mut self, now: Time, sojourn: Time) {
+    pub fn on_departure(&mut self, id: PacketId, pool: &mut PacketPool, now: Time, sojourn: Time) {
         if !self.plain {
             let empty = self.is_empty();
             self.aqm.on_departure(now, sojourn, empty);
+            if let Some(abc) = self.abc.as_deref_mut() {
+                let p = pool.get_mut(id);
+                let backlog = self.fifo_bytes + u64::from(p.size);
+                if abc.on_departure(now, p.size, backlog, sojourn, p.ect, p.ce) {
+                    p.ce = true;
+                }
+            }
         }
     }
 }

@@ -42,6 +42,8 @@ pub enum Aqm {
     Pie(crate::net::pie::PieCfg),
     /// Per-flow queues served by deficit round robin, CoDel on each (`fq_codel.rs`).
     FqCodel(crate::net::fq_codel::FqCodelCfg),
+    /// ABC accelerate/brake marking at departure (`abc.rs`); arrivals are only tail-dropped.
+    Abc(crate::net::abc::AbcCfg),
 }
 
 /// What the discipline decides for an arriving packet (overflow is checked separately).
@@ -79,7 +81,7 @@ impl AqmState {
 
     /// Nothing to decide at arrival (DropTail, and the disciplines that act at dequeue).
     pub fn is_drop_tail(&self) -> bool {
-        matches!(self.aqm, Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_))
+        matches!(self.aqm, Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::Abc(_))
     }
 
     pub fn average(&self) -> f64 {
@@ -121,7 +123,7 @@ impl AqmState {
     /// `queue_bytes` bytes.
     pub fn on_arrival(&mut self, queue_len: usize, queue_bytes: u64, now: Time, ect: bool) -> Admit {
         match self.aqm.clone() {
-            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => Admit::Accept,
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::Abc(_) => Admit::Accept,
             Aqm::Pie(_) => match self.pie.as_mut().map(|p| p.on_arrival(now, queue_bytes, ect)) {
                 Some(crate::net::pie::PieVerdict::Mark) => Admit::Mark,
                 Some(crate::net::pie::PieVerdict::Drop) => Admit::Drop,

@@ -879,6 +879,12 @@ fn resolve_queue(p: &str, q: &QueueSpec, default_limit: u32, inherited: Option<(
         ("quantum_bytes", q.quantum_bytes.is_some()),
         ("flows", q.flows.is_some()),
         ("drop_batch", q.drop_batch.is_some()),
+        ("eta", q.eta.is_some()),
+        ("delta_ms", q.delta_ms.is_some()),
+        ("delay_threshold_ms", q.delay_threshold_ms.is_some()),
+        ("rate_window_ms", q.rate_window_ms.is_some()),
+        ("token_limit", q.token_limit.is_some()),
+        ("queue_delay", q.queue_delay.is_some()),
     ];
     let allowed: &[&str] = match q.discipline {
         Discipline::Droptail => &[],
@@ -887,6 +893,7 @@ fn resolve_queue(p: &str, q: &QueueSpec, default_limit: u32, inherited: Option<(
         Discipline::Codel => &["target_ms", "interval_ms", "ecn"],
         Discipline::Pie => &["target_ms", "t_update_ms", "max_burst_ms", "ecn"],
         Discipline::FqCodel => &["target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch"],
+        Discipline::Abc => &["eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay"],
     };
     if let Some((name, _)) = given.iter().find(|(n, set)| *set && !allowed.contains(n)) {
         return err(format!("{p}.{name}"), format!("is not an option of discipline \"{}\"; allowed: {}", q.discipline.name(), if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }));
@@ -954,6 +961,32 @@ fn resolve_queue(p: &str, q: &QueueSpec, default_limit: u32, inherited: Option<(
                 quantum: count("quantum_bytes", q.quantum_bytes, DEFAULT_QUANTUM, 1 << 20, "bytes")?,
                 flows: count("flows", q.flows, DEFAULT_FLOWS, 65_536, "queues")?,
                 drop_batch: count("drop_batch", q.drop_batch, DEFAULT_DROP_BATCH, 1 << 16, "packets")?,
+            })
+        }
+        Discipline::Abc => {
+            use crate::net::abc::{AbcCfg, QueueDelay, DEFAULT_DELAY_THRESHOLD, DEFAULT_DELTA, DEFAULT_ETA, DEFAULT_RATE_WINDOW, DEFAULT_TOKEN_LIMIT};
+            let eta = q.eta.unwrap_or(DEFAULT_ETA);
+            if !(eta > 0.0 && eta <= 2.0) {
+                return err(format!("{p}.eta"), format!("is {}; allowed: a ratio in (0, 2] (target rate over link capacity)", fmt_num(eta)));
+            }
+            let token_limit = q.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
+            if !(token_limit.is_finite() && (1.0..=1e6).contains(&token_limit)) {
+                return err(format!("{p}.token_limit"), format!("is {}; allowed: tokens from 1 to 1000000", fmt_num(token_limit)));
+            }
+            let delay_threshold = match q.delay_threshold_ms {
+                Some(0.0) => 0,
+                v => queue_ms(p, "delay_threshold_ms", v, DEFAULT_DELAY_THRESHOLD)?,
+            };
+            Aqm::Abc(AbcCfg {
+                eta,
+                delta: queue_ms(p, "delta_ms", q.delta_ms, DEFAULT_DELTA)?,
+                delay_threshold,
+                rate_window: queue_ms(p, "rate_window_ms", q.rate_window_ms, DEFAULT_RATE_WINDOW)?,
+                token_limit,
+                queue_delay: match q.queue_delay {
+                    None | Some(AbcQueueDelay::Backlog) => QueueDelay::Backlog,
+                    Some(AbcQueueDelay::Sojourn) => QueueDelay::Sojourn,
+                },
             })
         }
     };
@@ -1209,6 +1242,21 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
     if reno_sack && !sack && pick!(frto).unwrap_or(d.frto) {
         return err(tp("reno_sack"), "is true, ns-3's recovery without SACK, which has no F-RTO; set frto = false, or reno_sack = false");
     }
+    // An algorithm that needs ECN turns it on with the per-packet DCTCP echo (Linux
+    // TCP_CONG_NEEDS_ECN), whatever the [tcp] table says; a flow's own table may not
+    // refuse it.
+    let (ecn, ecn_echo) = if cc.needs_ecn() {
+        if local.ecn == Some(false) {
+            return err(format!("{p}.tcp.ecn"), format!("is false, but algorithm `{name}` needs ECN (its router's brakes arrive as CE marks); allowed: true, or leave it out"));
+        }
+        if let Some(e) = local.ecn_echo.filter(|e| *e != EcnEcho::StateChange) {
+            let stated = toml::Value::try_from(e).map(|v| v.to_string()).unwrap_or_default();
+            return err(format!("{p}.tcp.ecn_echo"), format!("is {stated}, but algorithm `{name}` counts one mark per packet (RFC 8257 §3.2 echo); allowed: \"state_change\", or leave it out"));
+        }
+        (true, EcnEcho::StateChange)
+    } else {
+        (pick!(ecn).unwrap_or(d.ecn), pick!(ecn_echo).unwrap_or(d.ecn_echo))
+    };
     let tcp = TcpConfig {
         mss,
         header_bytes,
@@ -1224,8 +1272,8 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         delayed_ack_timeout,
         send_buffer_bytes,
         recv_buffer_bytes,
-        ecn: pick!(ecn).unwrap_or(d.ecn),
-        ecn_echo: pick!(ecn_echo).unwrap_or(d.ecn_echo),
+        ecn,
+        ecn_echo,
         frto: pick!(frto).unwrap_or(d.frto),
         partial_ack_timer: pick!(partial_ack_timer).unwrap_or(d.partial_ack_timer),
         sack,

@@ -194,6 +194,11 @@ pub enum EcnEcho {
     /// RFC 3168 §6.1.3: the receiver sets ECE on every ACK from a marked segment until a
     /// segment with CWR arrives.
     Latched,
+    /// RFC 8257 §3.2 (DCTCP): ECE echoes the CE state of the last segment, and a segment
+    /// whose CE state differs from the one before sends the delayed ACK for the segments
+    /// before it at once, so every ACK covers segments of one state (what ABC's
+    /// accelerate/brake count needs).
+    StateChange,
 }
 
 /// RFC 6582 §4: when a partial ACK in NewReno fast recovery restarts the retransmission
@@ -445,6 +450,32 @@ pub struct QueueSpec {
     /// FQ-CoDel: most packets dropped from the fattest queue per overload (default 64).
     #[serde(default)]
     pub drop_batch: Option<u32>,
+    /// ABC: target utilisation eta (default 0.98).
+    #[serde(default)]
+    pub eta: Option<f64>,
+    /// ABC: delta, the time over which a queue above the threshold is drained (133 ms).
+    #[serde(default)]
+    pub delta_ms: Option<f64>,
+    /// ABC: queueing delay d_t tolerated before braking (50 ms).
+    #[serde(default)]
+    pub delay_threshold_ms: Option<f64>,
+    /// ABC: window of the dequeue-rate (and 802.11 link-rate) measurement (20 ms).
+    #[serde(default)]
+    pub rate_window_ms: Option<f64>,
+    /// ABC: most accelerate tokens held (5).
+    #[serde(default)]
+    pub token_limit: Option<f64>,
+    /// ABC: the queueing delay x(t) is the backlog over the link rate (`"backlog"`,
+    /// default) or the departing packet's `"sojourn"` time.
+    #[serde(default)]
+    pub queue_delay: Option<AbcQueueDelay>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbcQueueDelay {
+    Backlog,
+    Sojourn,
 }
 
 impl Default for QueueSpec {
@@ -468,6 +499,12 @@ impl Default for QueueSpec {
             quantum_bytes: None,
             flows: None,
             drop_batch: None,
+            eta: None,
+            delta_ms: None,
+            delay_threshold_ms: None,
+            rate_window_ms: None,
+            token_limit: None,
+            queue_delay: None,
         }
     }
 }
@@ -490,6 +527,10 @@ pub enum Discipline {
     /// FQ-CoDel (RFC 8290): per-flow queues served by deficit round robin, newly active
     /// ones first, CoDel on each.
     FqCodel,
+    /// ABC (Goyal et al., NSDI 2020): every ECN-capable packet leaves as an accelerate or
+    /// a brake (CE), the share of accelerates steering ABC senders to a target rate from
+    /// the link's capacity and the queueing delay.
+    Abc,
 }
 
 impl Discipline {
@@ -502,6 +543,7 @@ impl Discipline {
             Discipline::Codel => "codel",
             Discipline::Pie => "pie",
             Discipline::FqCodel => "fq_codel",
+            Discipline::Abc => "abc",
         }
     }
 }

@@ -46,7 +46,7 @@ pub struct Receiver {
     /// Payload bytes of every data segment received (duplicates and out-of-order included).
     rx_bytes: u64,
     /// A congestion mark arrived since the last ACK (per-packet echo), or since the last
-    /// CWR (latched echo).
+    /// CWR (latched echo); the last segment's CE state (state-change echo).
     mark_pending: bool,
     ecn_echo: EcnEcho,
     control: Option<Box<dyn ReceiverControl>>,
@@ -98,12 +98,22 @@ impl Receiver {
         let (start, end) = (p.seq, p.seq + u64::from(p.len));
         // Every byte already received (RFC 2883: report it as a D-SACK).
         let duplicate = self.sack.is_some() && (end <= self.rcv_nxt || self.held_block(start, end).is_some());
+        if self.ecn_echo == EcnEcho::StateChange {
+            // RFC 8257 §3.2: a change of CE state first acknowledges, with the old state,
+            // the segments whose ACK was being delayed.
+            if p.ce != self.mark_pending && self.unacked > 0 {
+                self.send_ack(now, ev, out);
+            }
+            self.mark_pending = p.ce;
+        }
         self.last_arrival = now;
         self.rx_bytes += u64::from(p.len);
         if self.ecn_echo == EcnEcho::Latched && p.cwr {
             self.mark_pending = false;
         }
-        self.mark_pending |= p.ce;
+        if self.ecn_echo != EcnEcho::StateChange {
+            self.mark_pending |= p.ce;
+        }
         if let Some(c) = self.control.as_mut() {
             // RFC 7323 §3.2: TSecr is meaningful once the sender has seen an ACK (0 before).
             let ts_ecr = (self.timestamps && p.ts_ecr > 0).then_some(p.ts_ecr);
@@ -228,7 +238,7 @@ impl Receiver {
         a.adv_cwnd = adv_cwnd;
         a.ece = match self.ecn_echo {
             EcnEcho::PerPacket => std::mem::take(&mut self.mark_pending),
-            EcnEcho::Latched => self.mark_pending,
+            EcnEcho::Latched | EcnEcho::StateChange => self.mark_pending,
         };
         if self.timestamps {
             a.ts_val = now;
@@ -242,5 +252,44 @@ impl Receiver {
         }
         self.last_ack_sent = self.rcv_nxt;
         out.push(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+
+    /// The (cumulative ACK, ECE) of each ACK the receiver sends for in-order segments of
+    /// 1000 bytes carrying the given CE marks, with delayed ACKs every second segment.
+    fn acks(echo: EcnEcho, marks: &[bool]) -> Vec<(u64, bool)> {
+        let cfg = TcpConfig { ecn: true, ecn_echo: echo, ..TcpConfig::default() };
+        let mut r = Receiver::new(0, 1, 0, &cfg, None);
+        let (mut ev, mut out) = (EventQueue::default(), Vec::new());
+        for (i, &ce) in marks.iter().enumerate() {
+            let mut p = Packet::new(PacketKind::Data, 0, 0, 1, 1040, 0);
+            p.seq = i as u64 * 1000;
+            p.len = 1000;
+            p.ect = true;
+            p.ce = ce;
+            r.on_data(&p, i as Time * 1000, &mut ev, &mut out);
+        }
+        out.iter().map(|a| (a.ack, a.ece)).collect()
+    }
+
+    #[test]
+    fn the_state_change_echo_acks_at_once_when_the_mark_changes() {
+        // RFC 8257 §3.2, with an ACK every second segment: 0-1 unmarked and 2-3 marked
+        // each fill an ACK; 4 (unmarked) waits for a partner, and 5 (marked) changes the
+        // state, so 4 is acknowledged alone at once with its own (clear) echo; 5-6 fill
+        // the next ACK. Every ACK covers segments of one state.
+        let got = acks(EcnEcho::StateChange, &[false, false, true, true, false, true, true]);
+        assert_eq!(got, vec![(2000, false), (4000, true), (5000, false), (7000, true)]);
+    }
+
+    #[test]
+    fn the_per_packet_echo_merges_the_marks_of_a_delayed_ack() {
+        let got = acks(EcnEcho::PerPacket, &[false, true, false, false]);
+        assert_eq!(got, vec![(2000, true), (4000, false)]);
     }
 }

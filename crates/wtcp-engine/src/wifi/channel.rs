@@ -147,8 +147,9 @@ impl WifiChannel {
             sta.stats.queue_drops += (self.queue_drops.len() - before) as u64 + u64::from(pushed.is_err());
             return pushed.map_err(|h| h.packet);
         }
-        sta.queue.on_departure(now, 0);
+        sta.queue.on_departure(packet, pool, now, 0);
         sta.head = Some(head);
+        sta.head_since = now;
         if ns3_arrival && sta.backoff == Some(0) {
             // ns-3 decides on a counter at 0 as on none (channel-access-manager.cc:507).
             sta.backoff = None;
@@ -601,6 +602,9 @@ impl WifiChannel {
         let sta = &mut self.st[s];
         let h = sta.head.take().expect("finish without a frame");
         sta.record_done(&h, acked);
+        if let (true, Some(abc)) = (acked, sta.queue.abc_mut()) {
+            abc.on_served(now, u64::from(h.size), now - sta.head_since);
+        }
         if !acked && !h.delivered {
             out.push(WifiOutcome::Dropped { station: s as u32, packet: h.packet, cause: DropCause::Channel, retry_limit: true });
         } else if !acked && h.data {
@@ -616,7 +620,11 @@ impl WifiChannel {
         let mut dropped = std::mem::take(&mut self.queue_drops);
         sta.head = sta.queue.pop(pool, now, &mut dropped);
         match sta.head {
-            Some(next) => sta.queue.on_departure(now, now - pool.get(next.packet).enqueued),
+            Some(next) => {
+                sta.head_since = now;
+                let sojourn = now - pool.get(next.packet).enqueued;
+                sta.queue.on_departure(next.packet, pool, now, sojourn);
+            }
             None => sta.queue.on_idle(now),
         }
         // The discipline's drops at dequeue (CoDel) are queue drops.

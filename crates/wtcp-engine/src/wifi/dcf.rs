@@ -118,6 +118,8 @@ pub(crate) struct Station {
     pub pos: (f64, f64),
     pub queue: Qdisc<Head>,
     pub head: Option<Head>,
+    /// When `head` reached the head of the queue (its MAC service time starts).
+    pub head_since: Time,
     pub phase: Phase,
     pub cw: u32,
     /// [`super::CwAfterGiveUp::Kept`]: ns-3's station retry count, which sets `cw`.
@@ -168,6 +170,7 @@ impl Station {
         Station {
             pos,
             queue,
+            head_since: 0,
             head: None,
             phase: Phase::Contend,
             cw: cw_min,
