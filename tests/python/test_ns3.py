@@ -54,6 +54,8 @@ REFUSED = {
     "RED queue": ({"links.1.queue": {"discipline": "red", "limit_packets": 100}}, "links.1.queue.discipline"),
     "CoDel queue": ({"links.1.queue": {"discipline": "codel", "limit_packets": 100, "target_ms": 5.0}}, "links.1.queue.discipline"),
     "PIE queue": ({"links.1.queue": {"discipline": "pie", "limit_packets": 100, "t_update_ms": 15.0}}, "links.1.queue.discipline"),
+    "ABC queue": ({"links.1.queue": {"discipline": "abc", "limit_packets": 100, "delay_threshold_ms": 20.0}}, "links.1.queue.discipline"),
+    "ABC": ({"flows.0.cc": "abc", "flows.0.cc_params": {}}, "flows.0.cc"),
     "ARQ": ({"links.1.ab.arq": {"retry_limit": 3}}, "links.1.ab.arq"),
     "a capacity trace": ({"links.1.ab.capacity": {"model": "steps", "steps": [[1.0, 2.0]], "duration_s": 1.0}}, "links.1.ab.capacity"),
     "delay spikes": ({"links.1.ab.delay_spikes": [{"start_s": 2.0, "duration_s": 1.0, "extra_delay_ms": 50.0}]}, "links.1.ab.delay_spikes"),

@@ -51,6 +51,7 @@ REFUSED = {
     # ns-3 resets an RTS's NAV when no data follows (NavResetTimeout); wtcp does not.
     "RTS/CTS": ({"wifi.0.rts_threshold_bytes": 500}, "wifi.0.rts_threshold_bytes", "allowed: leave it out"),
     "an AQM interface queue other than FQ-CoDel": ({"wifi.0.queue_packets": None, "wifi.0.queue": {"discipline": "pie"}}, "wifi.0.queue.discipline", 'allowed: "droptail", "fq_codel"'),
+    "an ABC interface queue": ({"wifi.0.queue_packets": None, "wifi.0.queue": {"discipline": "abc", "eta": 0.95}}, "wifi.0.queue.discipline", 'allowed: "droptail", "fq_codel"'),
     "a station's AQM queue": ({"wifi.0.stations.0.queue": {"discipline": "codel"}}, "wifi.0.stations.0.queue.discipline", 'allowed: "droptail", "fq_codel"'),
     "a queue in bytes": ({"wifi.0.queue_packets": None, "wifi.0.queue": {"limit_bytes": 30000}}, "wifi.0.queue.limit_bytes", "allowed: limit_packets"),
     "packets above the 802.11 MTU": ({"tcp.mss_bytes": 2300}, "flows", "2296 bytes"),

@@ -22,20 +22,26 @@
 //!   window only while it exceeds `brake_floor_segments` + k packets (`loss_cwnd >
 //!   5+acked_bytes/1448`), an accelerate adds k. The remainder of a partial segment is
 //!   dropped, as the integer division does.
-//! - The echo is per packet with the DCTCP receiver rule (RFC 8257 §3.2, `tcp.ecn_echo =
-//!   "state_change"`: a change of mark sends the delayed ACK at once), which the module
-//!   runs on the receiving host; the engine turns it and ECN on for every ABC flow (Linux
-//!   `TCP_CONG_NEEDS_ECN`). A brake is CE; a CE from a legacy AQM is a brake too.
+//! - The echo is per packet with the DCTCP receiver rule (`tcp.ecn_echo =
+//!   "state_change"`, Linux `tcp_dctcp.h` `dctcp_ece_ack_update`, RFC 8257 §3.2: a change
+//!   of mark sends the delayed ACK with the old state at once, and the segment that
+//!   changed it is acknowledged at once too); the engine turns it and ECN on for every ABC
+//!   flow (Linux `TCP_CONG_NEEDS_ECN`). The artifact's own copy of the rule
+//!   (`abc_ce_state_0_to_1`) sends only the first of those two ACKs. A brake is CE; a CE
+//!   from a legacy AQM is a brake too.
 //! - No slow start and no response to loss (`ssthresh` stays infinite, as `abc_init` and
-//!   `abc_ssthresh` leave it; every ACK writes the ABC window back into cwnd). A fast
-//!   retransmit leaves the window as it is; while the sender's fast recovery lasts the
-//!   marks keep updating it. After a timeout cwnd is one segment until the next ACK, which
-//!   writes the ABC window back (Linux `tcp_enter_loss` sets cwnd to in-flight + 1, and
-//!   the next `abc_in_ack` overwrites it). Linux's PRR toward an infinite ssthresh
-//!   (packet conservation during recovery) applies with `tcp.recovery = "prr"`; with the
-//!   classic recovery the window does not shrink during recovery.
+//!   `abc_ssthresh` leave it; every ACK writes the ABC window back into cwnd, the one that
+//!   ends fast recovery included). A fast retransmit leaves the window as it is. During
+//!   fast recovery Linux sends by ABC's window alone (a module with `cong_control` skips
+//!   PRR); here, with SACK, the sender's RFC 6675 recovery sends while the pipe is under
+//!   it, as Linux does; without SACK, NewReno's window inflation comes on top of it.
+//!   After a timeout cwnd is one segment until the next ACK, which writes the ABC window
+//!   back (Linux `tcp_enter_loss` sets cwnd to in-flight + 1, and the next `abc_in_ack`
+//!   overwrites it).
 //! - Pacing: `sk_pacing_rate = cwnd * 100 * (29000000 / rtt_us)`, i.e. about 2 x
-//!   cwnd x 1450 bytes / RTT, is `pacing_gain` x cwnd / the latest RTT sample.
+//!   cwnd x 1450 bytes / RTT, is `pacing_gain` x cwnd / the latest RTT sample (the
+//!   sender's sample of the ACK, from the oldest segment it covers or its timestamp echo;
+//!   Linux's `rtt_us` comes from the newest).
 //! - The initial window is the sender's (`tcp.initial_cwnd_segments`); Linux's is 10.
 //! - Not built: the artifact's `tcp_abccubic.c` (§4.1 of the paper: a second, CUBIC
 //!   window for non-ABC bottlenecks, cwnd = min of the two, both capped at 2 x in-flight
@@ -46,18 +52,21 @@
 //! of buffer, the cellular queue `{ discipline = "abc" }` at its defaults; `wtcp-bench
 //! FILE flows.0.cc='"abc"' 'links.1.queue={ limit_packets = 200, discipline = "abc" }'`):
 //! 9.34 Mb/s, 97.7 % of the 9.56 Mb/s the trace allows, RTT p95 106 ms, the queue's
-//! sojourn p95 49 ms (d_t 50 ms), no loss; CUBIC over the drop-tail queue 7.84 Mb/s at
+//! sojourn p95 50 ms (d_t 50 ms), no loss; CUBIC over the drop-tail queue 7.84 Mb/s at
 //! 388 ms, over CoDel with the artifact's 50/100 ms 6.68 Mb/s at 111 ms (5/100 ms: 5.75 at
-//! 76 ms). d_t = 20 ms: 9.29 Mb/s, sojourn p95 25.6 ms. Without an ABC router (drop-tail,
+//! 76 ms). d_t = 20 ms: 9.29 Mb/s, sojourn p95 26 ms. Without an ABC router (drop-tail,
 //! or CoDel dropping) no brake ever comes and ABC has no loss response: 1.5-1.9 Mb/s with
-//! 79-92 timeouts. Two ABC flows (the second 10 s later): 4.92 and 4.45 Mb/s, Jain 0.998;
-//! without the additive increase 5.60 and 3.65, Jain 0.957. ABC and CUBIC together: 4.40
-//! and 3.63 Mb/s. On `scenarios/wifi-aqm.toml` (802.11g 54 Mb/s, the AP's queue ABC):
-//! 20.9 Mb/s at RTT p95 64 ms, where CUBIC gets 20.4 Mb/s at 484 ms over a 1000-packet
-//! drop-tail queue and 23.2 Mb/s at 48 ms over FQ-CoDel. The state-change echo sends 0.93
-//! ACK frames per data frame here (delayed ACKs: 0.51), and each takes the channel: CUBIC
-//! over FQ-CoDel with an ACK per segment drops to 20.0 Mb/s (0.97 ACKs per data frame), so
-//! the echo's airtime accounts for ABC's gap to CUBIC over FQ-CoDel on this path.
+//! 79-92 timeouts. Two ABC flows (the second 10 s later): 4.10 and 5.28 Mb/s, Jain 0.984;
+//! without the additive increase 4.33 and 4.91, Jain 0.996 (no fairness gain from it on
+//! this trace; why, untested). ABC beside CUBIC in one ABC queue: 1.86 and 7.14 Mb/s, the
+//! queue's sojourn p95 300 ms (CUBIC is not ECN-capable, fills the buffer, and the queue
+//! brakes ABC; the paper's separate queue for non-ABC flows is not built). On
+//! `scenarios/wifi-aqm.toml` (802.11g 54 Mb/s, the AP's queue ABC): 20.6 Mb/s at RTT p95
+//! 62 ms, where CUBIC gets 20.4 Mb/s at 484 ms over a 1000-packet drop-tail queue and 23.2
+//! Mb/s at 48 ms over FQ-CoDel. The state-change echo sends 0.97 ACK frames per data frame
+//! here (delayed ACKs: 0.51), and each takes the channel: CUBIC over FQ-CoDel with an ACK
+//! per segment drops to 20.0 Mb/s (0.97 ACKs per data frame), so the echo's airtime
+//! accounts for ABC's gap to CUBIC over FQ-CoDel on this path.
 
 use serde::Deserialize;
 
@@ -178,6 +187,11 @@ impl CongestionControl for Abc {
 
     fn on_recovery_exit(&mut self, w: &mut Window, cx: &mut Ctx) {
         self.apply(w, cx);
+    }
+
+    /// Linux calls `in_ack_event` on the ACK that ends recovery too: its marks count.
+    fn on_recovery_exit_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        self.on_ack(ack, w, cx);
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {

@@ -15,28 +15,39 @@
 //!
 //! Deviations and ambiguities resolved:
 //! - Source: the paper's text beyond its abstract was not available here; the rule above
-//!   is the artifact's router, written in the paper's form (tr from eta mu; the artifact
-//!   computes 0.98 cr and adds 0.49 tokens per unused delivery opportunity, which sums to
-//!   the same accelerates per unit of time; clamping f at 1 per packet is the form's).
+//!   is the artifact's router, written in the paper's form (tr from eta mu). The artifact
+//!   computes 0.98 cr per packet and adds 0.49 tokens per unused delivery opportunity;
+//!   that gives the same accelerates per unit of time as f = tr / 2cr per packet as long
+//!   as f stays within [0, 1] (here f is clamped per packet; there the credit of idle
+//!   slots is not, and a brake's negative part is floored at 0.49 - brake / 2cr).
+//! - Token bucket in the artifact's order: add f, decide (more than one token and not CE:
+//!   accelerate, take a token), then cap at `token_limit`; the bucket starts full.
 //! - Encoding: a brake is the IP CE codepoint, an accelerate leaves the packet as it was
 //!   (the artifact's encoding; a packet some earlier router set to CE stays a brake and
 //!   takes no token, so the most congested ABC router on the path decides). A legacy AQM's
 //!   CE is therefore a brake too. Packets that are not ECN-capable are neither marked nor
-//!   counted in cr (the artifact).
-//! - mu: a link's rate; a capacity trace's current rate; a mahimahi schedule's delivery
+//!   counted in cr; the capacity they use is not ABC's: mu is the transmitter's capacity
+//!   less their departure rate over `rate_window` (the artifact counts only ECN-capable
+//!   departures and idle opportunities toward mu).
+//! - mu, in IP bytes: a link's rate, or a capacity trace's current rate, less the
+//!   link-layer header's share of the departing packet; a mahimahi schedule's delivery
 //!   opportunities (used or not) in the trailing `rate_window`, at its 1504 bytes each (the
-//!   artifact's count over 20 ms). An 802.11 interface has no capacity it could read: mu
-//!   is the bytes its MAC delivered over the time they took from reaching the head of the
-//!   queue to their MAC ACK (contention, retries and collisions included), summed over the
-//!   trailing `rate_window` (before the first delivery, the PHY's nominal rate). The
-//!   artifact has no 802.11 router; this estimator is wtcp's, not the paper's.
+//!   artifact's count over 20 ms). 0 in an outage, where every packet brakes. An 802.11
+//!   interface has no capacity it could read: mu is the bytes its MAC delivered over the
+//!   time frames held the head of the queue (contention, retries and collisions
+//!   included, frames given up at the retry limit counting their time and no bytes),
+//!   summed over the trailing `rate_window` (before the first frame, the PHY's nominal
+//!   rate). The artifact has no 802.11 router; this estimator is wtcp's, not the paper's.
+//! - When: a packet is marked as it starts its transmission (the previous one finished,
+//!   or it found the transmitter idle); on a mahimahi schedule the artifact marks at the
+//!   packet's own delivery opportunity, which comes later by up to the gap to the next
+//!   opportunity (mu and cr are then measured up to that time).
 //! - x: `queue_delay = "backlog"` (default, the artifact): the bytes queued, the departing
 //!   packet included, over mu; `"sojourn"`: the departing packet's time in the queue.
 //! - cr: ECN-capable bytes that left in the trailing `rate_window`, the departing packet
 //!   included (so cr > 0 at the first packet), over the window.
 //! - Defaults: eta 0.98, delta 133 ms, d_t 50 ms, a 20 ms window and 5 tokens (the
-//!   artifact's code and its experiment script, `exp.sh`: `qdelay_ref=50,delta=133`); the
-//!   bucket starts full.
+//!   artifact's code and its experiment script, `exp.sh`: `qdelay_ref=50,delta=133`).
 
 use std::collections::VecDeque;
 
@@ -100,7 +111,9 @@ pub struct AbcMarker {
     tokens: f64,
     /// ECN-capable departures (cr).
     departures: Trailing,
-    /// mu, bytes/s, as the transmitter last reported it.
+    /// Departures that are not ECN-capable: the capacity they take is not ABC's.
+    others: Trailing,
+    /// The transmitter's capacity, bytes/s, as it last reported it.
     mu: f64,
     /// 802.11: bytes served and their service times (ns) in the window.
     served: Trailing,
@@ -117,6 +130,7 @@ impl AbcMarker {
             cfg,
             tokens: cfg.token_limit,
             departures: Trailing::default(),
+            others: Trailing::default(),
             mu: nominal_bps / 8.0,
             served: Trailing::default(),
             service_ns: Trailing::default(),
@@ -129,14 +143,13 @@ impl AbcMarker {
         self.cfg.rate_window
     }
 
-    /// The link's capacity now, bits/s.
+    /// The link's capacity now, bits/s of IP packets (0 in an outage).
     pub fn set_capacity(&mut self, bps: f64) {
-        if bps > 0.0 {
-            self.mu = bps / 8.0;
-        }
+        self.mu = (bps / 8.0).max(0.0);
     }
 
-    /// 802.11: a frame of `bytes` was delivered `service` ns after it reached the head.
+    /// 802.11: a frame of `bytes` left the head of the queue `service` ns after it got
+    /// there: delivered, or given up at the retry limit with `bytes` 0.
     pub fn on_served(&mut self, now: Time, bytes: u64, service: Time) {
         let w = self.cfg.rate_window;
         self.served.push(now, bytes, w);
@@ -150,33 +163,42 @@ impl AbcMarker {
     /// bytes with the packet included.
     fn fraction(&self, queued_bytes: u64, sojourn: Time) -> f64 {
         let c = &self.cfg;
+        let per_window = |bytes: u64| bytes as f64 * 1e9 / c.rate_window as f64;
+        // ABC's share of the capacity: what ECN-capable traffic used or left unused.
+        let mu = self.mu - per_window(self.others.sum);
+        if mu <= 0.0 {
+            return 0.0;
+        }
         let x = match c.queue_delay {
-            QueueDelay::Backlog => queued_bytes as f64 / self.mu,
+            QueueDelay::Backlog => queued_bytes as f64 / mu,
             QueueDelay::Sojourn => sojourn as f64 / 1e9,
         };
         let excess = (x - c.delay_threshold as f64 / 1e9).max(0.0);
-        let tr = c.eta * self.mu - self.mu / (c.delta as f64 / 1e9) * excess;
-        let cr = self.departures.sum as f64 * 1e9 / c.rate_window as f64;
-        (tr / (2.0 * cr)).clamp(0.0, 1.0)
+        let tr = c.eta * mu - mu / (c.delta as f64 / 1e9) * excess;
+        (tr / (2.0 * per_window(self.departures.sum))).clamp(0.0, 1.0)
     }
 
     /// A packet of `bytes` leaves the queue at `now` after `sojourn`; `queued_bytes` is
     /// the queue's backlog with it. Returns true if it must carry a brake (CE).
     pub fn on_departure(&mut self, now: Time, bytes: u32, queued_bytes: u64, sojourn: Time, ect: bool, ce: bool) -> bool {
         if !ect {
+            self.others.push(now, u64::from(bytes), self.cfg.rate_window);
             return false;
         }
         self.departures.push(now, u64::from(bytes), self.cfg.rate_window);
-        let f = self.fraction(queued_bytes, sojourn);
-        self.tokens = (self.tokens + f).min(self.cfg.token_limit);
-        if self.tokens > 1.0 && !ce {
+        self.tokens += self.fraction(queued_bytes, sojourn);
+        // The cap applies after the decision (the artifact's order: a limit of one
+        // token still lets accelerates through).
+        let brake = if self.tokens > 1.0 && !ce {
             self.tokens -= 1.0;
             self.accelerates += 1;
             false
         } else {
             self.brakes += 1;
             true
-        }
+        };
+        self.tokens = self.tokens.min(self.cfg.token_limit);
+        brake
     }
 }
 
@@ -238,12 +260,78 @@ mod tests {
     }
 
     #[test]
+    fn a_link_used_at_a_quarter_accelerates_every_packet() {
+        // f = eta mu / (2 cr) = 1.96, clamped to 1.
+        let mut m = AbcMarker::new(cfg(QueueDelay::Backlog), 12e6);
+        assert_eq!(accel_share(&mut m, 0.375e6, 0, 4000), 1.0);
+    }
+
+    #[test]
+    fn a_one_token_bucket_still_accelerates_and_a_full_bucket_allows_a_burst() {
+        // The cap comes after the decision: with a limit of 1, f = 0.49 still gives
+        // accelerates (every other packet or so), not none.
+        let mut m = AbcMarker::new(AbcCfg { token_limit: 1.0, ..cfg(QueueDelay::Backlog) }, 12e6);
+        let share = accel_share(&mut m, 1.5e6, 15_000, 4000);
+        assert!((share - 0.49).abs() < 0.01, "{share}");
+        // A full bucket of 5 tokens lets 4 packets accelerate in a row even when f is 0.
+        let mut m = AbcMarker::new(cfg(QueueDelay::Sojourn), 12e6);
+        let run: Vec<bool> = (0..6).map(|i| m.on_departure(i * MS, 1500, 0, 500 * MS, true, false)).collect();
+        assert_eq!(run, vec![false, false, false, false, true, true]);
+    }
+
+    #[test]
+    fn no_capacity_brakes_every_packet() {
+        let mut m = AbcMarker::new(cfg(QueueDelay::Backlog), 12e6);
+        m.set_capacity(0.0);
+        m.tokens = 0.0;
+        assert!((0..50).all(|i| m.on_departure(i * MS, 1500, 1500, 0, true, false)));
+    }
+
+    #[test]
+    fn traffic_without_ecn_takes_its_share_of_the_capacity_from_mu() {
+        // mu 1.5 MB/s; a non-ECT flow departs at 0.75 MB/s and ABC's at 0.75 MB/s, its
+        // queue under d_t: f = eta (mu - 0.75) / (2 * 0.75) = 0.49, where counting the
+        // whole capacity would give 0.98.
+        let mut m = AbcMarker::new(cfg(QueueDelay::Backlog), 12e6);
+        let gap = MS;
+        let (mut a0, mut n) = (0, 0);
+        for i in 0..4000u64 {
+            m.on_departure(2 * i * gap, 1500, 0, 0, false, false);
+            if i == 2000 {
+                a0 = m.accelerates;
+            }
+            m.on_departure((2 * i + 1) * gap, 1500, 1500, 0, true, false);
+            n += u64::from(i >= 2000);
+        }
+        let share = (m.accelerates - a0) as f64 / n as f64;
+        assert!((share - 0.49).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn the_sojourn_reading_brakes_in_proportion_to_the_packets_wait() {
+        // A 90 ms sojourn at full rate: excess 40 ms, f = (0.98 - 40/133) / 2 = 0.34.
+        let mut m = AbcMarker::new(cfg(QueueDelay::Sojourn), 12e6);
+        let gap = MS;
+        let (mut a0, mut n) = (0, 0);
+        for i in 0..4000u64 {
+            if i == 2000 {
+                a0 = m.accelerates;
+            }
+            m.on_departure(i * gap, 1500, 0, 90 * MS, true, false);
+            n += u64::from(i >= 2000);
+        }
+        let share = (m.accelerates - a0) as f64 / n as f64;
+        let want = (0.98 - 40.0 / 133.0) / 2.0;
+        assert!((share - want).abs() < 0.01, "{share} vs {want}");
+    }
+
+    #[test]
     fn a_brake_set_upstream_stays_and_takes_no_token_and_non_ect_packets_pass() {
         let mut m = AbcMarker::new(cfg(QueueDelay::Backlog), 12e6);
         assert!(m.on_departure(0, 1500, 1500, 0, true, true));
         assert_eq!(m.tokens, DEFAULT_TOKEN_LIMIT);
         assert!(!m.on_departure(MS, 1500, 1500, 0, false, false));
-        assert_eq!((m.accelerates, m.brakes, m.departures.sum), (0, 1, 1500));
+        assert_eq!((m.accelerates, m.brakes, m.departures.sum, m.others.sum), (0, 1, 1500, 1500));
     }
 
     #[test]
@@ -256,5 +344,8 @@ mod tests {
         // 25 ms later the first two have left the 20 ms window.
         m.on_served(28 * MS, 1000, 4 * MS);
         assert!((m.mu - 1000.0 / 4e-3).abs() < 1e-6);
+        // A frame given up adds its time and no bytes.
+        m.on_served(30 * MS, 0, 4 * MS);
+        assert!((m.mu - 1000.0 / 8e-3).abs() < 1e-6);
     }
 }

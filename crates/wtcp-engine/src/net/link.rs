@@ -167,13 +167,15 @@ impl LinkDir {
         }
     }
 
-    /// The capacity a router at this transmitter knows now, b/s (ABC's mu): the rate, a
-    /// trace's current rate, or a mahimahi schedule's opportunities, used or not, in the
-    /// trailing `window` (none in the future).
-    fn trailing_capacity_bps(&self, now: Time, window: Time) -> f64 {
+    /// The capacity a router at this transmitter knows now, b/s of IP packets (ABC's mu):
+    /// the rate or a trace's current rate without the link-layer header of a packet of
+    /// `size` IP bytes, or a mahimahi schedule's opportunities (of IP bytes), used or not,
+    /// in the trailing `window` (none in the future).
+    fn trailing_capacity_bps(&self, now: Time, window: Time, size: u32) -> f64 {
+        let ip_share = f64::from(size) / f64::from(size + self.link_header).max(1.0);
         match &self.capacity {
-            None => self.tx_times.rate_bps(),
-            Some(Capacity::Rates(r)) => r.rate_at(now),
+            None => self.tx_times.rate_bps() * ip_share,
+            Some(Capacity::Rates(r)) => r.rate_at(now) * ip_share,
             Some(Capacity::Opportunities(o)) => {
                 let n = o.first_after(now) - o.first_after(now.saturating_sub(window));
                 n as f64 * f64::from(OPPORTUNITY_IP_BYTES) * 8.0 / (window as f64 / 1e9)
@@ -211,7 +213,7 @@ impl LinkDir {
                 self.sojourn.record(now - arrival);
             }
             if let Some(window) = self.queue.abc_mut().map(|abc| abc.rate_window()) {
-                let bps = self.trailing_capacity_bps(now, window);
+                let bps = self.trailing_capacity_bps(now, window, size);
                 if let Some(abc) = self.queue.abc_mut() {
                     abc.set_capacity(bps);
                 }

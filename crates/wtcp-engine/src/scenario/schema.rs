@@ -194,9 +194,10 @@ pub enum EcnEcho {
     /// RFC 3168 §6.1.3: the receiver sets ECE on every ACK from a marked segment until a
     /// segment with CWR arrives.
     Latched,
-    /// RFC 8257 §3.2 (DCTCP): ECE echoes the CE state of the last segment, and a segment
-    /// whose CE state differs from the one before sends the delayed ACK for the segments
-    /// before it at once, so every ACK covers segments of one state (what ABC's
+    /// RFC 8257 §3.2 (DCTCP, as Linux's `dctcp_ece_ack_update`): ECE echoes the CE state
+    /// of the last segment; a segment whose CE state differs from the one before sends the
+    /// delayed ACK for the segments before it at once, with the old state, and is itself
+    /// acknowledged at once, so every ACK covers segments of one state (what ABC's
     /// accelerate/brake count needs).
     StateChange,
 }

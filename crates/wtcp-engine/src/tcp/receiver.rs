@@ -98,13 +98,16 @@ impl Receiver {
         let (start, end) = (p.seq, p.seq + u64::from(p.len));
         // Every byte already received (RFC 2883: report it as a D-SACK).
         let duplicate = self.sack.is_some() && (end <= self.rcv_nxt || self.held_block(start, end).is_some());
-        if self.ecn_echo == EcnEcho::StateChange {
-            // RFC 8257 §3.2: a change of CE state first acknowledges, with the old state,
-            // the segments whose ACK was being delayed.
-            if p.ce != self.mark_pending && self.unacked > 0 {
+        // RFC 8257 §3.2 as Linux's dctcp_ece_ack_update: a change of CE state first
+        // acknowledges, with the old state, the segments whose ACK was being delayed, and
+        // the segment that changed it is acknowledged at once.
+        let mut ack_now = false;
+        if self.ecn_echo == EcnEcho::StateChange && p.ce != self.mark_pending {
+            if self.unacked > 0 {
                 self.send_ack(now, ev, out);
             }
             self.mark_pending = p.ce;
+            ack_now = true;
         }
         self.last_arrival = now;
         self.rx_bytes += u64::from(p.len);
@@ -140,7 +143,7 @@ impl Receiver {
             self.unacked += 1;
             // A segment that fills (part of) a gap is acknowledged at once; otherwise
             // every delack_count-th segment, or when the delayed-ACK timer fires.
-            if filled_gap || !self.delayed_ack || self.unacked >= self.delack_count {
+            if filled_gap || ack_now || !self.delayed_ack || self.unacked >= self.delack_count {
                 self.send_ack(now, ev, out);
             } else if !self.delack_timer.is_armed() {
                 self.delack_timer.set(Some(now + self.delack_timeout), ev, Event::DelAck { flow: self.flow });
@@ -279,12 +282,13 @@ mod tests {
 
     #[test]
     fn the_state_change_echo_acks_at_once_when_the_mark_changes() {
-        // RFC 8257 §3.2, with an ACK every second segment: 0-1 unmarked and 2-3 marked
-        // each fill an ACK; 4 (unmarked) waits for a partner, and 5 (marked) changes the
-        // state, so 4 is acknowledged alone at once with its own (clear) echo; 5-6 fill
-        // the next ACK. Every ACK covers segments of one state.
-        let got = acks(EcnEcho::StateChange, &[false, false, true, true, false, true, true]);
-        assert_eq!(got, vec![(2000, false), (4000, true), (5000, false), (7000, true)]);
+        // RFC 8257 §3.2 (Linux dctcp_ece_ack_update), with an ACK every second segment:
+        // 0-1 unmarked fill an ACK; 2 (marked) changes the state and is acknowledged at
+        // once; 3 waits for a partner; 4 (unmarked) changes it back: 3 is acknowledged
+        // with its (marked) echo, then 4 at once; 5-6 (unmarked) fill an ACK. Every ACK
+        // covers segments of one state.
+        let got = acks(EcnEcho::StateChange, &[false, false, true, true, false, false, false]);
+        assert_eq!(got, vec![(2000, false), (3000, true), (4000, true), (5000, false), (7000, false)]);
     }
 
     #[test]

@@ -602,8 +602,9 @@ impl WifiChannel {
         let sta = &mut self.st[s];
         let h = sta.head.take().expect("finish without a frame");
         sta.record_done(&h, acked);
-        if let (true, Some(abc)) = (acked, sta.queue.abc_mut()) {
-            abc.on_served(now, u64::from(h.size), now - sta.head_since);
+        if let Some(abc) = sta.queue.abc_mut() {
+            // A frame given up delivered nothing in the time it held the head.
+            abc.on_served(now, if acked { u64::from(h.size) } else { 0 }, now - sta.head_since);
         }
         if !acked && !h.delivered {
             out.push(WifiOutcome::Dropped { station: s as u32, packet: h.packet, cause: DropCause::Channel, retry_limit: true });
