@@ -9,7 +9,7 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Delay- and model-based", ("vegas", "veno", "bbr")),
     ("Bandwidth estimation and loss differentiation", ("westwood", "westwoodplus", "jersey", "newjersey", "prairie", "jtcp")),
     ("The five papers' schemes", ("taichung", "acc", "clap", "ewr", "njplus", "dynamic")),
-    ("Today's baselines", ("c2tcp", "copa")),
+    ("Today's baselines", ("c2tcp", "copa", "abc")),
 )
 OTHER = "Other algorithms"
 USER = "Written in Python"
