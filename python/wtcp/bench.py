@@ -6,7 +6,9 @@ Comparison with ns-3, measured in the same run: the same scenario, matched to ns
 CPU time of each engine's event loop and their ratio: for wtcp the CPU time of the thread
 that ran the loop (`loop_cpu_seconds` of the result), for ns-3 the process CPU time of
 `Simulator::Run` (the harness's `Run`), after ns-3 has been imported and the scenario
-built. wtcp's CPU time of the whole `Scenario.run` (parsing the TOML, building the
+built, once with the harness's per-packet trace sinks (wtcp's metrics) and once bare
+(without them: the goodput counted at the sinks, what a user's own script would have; the
+same events and goodput, checked). wtcp's CPU time of the whole `Scenario.run` (parsing the TOML, building the
 scenario and converting the results included) is shown beside it. Cases: reference-simple2, the validation
 suite's 10-flow dumbbell and 20 flows over a lossy hop. The same cases also run with their
 NewReno written in Python (`wtcp.reference_algorithms.PyNewReno`): its event-loop CPU
@@ -124,9 +126,11 @@ def wtcp_cpu(scenario: Scenario) -> tuple[float, float, int]:
     return float(result.raw["loop_cpu_seconds"]), whole, int(result.raw["events"])
 
 
-def ns3_cpu(scenario: Scenario) -> tuple[float, int]:
-    """(process CPU seconds of ns-3's `Simulator::Run`, events) for one ns-3 run of the
-    scenario through wtcp's ns-3 engine (the same set-up as `wtcp.ns3.run.run_plan`)."""
+def ns3_cpu(scenario: Scenario, bare: bool = False) -> tuple[float, int, float]:
+    """(process CPU seconds of ns-3's `Simulator::Run`, events, goodput of all flows in
+    bytes) for one ns-3 run of the scenario through wtcp's ns-3 engine (the same set-up as
+    `wtcp.ns3.run.run_plan`). `bare`: without the harness's per-packet trace sinks (the
+    same simulation, only the goodput a user's script would count at its sinks)."""
     from wtcp.ns3.run import load
     from wtcp.ns3.translate import build, plan
 
@@ -138,11 +142,13 @@ def ns3_cpu(scenario: Scenario) -> tuple[float, int]:
     ns.RngSeedManager.SetSeed(p.seed)
     ns.RngSeedManager.SetRun(p.replication)
     h = gbl.wtcpns3.Harness()
+    h.bare = bare
     try:
         build(p, h, gbl.std)
         start = time.process_time()
         events = int(h.Run(p.duration_ns, p.from_ns, p.to_ns))
-        return time.process_time() - start, events
+        cpu = time.process_time() - start
+        return cpu, events, float(sum(h.Flow(i).delivered for i in range(len(p.flows))))
     finally:
         ns.Simulator.Destroy()
         h.Clear()
@@ -185,16 +191,19 @@ def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str
     for name, scenario in comparison_scenarios().items():
         sc, overrides = matched(scenario, duration_scale)
         py = in_python(sc)
-        w_cpu, w_whole, n_cpu, p_cpu = [], [], [], []
-        w_events = n_events = 0
+        w_cpu, w_whole, n_cpu, b_cpu, p_cpu = [], [], [], [], []
+        w_events = n_events = b_events = 0
+        delivered = bare_delivered = 0.0
         for _ in range(repeats):
             cpu, whole, w_events = wtcp_cpu(sc)
             w_cpu.append(cpu)
             w_whole.append(whole)
             p_cpu.append(wtcp_cpu(py)[0])
             if use_ns3:
-                cpu, n_events = ns3_cpu(sc)
+                cpu, n_events, delivered = ns3_cpu(sc)
                 n_cpu.append(cpu)
+                cpu, b_events, bare_delivered = ns3_cpu(sc, bare=True)
+                b_cpu.append(cpu)
         row = {
             "case": name,
             "sim_seconds": sc.document["run"]["duration_s"],
@@ -211,6 +220,10 @@ def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str
             row["ns3_events"] = n_events
             row["ns3_ns_per_event"] = row["ns3_cpu_s"] * 1e9 / max(n_events, 1)
             row["ratio"] = row["ns3_cpu_s"] / max(row["wtcp_cpu_s"], 1e-9)
+            row["ns3_bare_cpu_s"] = statistics.median(b_cpu)
+            row["bare_ratio"] = row["ns3_bare_cpu_s"] / max(row["wtcp_cpu_s"], 1e-9)
+            # The bare run is the same simulation: its events and its goodput must match.
+            row["bare_same_run"] = b_events == n_events and bare_delivered == delivered
         rows.append(row)
     return rows
 
@@ -310,15 +323,19 @@ def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], r
     console = stdout_console()
     table = Table(title=f"wtcp and ns-3 3.44, same scenarios matched to ns-3, run alternately; CPU seconds: median of {repeats}", title_justify="left")
     for header, justify in (("case", "left"), ("simulated s", "right"), ("wtcp run CPU s", "right"), ("wtcp loop CPU s", "right"), ("wtcp events", "right"), ("wtcp ns/event", "right"),
-                            ("ns-3 CPU s", "right"), ("ns-3 events", "right"), ("ns-3 ns/event", "right"), ("ns-3 / wtcp", "right")):
+                            ("ns-3 CPU s", "right"), ("ns-3 events", "right"), ("ns-3 ns/event", "right"), ("ns-3 / wtcp", "right"), ("ns-3 bare CPU s", "right"),
+                            ("bare / wtcp", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for r in compared:
-        ns3 = [f"{r['ns3_cpu_s']:.3f}", f"{r['ns3_events']:,}", f"{r['ns3_ns_per_event']:.0f}", f"{r['ratio']:.0f}x"] if use_ns3 else ["-"] * 4
+        ns3 = [f"{r['ns3_cpu_s']:.3f}", f"{r['ns3_events']:,}", f"{r['ns3_ns_per_event']:.0f}", f"{r['ratio']:.0f}x", f"{r['ns3_bare_cpu_s']:.3f}",
+               f"{r['bare_ratio']:.0f}x" + ("" if r["bare_same_run"] else " (not the same run!)")] if use_ns3 else ["-"] * 6
         table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['wtcp_run_cpu_s']:.3f}", f"{r['wtcp_cpu_s']:.3f}", f"{r['wtcp_events']:,}", f"{r['wtcp_ns_per_event']:.0f}", *ns3)
     console.print(table)
     console.print("wtcp loop CPU: CPU time of the event loop's thread; wtcp run CPU: process CPU time of the whole "
                   "Scenario.run (parse, build and results included); ns-3 CPU: process CPU time of Simulator::Run alone, "
-                  "after import and build. ns-3 / wtcp: ratio of the event loops' CPU times.")
+                  "after import and build, with wtcp's per-packet trace sinks (its metrics); ns-3 bare: the same run without them, "
+                  "only the goodput counted at the sinks, as a user's own script would (same events and goodput, checked). "
+                  "ns-3 / wtcp, bare / wtcp: ratios of the event loops' CPU times.")
     seen = {f"{FLOW_INDEX.sub('flows.*', k)} = {v!r}": None for r in compared for k, v in r["matched"].items() if not k.startswith("run.")}
     console.print(f"matched in both engines: {', '.join(seen) or 'nothing'}")
     if not use_ns3:

@@ -208,9 +208,14 @@ class Sender : public TcpSocketBase
     bool supplyStopped = false;
     SequenceNumber32 supplyEnd;
 
-    void Hook(FlowStats* s)
+    // `traces`: false for a bare run (no per-segment callbacks into the harness).
+    void Hook(FlowStats* s, bool traces)
     {
         st = s;
+        if (!traces)
+        {
+            return;
+        }
         TraceConnectWithoutContext("Tx", MakeCallback(&Sender::OnTx, this));
         TraceConnectWithoutContext("RTT", MakeCallback(&Sender::OnSrtt, this));
         m_tcb->TraceConnectWithoutContext("CongState", MakeCallback(&Sender::OnCongState, this));
@@ -510,13 +515,17 @@ struct TcpSource
 struct TcpSink
 {
     FlowStats* st = nullptr;
+    bool traces = true;
     Ptr<Socket> listener;
     std::vector<Ptr<Socket>> accepted;
 
     void OnAccept(Ptr<Socket> s, const Address&)
     {
         s->SetRecvCallback(MakeCallback(&TcpSink::OnRecv, this));
-        s->TraceConnectWithoutContext("Rx", MakeCallback(&TcpSink::OnRx, this));
+        if (traces)
+        {
+            s->TraceConnectWithoutContext("Rx", MakeCallback(&TcpSink::OnRx, this));
+        }
         accepted.push_back(s);
     }
 
@@ -605,6 +614,11 @@ static const uint16_t kSourcePortBase = 40000;
 class Harness
 {
   public:
+    // A bare run (the bench's "ns-3 bare"): no per-packet trace sinks on devices, TCP
+    // sockets or the receivers, only what a user's own script has: the applications, the
+    // error models of the scenario's impairments and the goodput counted at the sink.
+    // The simulation (its events) is the same; wtcp's metrics other than goodput are not.
+    bool bare = false;
     std::vector<Ptr<Node>> nodes;
     std::vector<LinkEnds> links;
     std::vector<DirStats> dirs;
@@ -684,8 +698,11 @@ class Harness
             probe->h = this;
             probe->dir = 2 * linkIndex + k;
             probe->fromNode = ids[k];
-            dev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&DirProbe::OnMacTxDrop, probe.get()));
-            dev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&DirProbe::OnPhyTxEnd, probe.get()));
+            if (!bare)
+            {
+                dev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&DirProbe::OnMacTxDrop, probe.get()));
+                dev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&DirProbe::OnPhyTxEnd, probe.get()));
+            }
             probes.push_back(std::move(probe));
             dirs.emplace_back();
             // Addresses: the link's own /30, .1 at a and .2 at b.
@@ -1001,6 +1018,7 @@ class Harness
         // Receiver: a listening socket with the flow's options; accepted sockets are forks.
         auto sink = std::make_unique<TcpSink>();
         sink->st = st.get();
+        sink->traces = !bare;
         Ptr<Socket> listener = dstTcp->CreateSocket(TcpNewReno::GetTypeId(), TcpClassicRecovery::GetTypeId());
         SetAttributes(listener, socketAttrs);
         listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
@@ -1026,7 +1044,7 @@ class Harness
         sock->SetRecoveryAlgorithm(recoveryFactory.Create<TcpRecoveryOps>());
         SetAttributes(sock, socketAttrs);
         sock->SetPacingStatus(pacing);
-        sock->Hook(st.get());
+        sock->Hook(st.get(), !bare);
 
         auto source = std::make_unique<TcpSource>();
         source->sock = sock;
