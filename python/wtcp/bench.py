@@ -14,9 +14,11 @@ suite's 10-flow dumbbell and 20 flows over a lossy hop. The same cases also run 
 NewReno written in Python (`wtcp.reference_algorithms.PyNewReno`): its event-loop CPU
 beside the built-in's and ns-3's, and whether its results are the built-in's bit for bit.
 
-Scale, wtcp alone: one NewReno dumbbell template with 1, 10, 100 and 1000 flows over a
-100 Mb/s bottleneck, and with 10 flows over 2 Mb/s, 100 Mb/s, 1 Gb/s and 10 Gb/s;
-simulated durations chosen so that each case runs for about a second.
+Scale, wtcp alone: one NewReno dumbbell template with 1, 10, 100, 1000 and 10 000 flows
+over a 100 Mb/s bottleneck, and with 10 flows over 2 Mb/s, 100 Mb/s, 1 Gb/s and 10 Gb/s;
+1000 flows over a random topology of 1000 routers; simulated durations chosen so that each
+case runs for about a second. Each case also runs once in a fresh process that reports the
+growth of its peak resident memory, per flow.
 
 Capacity traces, wtcp alone: the 10-flow dumbbell at 12 Mb/s with the bottleneck's
 forward direction at its fixed rate, following a mahimahi schedule of one opportunity per
@@ -73,12 +75,45 @@ def dumbbell_document(flows: int = 10, rate_mbps: float = 100.0, duration_s: flo
     }
 
 
+def random_topology_document(nodes: int = 1000, extra_links: int = 500, flows: int = 1000, duration_s: float = 10.0, seed: int = 1) -> dict:
+    """A connected random graph of `nodes` routers: a random tree (node i joins a random
+    earlier node) plus `extra_links` links between random pairs, each link 10 Mb/s with a
+    delay of 1-10 ms and a 100-packet queue; `flows` NewReno flows between random distinct
+    pairs, starting over the first second (half the run if shorter). Drawn from `random.Random(seed)`: the same
+    document every time."""
+    import random
+
+    rng = random.Random(seed)
+    pairs: set[tuple[int, int]] = set()
+    for i in range(1, nodes):
+        pairs.add((rng.randrange(i), i))
+    while len(pairs) < nodes - 1 + extra_links:
+        a, b = sorted(rng.sample(range(nodes), 2))
+        pairs.add((a, b))
+    links = [{"a": f"n{a}", "b": f"n{b}", "rate_mbps": 10.0, "delay_ms": float(rng.randint(1, 10)), "queue": {"limit_packets": 100}} for a, b in sorted(pairs)]
+    ends = [rng.sample(range(nodes), 2) for _ in range(flows)]
+    return {
+        "name": f"random-{nodes}-nodes",
+        "run": {"duration_s": duration_s},
+        "nodes": [{"name": f"n{i}"} for i in range(nodes)],
+        "links": links,
+        "flows": [{"name": f"f{i}", "src": f"n{a}", "dst": f"n{b}", "cc": "newreno", "start_s": i / max(flows - 1, 1) * min(1.0, duration_s / 2)}
+                  for i, (a, b) in enumerate(ends)],
+    }
+
+
 @dataclass(frozen=True)
 class ScaleCase:
     label: str
     flows: int
     rate_mbps: float
     duration_s: float  # simulated; about a second of CPU at this project's speed
+    topology: str = "dumbbell"  # or "random": random_topology_document's 1000 nodes
+
+    def document(self, duration_scale: float) -> dict:
+        if self.topology == "random":
+            return random_topology_document(flows=self.flows, duration_s=self.duration_s * duration_scale)
+        return dumbbell_document(self.flows, self.rate_mbps, self.duration_s * duration_scale)
 
 
 SCALE = [
@@ -86,6 +121,8 @@ SCALE = [
     ScaleCase("10 flows, 100 Mb/s", 10, 100.0, 230.0),
     ScaleCase("100 flows, 100 Mb/s", 100, 100.0, 120.0),
     ScaleCase("1000 flows, 100 Mb/s", 1000, 100.0, 40.0),
+    ScaleCase("10000 flows, 100 Mb/s", 10000, 100.0, 10.0),
+    ScaleCase("random 1000 nodes, 1000 flows", 1000, 10.0, 5.0, "random"),
     ScaleCase("10 flows, 2 Mb/s", 10, 2.0, 10000.0),
     ScaleCase("10 flows, 1 Gb/s", 10, 1000.0, 25.0),
     ScaleCase("10 flows, 10 Gb/s", 10, 10000.0, 40.0),
@@ -228,14 +265,42 @@ def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str
     return rows
 
 
+def peak_rss_growth_kib(document: dict) -> float:
+    """How far one run of `document` (its results included) takes a fresh process's
+    resident memory above what it held before the run, at its peak, KiB: the scenario is
+    parsed first, the kernel's peak mark reset (`/proc/self/clear_refs`, Linux >= 4.0),
+    the run made, and the peak (VmHWM) less the resident size before it (VmRSS)."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return float(pool.apply(_peak_rss_growth_kib, (document,)))
+
+
+def _status_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def _peak_rss_growth_kib(document: dict) -> int:
+    sc = Scenario.from_dict(document)
+    Path("/proc/self/clear_refs").write_text("5")  # reset the peak resident size
+    before = _status_kib("VmRSS")
+    sc.run(trace=False)
+    return _status_kib("VmHWM") - before
+
+
 def scale(repeats: int, duration_scale: float) -> list[dict[str, Any]]:
     rows = []
     for case in SCALE:
-        sc = Scenario.from_dict(dumbbell_document(case.flows, case.rate_mbps, case.duration_s * duration_scale))
+        document = case.document(duration_scale)
+        sc = Scenario.from_dict(document)
         runs = [wtcp_cpu(sc) for _ in range(repeats)]
         cpu = statistics.median(c for c, _, _ in runs)
         events = runs[-1][2]
-        rows.append({"case": case.label, "sim_seconds": case.duration_s * duration_scale, "cpu_s": cpu, "events": events, "ns_per_event": cpu * 1e9 / max(events, 1)})
+        rows.append({"case": case.label, "sim_seconds": case.duration_s * duration_scale, "cpu_s": cpu, "events": events, "ns_per_event": cpu * 1e9 / max(events, 1),
+                     "kib_per_flow": peak_rss_growth_kib(document) / case.flows})
     return rows
 
 
@@ -350,12 +415,16 @@ def print_tables(compared: list[dict[str, Any]], scaled: list[dict[str, Any]], r
                       "yes, bit for bit" if r["python_same_results"] else "NO")
     console.print(table)
     console.print("Python CPU: the event loop's thread, which also runs the algorithm's Python hooks (one call per ACK and loss).")
-    table = Table(title=f"wtcp scale: NewReno dumbbell (10 ms bottleneck, 1000-packet queue); event-loop CPU seconds: median of {repeats}", title_justify="left")
-    for header, justify in (("case", "left"), ("simulated s", "right"), ("loop CPU s", "right"), ("events", "right"), ("ns/event", "right")):
+    table = Table(title=f"wtcp scale: NewReno dumbbell (10 ms bottleneck, 1000-packet queue), and a random 1000-node topology; event-loop CPU seconds: median of {repeats}",
+                  title_justify="left")
+    for header, justify in (("case", "left"), ("simulated s", "right"), ("loop CPU s", "right"), ("events", "right"), ("ns/event", "right"), ("peak KiB/flow", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for r in scaled:
-        table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['cpu_s']:.3f}", f"{r['events']:,}", f"{r['ns_per_event']:.0f}")
+        table.add_row(r["case"], f"{r['sim_seconds']:g}", f"{r['cpu_s']:.3f}", f"{r['events']:,}", f"{r['ns_per_event']:.0f}", f"{r['kib_per_flow']:.1f}")
     console.print(table)
+    console.print("peak KiB/flow: how far one run (the simulation and its results) takes a fresh process's resident memory above "
+                  "what it held before (the scenario parsed), at its peak, over the number of flows. random: 1000 routers, a random tree plus 500 links, "
+                  "10 Mb/s, 1-10 ms, 100-packet queues; 1000 flows between random pairs.")
     if capacity:
         table = Table(title=f"capacity traces: 10-flow dumbbell, 12 Mb/s bottleneck; event-loop CPU seconds: median of {repeats}", title_justify="left")
         for header, justify in (("bottleneck", "left"), ("simulated s", "right"), ("loop CPU s", "right"), ("events", "right"), ("ns/event", "right"), ("vs fixed", "right")):

@@ -27,6 +27,32 @@ def test_dumbbell_document_builds_a_runnable_scenario():
     assert "bottleneck" in set(result.drops["link"])
 
 
+def test_random_topology_is_connected_reproducible_and_runs():
+    document = bench.random_topology_document(nodes=60, extra_links=20, flows=30, duration_s=1.0, seed=4)
+    assert document == bench.random_topology_document(nodes=60, extra_links=20, flows=30, duration_s=1.0, seed=4)
+    assert len(document["links"]) == 59 + 20
+    # A spanning tree plus extra links: every node reaches node 0.
+    adjacent: dict[str, set[str]] = {}
+    for link in document["links"]:
+        adjacent.setdefault(link["a"], set()).add(link["b"])
+        adjacent.setdefault(link["b"], set()).add(link["a"])
+    seen, todo = {"n0"}, ["n0"]
+    while todo:
+        for n in adjacent[todo.pop()] - seen:
+            seen.add(n)
+            todo.append(n)
+    assert len(seen) == 60
+    assert max(f["start_s"] for f in document["flows"]) == pytest.approx(0.5)
+    result = wtcp.Scenario.from_dict(document).run()
+    assert len(result.flows) == 30 and (result.flows["goodput_bps"] > 0).all()
+
+
+def test_a_run_with_more_flows_takes_more_memory_per_run():
+    small = bench.peak_rss_growth_kib(bench.dumbbell_document(flows=10, duration_s=2.0))
+    large = bench.peak_rss_growth_kib(bench.dumbbell_document(flows=2000, duration_s=2.0))
+    assert 0 < small < large
+
+
 def test_short_dumbbell_starts_every_flow_within_the_run():
     document = bench.dumbbell_document(flows=10, duration_s=0.4)
     assert max(f["start_s"] for f in document["flows"]) == pytest.approx(0.2)
