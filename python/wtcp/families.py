@@ -9,7 +9,7 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Delay- and model-based", ("vegas", "veno", "bbr")),
     ("Bandwidth estimation and loss differentiation", ("westwood", "westwoodplus", "jersey", "newjersey", "prairie", "jtcp")),
     ("The five papers' schemes", ("taichung", "acc", "clap", "ewr", "njplus", "dynamic")),
-    ("Today's baselines", ("c2tcp", "copa", "abc")),
+    ("Today's baselines", ("c2tcp", "copa", "abc", "bbr3")),
 )
 OTHER = "Other algorithms"
 USER = "Written in Python"

@@ -13,6 +13,7 @@ pub mod api;
 pub mod abc;
 pub mod acc;
 pub mod bbr;
+pub mod bbr3;
 pub mod c2tcp;
 pub mod contract;
 pub mod copa;

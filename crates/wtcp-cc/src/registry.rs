@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::api::{CongestionControl, ReceiverControl, RecoveryStyle};
 use crate::reno::{self, Reno, RenoParams};
 use crate::user::{self, UserCc};
-use crate::{abc, acc, bbr, c2tcp, copa, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
+use crate::{abc, acc, bbr, bbr3, c2tcp, copa, cubic, dynamic, ewr, jersey, jtcp, njplus, prairie, taichung, vegas, veno, westwood};
 
 /// Documentation of one parameter, for `wtcp algorithms`, and the values it may take.
 #[derive(Clone, Debug, PartialEq)]
@@ -312,6 +312,7 @@ registry! {
     Jtcp(jtcp::JtcpParams) => jtcp::JTCP_INFO, jtcp::build, no_receiver;
     Ewr(ewr::EwrParams) => ewr::EWR_INFO, ewr::build, ewr::build_receiver;
     Bbr(bbr::BbrParams) => bbr::BBR_INFO, bbr::build, no_receiver;
+    Bbr3(bbr3::Bbr3Params) => bbr3::BBR3_INFO, bbr3::build, no_receiver;
     Westwood(westwood::WestwoodParams) => westwood::WESTWOOD_INFO, westwood::build, no_receiver;
     WestwoodPlus(westwood::WestwoodPlusParams) => westwood::WESTWOODPLUS_INFO, westwood::build_plus, no_receiver;
     Prairie(prairie::PrairieParams) => prairie::PRAIRIE_INFO, prairie::build, no_receiver;
