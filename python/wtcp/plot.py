@@ -139,7 +139,8 @@ _REGISTERED: tuple[tuple[str, ...], dict[str, Style]] | None = None
 def _registered_styles() -> dict[str, Style]:
     """Styles of the registered algorithms missing from `ALGORITHM_STYLES`: each takes the
     first combination, from its name's hash on, that no built-in style and no algorithm
-    before it (in name order) has. Recomputed when the set of algorithms changes (a class
+    before it (in name order) has, in a colour no other member of its family
+    (`families.FAMILIES`) has. Recomputed when the set of algorithms changes (a class
     registered from Python)."""
     global _REGISTERED
     from wtcp import _core
@@ -148,14 +149,21 @@ def _registered_styles() -> dict[str, Style]:
     if _REGISTERED is None or _REGISTERED[0] != names:
         combos = [Style(c, m, ls) for ls in ("--", ":", "-.", "-") for m in MARKERS for c in PALETTE]
         taken = set(ALGORITHM_STYLES.values())
+        family_colours: dict[str, set[str]] = {}
+        for name, style in ALGORITHM_STYLES.items():
+            family_colours.setdefault(families.family_of(name), set()).add(style.color)
         styles: dict[str, Style] = {}
         for name in names:
+            family = families.family_of(name)
+            # A family that has every colour shares them (the marker still differs).
+            full = set(PALETTE) <= family_colours.get(family, set())
             start = zlib.crc32(name.encode("utf-8")) % len(combos)
             for i in range(len(combos)):
                 candidate = combos[(start + i) % len(combos)]
-                if candidate not in taken:
+                if candidate not in taken and (full or candidate.color not in family_colours.get(family, ())):
                     styles[name] = candidate
                     taken.add(candidate)
+                    family_colours.setdefault(family, set()).add(candidate.color)
                     break
         _REGISTERED = (names, styles)
     return _REGISTERED[1]
