@@ -122,7 +122,7 @@ SCALE = [
     ScaleCase("100 flows, 100 Mb/s", 100, 100.0, 120.0),
     ScaleCase("1000 flows, 100 Mb/s", 1000, 100.0, 40.0),
     ScaleCase("10000 flows, 100 Mb/s", 10000, 100.0, 10.0),
-    ScaleCase("random 1000 nodes, 1000 flows", 1000, 10.0, 5.0, "random"),
+    ScaleCase("random 1000 nodes, 1000 flows", 1000, 10.0, 1.0, "random"),
     ScaleCase("10 flows, 2 Mb/s", 10, 2.0, 10000.0),
     ScaleCase("10 flows, 1 Gb/s", 10, 1000.0, 25.0),
     ScaleCase("10 flows, 10 Gb/s", 10, 10000.0, 40.0),
