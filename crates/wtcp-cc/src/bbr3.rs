@@ -212,7 +212,8 @@ use std::f64::consts::LN_2;
 
 use serde::Deserialize;
 
-use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
+use crate::api::{AckSample, CongestionControl, Ctx, Loss, Time, Verdict, Window, NS_PER_SEC};
+use crate::filters::WindowedExtreme;
 use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_GAIN, MAX_SECONDS, MAX_SEGMENTS};
 
 const PARAMS: &[ParamInfo] = &[
@@ -545,8 +546,6 @@ pub fn build(p: &Bbr3Params) -> Box<dyn CongestionControl> {
 
 /// BBR.ExtraAckedFilterLen: the extra_acked window after Startup, in rounds (draft §2.12).
 const EXTRA_ACKED_ROUNDS: u64 = 10;
-/// Slots of the extra_acked filter: rounds r with now - r <= EXTRA_ACKED_ROUNDS.
-const EXTRA_ACKED_SLOTS: usize = EXTRA_ACKED_ROUNDS as usize + 1;
 /// Nominal RTT of the initial pacing rate before any RTT sample (draft §5.6.2: 1 ms).
 const NOMINAL_RTT: Time = 1_000_000;
 /// C.send_quantum: pacing_rate * 1 ms, between 2 SMSS and 64 KBytes (draft §5.6.3).
@@ -655,39 +654,6 @@ impl Rs {
     }
 }
 
-/// A windowed maximum over packet-timed rounds (Kathleen Nichols' filter, exact): one slot
-/// per round, a sample counting while `round - r <= window`. Each update drops the samples
-/// outside the window it is given, so a sample that has left a shorter window (Startup's
-/// one round) does not come back when the window grows (non-negative values).
-#[derive(Clone, Copy, Debug)]
-struct RoundMax {
-    slots: [(u64, f64); EXTRA_ACKED_SLOTS],
-}
-
-impl RoundMax {
-    fn new() -> Self {
-        RoundMax { slots: [(0, 0.0); EXTRA_ACKED_SLOTS] }
-    }
-
-    /// Add `v` to round `round` and return the maximum over the last `window` rounds.
-    fn update(&mut self, round: u64, window: u64, v: f64) -> f64 {
-        let slot = &mut self.slots[(round % EXTRA_ACKED_SLOTS as u64) as usize];
-        if slot.0 == round {
-            slot.1 = slot.1.max(v);
-        } else {
-            *slot = (round, v);
-        }
-        let mut max = 0.0;
-        for slot in &mut self.slots {
-            if slot.0 > round || round - slot.0 > window {
-                slot.1 = 0.0;
-            }
-            max = slot.1.max(max);
-        }
-        max
-    }
-}
-
 /// SplitMix64 (Steele, Lea, Flood 2014): the deterministic source of the draft's random
 /// probe wait, seeded by the `seed` parameter.
 #[derive(Clone, Copy, Debug)]
@@ -774,7 +740,7 @@ pub struct Bbr3 {
     probe_rtt_round_done: bool,
     // Aggregation (§5.5.9).
     extra_acked: f64,
-    extra_acked_filter: RoundMax,
+    extra_acked_filter: WindowedExtreme<f64>,
     extra_acked_interval_start: Time,
     extra_acked_delivered: f64,
     // Control (§5.6).
@@ -869,7 +835,7 @@ impl Bbr3 {
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
             extra_acked: 0.0,
-            extra_acked_filter: RoundMax::new(),
+            extra_acked_filter: WindowedExtreme::max(),
             extra_acked_interval_start: 0,
             extra_acked_delivered: 0.0,
             max_inflight: 0.0,
@@ -1562,7 +1528,7 @@ impl Bbr3 {
         self.extra_acked_delivered += rs.delivered_delta as f64;
         let extra = (self.extra_acked_delivered - expected).min(w.cwnd);
         let window = if self.full_bw_reached { EXTRA_ACKED_ROUNDS } else { 1 };
-        self.extra_acked = self.extra_acked_filter.update(self.round_count, window, extra);
+        self.extra_acked = self.extra_acked_filter.update(self.round_count, extra, window);
     }
 
     /// InitPacingRate(): StartupPacingGain * InitialCwnd / (SRTT or 1 ms).
@@ -1718,10 +1684,6 @@ impl Bbr3 {
 impl CongestionControl for Bbr3 {
     fn name(&self) -> &'static str {
         "bbr3"
-    }
-
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
 
     /// OnInit() (§5.2.1).
@@ -2224,25 +2186,32 @@ mod tests {
         assert!(h.w.cwnd > 0.5 * PATH_BDP);
     }
 
+    /// Two Startup rounds (BBR.bw 200 kB/s), then a fast recovery in which each of `events`
+    /// ACKs reveals one more lost segment of data sent before it (`each` runs after each),
+    /// and the ACK that ends the loss round, with `in_flight` segments in flight.
+    fn loss_round_in_recovery(h: &mut Harness, events: u64, in_flight: u64, mut each: impl FnMut(&Harness)) {
+        round(h, 10, 20);
+        round(h, 20, 40);
+        let since = h.snd_una;
+        h.loss(Loss::FastRetransmit);
+        h.in_recovery = true;
+        for i in 1..=events {
+            let prior = since - (10 - i) * SEG;
+            let rs = sample(h.snd_una + SEG - prior, RTT, prior, i * SEG, in_flight * SEG);
+            ack_full(h, 1, 10 * MS, RTT, 40, Some(rs), false);
+            each(h);
+        }
+        let rs = sample(h.snd_una + SEG - since, RTT, since, events * SEG, in_flight * SEG);
+        ack_full(h, 1, 10 * MS, RTT, 40, Some(rs), false);
+    }
+
     #[test]
     fn startup_ends_on_six_loss_events_and_2_percent_loss_in_a_round_of_fast_recovery() {
         for events in [5, 6] {
             let mut h = fresh();
-            round(&mut h, 10, 20);
-            round(&mut h, 20, 40);
-            let since = h.snd_una;
-            h.loss(Loss::FastRetransmit);
-            h.in_recovery = true;
-            // Segments sent before the recovery, each ACK revealing one more lost segment.
-            for i in 1..=events {
-                let prior = since - (10 - i) * SEG;
-                let rs = sample(h.snd_una + SEG - prior, RTT, prior, i * SEG, 40 * SEG);
-                ack_full(&mut h, 1, 10 * MS, RTT, 40, Some(rs), false);
-                assert_eq!(state(&h), STARTUP);
-            }
-            // The round of recovery ends: 6 segments of the 40 in flight lost (15 %).
-            let rs = sample(h.snd_una + SEG - since, RTT, since, events * SEG, 40 * SEG);
-            ack_full(&mut h, 1, 10 * MS, RTT, 40, Some(rs), false);
+            // Segments sent before the recovery, each ACK revealing one more lost segment;
+            // the round of recovery ends with 6 segments of the 40 in flight lost (15 %).
+            loss_round_in_recovery(&mut h, events, 40, |h| assert_eq!(state(h), STARTUP));
             if events < 6 {
                 assert_eq!(state(&h), STARTUP, "{events} loss events do not end Startup");
                 continue;
@@ -2552,18 +2521,7 @@ mod tests {
         // As `startup_ends_on_six_loss_events_...`, but 6 of 400 segments in flight (1.5 %):
         // the loss rate of the round (L1881-1882) is below BBR.LossThresh.
         let mut h = fresh();
-        round(&mut h, 10, 20);
-        round(&mut h, 20, 40);
-        let since = h.snd_una;
-        h.loss(Loss::FastRetransmit);
-        h.in_recovery = true;
-        for i in 1..=6 {
-            let prior = since - (10 - i) * SEG;
-            let rs = sample(h.snd_una + SEG - prior, RTT, prior, i * SEG, 400 * SEG);
-            ack_full(&mut h, 1, 10 * MS, RTT, 40, Some(rs), false);
-        }
-        let rs = sample(h.snd_una + SEG - since, RTT, since, 6 * SEG, 400 * SEG);
-        ack_full(&mut h, 1, 10 * MS, RTT, 40, Some(rs), false);
+        loss_round_in_recovery(&mut h, 6, 400, |_| {});
         assert_eq!(state(&h), STARTUP);
         assert_eq!(var(&h, "full_bw_reached"), 0.0);
     }
@@ -2739,18 +2697,7 @@ mod tests {
         let mut h = fresh();
         // inflight_longterm from the Startup exit on loss (as in
         // `startup_ends_on_six_loss_events_...`): 20 segments; BBR.bw 200 kB/s.
-        round(&mut h, 10, 20);
-        round(&mut h, 20, 40);
-        let since = h.snd_una;
-        h.loss(Loss::FastRetransmit);
-        h.in_recovery = true;
-        for i in 1..=6 {
-            let prior = since - (10 - i) * SEG;
-            let rs = sample(h.snd_una + SEG - prior, RTT, prior, i * SEG, 40 * SEG);
-            ack_full(&mut h, 1, 10 * MS, RTT, 40, Some(rs), false);
-        }
-        let rs = sample(h.snd_una + SEG - since, RTT, since, 6 * SEG, 40 * SEG);
-        ack_full(&mut h, 1, 10 * MS, RTT, 40, Some(rs), false);
+        loss_round_in_recovery(&mut h, 6, 40, |_| {});
         assert_eq!(state(&h), DRAIN);
         assert_eq!(var(&h, "inflight_longterm_bytes"), 20_000.0);
         h.exit_recovery();

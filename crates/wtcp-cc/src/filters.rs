@@ -50,17 +50,19 @@ impl MinTracker {
     }
 }
 
-/// The smallest (or largest) sample of the last `window` ns: a deque of samples that are
-/// each the extreme of everything after them (each sample enters and leaves once, so the
-/// cost per sample is constant on average; the deque's storage is kept between samples).
-/// The newest sample always stays, however old.
+/// The smallest (or largest) sample of the last `window` units of time (ns, or rounds for a
+/// packet-timed filter): a deque of samples that are each the extreme of everything after
+/// them (each sample enters and leaves once, so the cost per sample is constant on average;
+/// the deque's storage is kept between samples). A sample that has left the window given
+/// to one update does not come back when a later update gives a longer one. The newest
+/// sample always stays, however old.
 #[derive(Clone, Debug)]
-pub struct WindowedExtreme {
+pub struct WindowedExtreme<T = u64> {
     max: bool,
-    samples: std::collections::VecDeque<(u64, u64)>,
+    samples: std::collections::VecDeque<(u64, T)>,
 }
 
-impl WindowedExtreme {
+impl<T: Copy + PartialOrd> WindowedExtreme<T> {
     pub fn min() -> Self {
         WindowedExtreme { max: false, samples: std::collections::VecDeque::new() }
     }
@@ -70,8 +72,8 @@ impl WindowedExtreme {
     }
 
     /// Add sample `x` taken at `now`; forget samples older than `now - window`.
-    pub fn update(&mut self, now: u64, x: u64, window: u64) -> u64 {
-        let beaten = |old: u64| if self.max { old <= x } else { old >= x };
+    pub fn update(&mut self, now: u64, x: T, window: u64) -> T {
+        let beaten = |old: T| if self.max { old <= x } else { old >= x };
         while self.samples.back().is_some_and(|&(_, v)| beaten(v)) {
             self.samples.pop_back();
         }
@@ -82,7 +84,7 @@ impl WindowedExtreme {
         self.value().expect("a sample was just added")
     }
 
-    pub fn value(&self) -> Option<u64> {
+    pub fn value(&self) -> Option<T> {
         self.samples.front().map(|&(_, v)| v)
     }
 }

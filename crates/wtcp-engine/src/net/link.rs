@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::capacity::{Capacity, Cursor, Segment, OPPORTUNITY_IP_BYTES};
+use super::capacity::{Capacity, Cursor, Opportunities, Segment, OPPORTUNITY_IP_BYTES};
 use super::loss::LossModel;
 use super::qdisc::Qdisc;
 use super::routing::DirId;
@@ -116,6 +116,13 @@ pub enum TxOutcome {
     Retrying,
 }
 
+/// A mahimahi schedule's opportunities after `from` up to `to`, over `window`, as b/s of IP
+/// packets.
+fn opportunities_bps(o: &Opportunities, from: Time, to: Time, window: Time) -> f64 {
+    let n = o.first_after(to) - o.first_after(from);
+    n as f64 * f64::from(OPPORTUNITY_IP_BYTES) * 8.0 / (window as f64 / 1e9)
+}
+
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
     pub fn new(id: DirId, from: u32, to: u32, rate_bps: f64, delay: Time, link_header: u32, queue_cfg: &QueueCfg, queue_rng: SimRng, loss: Option<LossModel>, applies_to: AppliesTo, arq: Option<ArqCfg>) -> Self {
@@ -161,8 +168,7 @@ impl LinkDir {
             Some(Capacity::Opportunities(o)) => {
                 const WINDOW: Time = 100_000_000;
                 let from = now.saturating_sub(WINDOW / 2);
-                let n = o.first_after(from + WINDOW) - o.first_after(from);
-                n as f64 * f64::from(OPPORTUNITY_IP_BYTES) * 8.0 / (WINDOW as f64 / 1e9)
+                opportunities_bps(o, from, from + WINDOW, WINDOW)
             }
         }
     }
@@ -176,10 +182,7 @@ impl LinkDir {
         match &self.capacity {
             None => self.tx_times.rate_bps() * ip_share,
             Some(Capacity::Rates(r)) => r.rate_at(now) * ip_share,
-            Some(Capacity::Opportunities(o)) => {
-                let n = o.first_after(now) - o.first_after(now.saturating_sub(window));
-                n as f64 * f64::from(OPPORTUNITY_IP_BYTES) * 8.0 / (window as f64 / 1e9)
-            }
+            Some(Capacity::Opportunities(o)) => opportunities_bps(o, now.saturating_sub(window), now, window),
         }
     }
 
