@@ -201,11 +201,18 @@ def test_a_long_run_shows_its_progress_on_a_terminal_and_stops_on_ctrl_c():
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_progress_never_reaches_json_stdout():
     # Several seconds of wall time: well past the 1 s after which the progress line shows.
+    # The terminal is read all along, as a real one is: an unread pseudo-terminal fills
+    # (about 64 KiB) and then blocks the progress thread's writes, so the run could not end.
     proc, master = on_a_terminal("run", str(reference_path()), "--set", "run.duration_s=80000", "--json")
+    shown = bytearray()
+    reader = threading.Thread(target=lambda: shown.extend(read_until(master, b"\x00never", 600)), daemon=True)
+    reader.start()
     try:
-        shown = read_until(master, b"s simulated", 20)
-        out, _ = proc.communicate(timeout=60)
+        out, _ = proc.communicate(timeout=600)
     finally:
+        if proc.poll() is None:
+            proc.kill()
+        reader.join()  # ends when the run's end closes the terminal's other side
         os.close(master)
     assert proc.returncode == 0 and b"/ 80000 s simulated" in shown
     import json
