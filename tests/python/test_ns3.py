@@ -61,7 +61,7 @@ REFUSED = {
     "delay spikes": ({"links.1.ab.delay_spikes": [{"start_s": 2.0, "duration_s": 1.0, "extra_delay_ms": 50.0}]}, "links.1.ab.delay_spikes"),
     "Reno": ({"flows.0.cc": "reno", "flows.0.cc_params": {}}, "flows.0.cc"),
     "an algorithm ns-3 lacks": ({"flows.0.cc": "taichung", "flows.0.cc_params": {}}, "flows.0.cc"),
-    "Vegas (paired only)": ({"flows.0.cc": "vegas", "flows.0.cc_params": {}}, "flows.0.cc"),
+    "Vegas with the paper's structure": ({"flows.0.cc": "vegas", "flows.0.cc_params": {"model": "paper"}}, "flows.0.cc_params.model"),
     "Veno (paired only)": ({"flows.0.cc": "veno", "flows.0.cc_params": {}}, "flows.0.cc"),
     "a parameter ns-3 has not": ({"flows.0.cc_params": {"halve": "pipe", "byte_counting": True}}, "flows.0.cc_params.byte_counting"),
     # Under the rfc profile: the ns-3 engine runs a scenario that names none with ns3's.
@@ -149,6 +149,17 @@ def test_a_pairing_translates_vegas_thresholds_and_refuses_what_ns3_cannot_take(
     with pytest.raises(Ns3TranslationError) as info:
         plan(sc.with_overrides({"flows.0.cc_params": {"alpha": 1.5}}).document, "ns3::TcpVegas")
     assert info.value.path == "flows.0.cc_params.alpha"
+
+
+def test_vegas_on_the_ns3_profile_translates_to_tcpvegas_with_its_thresholds():
+    """The ns3 profile runs wtcp's Vegas as TcpVegas (model, RTT input, round minimum, loss
+    cut) with ns-3's thresholds 2/4/1, so `--engine ns3` takes it without pairing."""
+    sc = wtcp.load(reference_path()).with_overrides({"profile": "ns3", "flows.0.cc": "vegas", "flows.0.cc_params": {}})
+    [flow] = plan(sc.document).flows
+    assert flow.type_id == "ns3::TcpVegas" and flow.cc_attrs == ["Alpha=2", "Beta=4", "Gamma=1"]
+    with pytest.raises(Ns3TranslationError) as info:
+        plan(sc.with_overrides({"flows.0.cc_params": {"rtt": "sample"}}).document)
+    assert info.value.path == "flows.0.cc_params.rtt" and 'allowed: "smoothed"' in info.value.reason
 
 
 def test_refusal_exits_2_from_the_cli():

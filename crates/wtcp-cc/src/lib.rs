@@ -27,6 +27,7 @@ pub mod njplus;
 pub mod prairie;
 pub mod taichung;
 pub mod vegas;
+pub mod vegas_ns3;
 pub mod veno;
 pub mod westwood;
 pub mod registry;

@@ -43,14 +43,12 @@
 //!   The paper's fine-grained retransmit on the first or second duplicate ACK is a sender
 //!   mechanism this interface does not offer. Vegas makes no loss classification: the
 //!   verdict is always `None`.
-//! - ns-3.44's TcpVegas, for comparison with ns-3 only (the `ns3` profile): `rtt =
-//!   "smoothed"` feeds it SRTT where ns-3's TcpSocketBase passes `m_srtt` to PktsAcked, and
-//!   `loss_response = "one_segment"` is its GetSsThresh (cut one segment, at most a quarter).
-//!   Its other departures are not reproduced: integer Diff (about the real one rounded up),
-//!   slow start of one MSS per ACK every round with its exit to the target window plus one,
-//!   NewReno growth while a round has at most 2 samples (windows of about 5 segments with
-//!   delayed ACKs) and during CA_LOSS after a timeout, no `in_use` test, and ssthresh =
-//!   cwnd - 1 segment after a per-round decrease.
+//! - ns-3.44's TcpVegas, for comparison with ns-3 (the `ns3` profile), is `model = "ns3"`
+//!   (`vegas_ns3.rs`): Linux's structure with ns-3's smoothed RTT and loss response, integer
+//!   Diff, slow start every round with its exit to the target window plus one, NewReno
+//!   growth while a round has at most 2 RTT reports and during CA_LOSS, Vegas off from the
+//!   first duplicate ACK to the next new ACK. With the `paper` model, `rtt = "smoothed"`
+//!   and `loss_response = "one_segment"` give the paper's structure ns-3's inputs alone.
 //! - Fast recovery: NewReno (RFC 6582), as Linux recovers; ns-2 Vegas runs its own
 //!   Reno-like recovery. Vegas is suspended during recovery (Linux); after a loss or the
 //!   end of recovery the round restarts on the next new ACK.
@@ -103,6 +101,13 @@ const PARAMS: &[ParamInfo] = &[
         unit: "sample|smoothed",
         default: "sample",
         doc: "RTT fed to BaseRTT and the round: each ACK's sample (paper, ns-2, Linux) or SRTT (ns-3's TcpSocketBase passes m_srtt to PktsAcked)",
+        range: Range::Any,
+    },
+    ParamInfo {
+        name: "model",
+        unit: "paper|ns3",
+        default: "paper",
+        doc: "structure: the paper's and ns-2's (real Diff, frozen slow-start rounds) or ns-3.44's TcpVegas (integer Diff, NewReno growth in rounds with under 3 RTT reports; vegas_ns3.rs)",
         range: Range::Any,
     },
     ParamInfo {
@@ -160,6 +165,17 @@ pub enum VegasLoss {
     OneSegment,
 }
 
+/// Which structure of Vegas runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VegasModel {
+    /// The paper's and ns-2's (this module).
+    #[default]
+    Paper,
+    /// ns-3.44's TcpVegas ([`crate::vegas_ns3`]).
+    Ns3,
+}
+
 /// Parameters of Vegas.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -182,6 +198,8 @@ pub struct VegasParams {
     pub rtt: VegasRtt,
     /// Loss response: `halve` (Reno) or `one_segment` (ns-3).
     pub loss_response: VegasLoss,
+    /// Structure: `paper` or `ns3`.
+    pub model: VegasModel,
 }
 
 impl Default for VegasParams {
@@ -194,6 +212,7 @@ impl Default for VegasParams {
             halve: HalveOf::Cwnd,
             rtt: VegasRtt::Sample,
             loss_response: VegasLoss::Halve,
+            model: VegasModel::Paper,
         }
     }
 }
@@ -306,7 +325,10 @@ impl Vegas {
 }
 
 pub fn build(p: &VegasParams) -> Box<dyn CongestionControl> {
-    Box::new(Vegas::new(*p))
+    match p.model {
+        VegasModel::Paper => Box::new(Vegas::new(*p)),
+        VegasModel::Ns3 => Box::new(crate::vegas_ns3::Ns3Vegas::new(*p)),
+    }
 }
 
 impl CongestionControl for Vegas {

@@ -196,3 +196,27 @@ fn veno_reno_growth_ignores_the_congestive_state() {
     };
     assert!(grow(VenoGrowth::Reno) > grow(VenoGrowth::Veno) + 0.05 * SEG);
 }
+
+#[test]
+fn vegas_ns3_model_meets_the_contract() {
+    // ns-3.44's TcpVegas structure (`model = "ns3"`, with the ns3 profile's inputs) passes
+    // every check the registered defaults pass.
+    use wtcp_cc::contract::{CHECKS, DEFAULT_DAYS};
+    use wtcp_cc::vegas::{RoundRtt, VegasModel};
+    let p = VegasParams {
+        alpha: 2.0,
+        beta: 4.0,
+        model: VegasModel::Ns3,
+        rtt: VegasRtt::Smoothed,
+        round_rtt: RoundRtt::Min,
+        loss_response: VegasLoss::OneSegment,
+        ..VegasParams::default()
+    };
+    let info = wtcp_cc::catalog().iter().find(|i| i.name == "vegas").expect("vegas is registered");
+    let build = || vegas::build(&p);
+    for c in CHECKS {
+        if let Err(e) = (c.run)(info, &build, DEFAULT_DAYS) {
+            panic!("vegas model = ns3: {}: {e}", c.name);
+        }
+    }
+}

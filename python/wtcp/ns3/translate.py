@@ -134,6 +134,17 @@ ALGORITHMS: dict[str, Algorithm] = {
             "arithmetic": ("ns3", "ns-3's TcpCubic works in whole segments with integer counters (a growth counter never reset, uint32 target and ssthresh, a fixed Reno-friendly rate, growth per acknowledged segment), not RFC 9438's real-valued window"),
         },
     ),
+    # ns-3's TcpVegas is wtcp's Vegas with the ns3 profile's structure and inputs.
+    "vegas": Algorithm(
+        "ns3::TcpVegas",
+        {"alpha": ("Alpha", "uint"), "beta": ("Beta", "uint"), "gamma": ("Gamma", "uint")},
+        matched={
+            "model": ("ns3", "ns-3's TcpVegas has Linux's structure (integer Diff, slow start every round, NewReno growth while a round has under 3 RTT reports, Vegas off outside CA_OPEN), not the paper's and ns-2's"),
+            "rtt": ("smoothed", "ns-3's TcpSocketBase passes the smoothed RTT to PktsAcked, which TcpVegas takes as the RTT"),
+            "round_rtt": ("min", "ns-3's TcpVegas keeps the minimum RTT of a round (m_minRtt)"),
+            "loss_response": ("one_segment", "ns-3's TcpVegas::GetSsThresh is max(min(ssthresh, cwnd - 1 segment), 2 segments)"),
+        },
+    ),
     # ns-3's BBR needs pacing (as wtcp's paces).
     "bbr": Algorithm(
         "ns3::TcpBbr",
@@ -142,7 +153,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     ),
 }
 
-# ns-3's TcpLinuxReno, TcpVegas and TcpVeno are not translation targets: each differs from
+# ns-3's TcpLinuxReno and TcpVeno are not translation targets: each differs from
 # wtcp's closest configuration in ways a scenario cannot turn off, so they are compared
 # only by explicit pairing (`wtcp.crosscheck.Config(ns3_type=...)`; the validation suite
 # pairs them, docs/validation.md), never by translation.
@@ -159,12 +170,6 @@ PAIRED_KNOBS: dict[str, dict[str, tuple[str, str]]] = {
 REFUSED_ALGORITHMS = {
     "reno": "ns-3's TcpSocketBase always keeps NewReno's partial-ACK recovery; Reno's (recovery ends at the first new ACK) has no counterpart",
     "westwood": "ns-3 3.44 has only Westwood+ (TcpWestwoodPlus; use cc = \"westwoodplus\")",
-    "vegas": (
-        "ns-3's TcpVegas is Linux's Vegas (integer Diff, its own slow-start exit, NewReno growth while a round has under 3 RTT "
-        "samples), not wtcp's (the paper and ns-2: real Diff, frozen slow-start rounds); the ns3 profile sets ns-3's RTT input and "
-        "loss response on wtcp's (`rtt = \"smoothed\"`, `loss_response = \"one_segment\"`), but the rest differs: compare the two "
-        "only by explicit pairing (docs/validation.md)"
-    ),
     "veno": (
         "ns-3's TcpVeno computes its backlog on every ACK it grows on, wtcp's on ACKs with an RTT sample outside recovery; the ns3 "
         "profile sets every other ns-3 behaviour on wtcp's Veno (smoothed RTT, whole-segment backlog, cut of the pipe, NewReno growth "

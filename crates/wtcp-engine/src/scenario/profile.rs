@@ -234,6 +234,7 @@ const NS3: Profile = Profile {
         e("cc.cubic.alpha_switch", B(false), "tcp-cubic.cc:326-343 TcpFriendliness (default true): m_tcpCwnd + 1 per (segCwnd * scale >> 3) ACKs, scale = 8 (1024 + 1024 beta) / 3 / (1024 - 1024 beta): alpha fixed, no switch to 1"),
         e("cc.cubic.growth_unit", N("segment"), "tcp-cubic.cc:218-230 IncreaseWindow: m_cWndCnt += segmentsAcked, cwnd + 1 segment once it reaches cnt = segCwnd / (target - segCwnd)"),
         e("cc.cubic.slow_start", N("segments_acked"), "tcp-cubic.cc:194-214 IncreaseWindow: cwnd += segmentsAcked * segmentSize in slow start, not capped at ssthresh (ABC standing in for Linux's QUICKACK)"),
+        e("cc.vegas.model", N("ns3"), "tcp-vegas.cc:146-267 IncreaseWindow (Linux's structure: integer diff, NewReno growth with m_cntRtt <= 2), 112-144 Vegas only in CA_OPEN"),
         e("cc.vegas.alpha", F(2.0), "tcp-vegas.cc:34-36 ns3::TcpVegas::Alpha 2"),
         e("cc.vegas.beta", F(4.0), "tcp-vegas.cc:39-41 ns3::TcpVegas::Beta 4"),
         e("cc.vegas.gamma", F(1.0), "tcp-vegas.cc:44-46 ns3::TcpVegas::Gamma 1"),
