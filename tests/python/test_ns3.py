@@ -26,13 +26,13 @@ from wtcp.ns3.translate import TCP_DEFAULTS
 LOSS = "links.1.ab.loss.rate"
 # What ns-3 fixes, matched in the reference scenario (the translator refuses wtcp's
 # defaults here: ns-3 always opens the connection, clears the backoff on new ACKs, grows on
-# the ACK that ends recovery, halves the pipe, cuts ssthresh on every timeout and recovers
-# without SACK from invented SACKs).
+# the ACK that ends recovery, halves the pipe, cuts ssthresh on every timeout, recovers
+# without SACK from invented SACKs and times RTTs from its own history).
 MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True, "tcp.timeout_count_reset": "every_timeout", "tcp.reno_sack": True,
-           "tcp.loss_exit_credit": "above_recovery_point", "flows.0.cc_params.halve": "pipe"}
+           "tcp.loss_exit_credit": "above_recovery_point", "tcp.rtt_sampling": "ns3", "flows.0.cc_params.halve": "pipe"}
 MATCHED_SETS = ["--set", "tcp.handshake=true", "--set", 'tcp.backoff_reset="new_ack"', "--set", "tcp.recovery_exit_growth=true", "--set",
                 'tcp.timeout_count_reset="every_timeout"', "--set", "tcp.reno_sack=true", "--set", 'tcp.loss_exit_credit="above_recovery_point"', "--set",
-                'flows.0.cc_params.halve="pipe"']
+                'tcp.rtt_sampling="ns3"', "--set", 'flows.0.cc_params.halve="pipe"']
 
 
 
@@ -117,7 +117,7 @@ def test_a_default_ns3_cannot_match_is_refused_with_the_value_that_matches():
     with pytest.raises(Ns3TranslationError) as info:
         plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True,
                                                          "tcp.timeout_count_reset": "every_timeout", "tcp.reno_sack": True,
-                                                         "tcp.loss_exit_credit": "above_recovery_point"}).document)
+                                                         "tcp.loss_exit_credit": "above_recovery_point", "tcp.rtt_sampling": "ns3"}).document)
     assert info.value.path == "flows.0.cc_params.halve"
     assert "(wtcp's default)" in info.value.reason and 'allowed: "pipe"' in info.value.reason
 

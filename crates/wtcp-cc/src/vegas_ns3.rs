@@ -34,7 +34,16 @@
 //!   2003-2004), which this model sees as an ordinary new ACK.
 //! - The window is kept in bytes as ns-3's uint32 is: whole segments after every Vegas
 //!   decision, whole bytes after NewReno's avoidance step (max(1, SMSS^2 / cwnd) bytes).
-//!   A decrease stops at 2 segments (ns-3 could reach 0 with beta below 1).
+//!   A Vegas decision stops at 1 segment, the sender's floor (ns-3's could reach 0 with
+//!   beta below 1).
+//! - A duplicate ACK turns Vegas off whether or not it carries new SACK information (ns-3
+//!   calls DupAck only when the scoreboard changed, 2001-2003); with SACK, a cumulative ACK
+//!   carrying new SACK information grows the window and, in CA_DISORDER, turns Vegas back
+//!   on, where ns-3 stays in CA_DISORDER without growth (2175-2188).
+//! - A timeout during fast recovery takes GetSsThresh of the window set at recovery entry:
+//!   wtcp's PRR limits what is sent without writing cwnd, where ns-3's PRR writes
+//!   m_cWnd (tcp-prr-recovery.cc DoRecovery), so ns-3's cut there starts from PRR's
+//!   window (2 segments when it is small). Effect untested.
 //! - The parameters the validation ablations switch apply here too: `rtt = "sample"` (each
 //!   ACK's sample for the smoothed RTT), `loss_response = "halve"` (GetSsThresh =
 //!   max(cwnd / 2, 2 segments), wherever ns-3 calls it) and `round_rtt = "mean"` (the
@@ -154,12 +163,12 @@ impl Ns3Vegas {
             self.diff = diff;
             if diff > self.params.gamma && w.cwnd < w.ssthresh {
                 // Too fast in slow start: to the target (+1 for the truncation), then avoidance.
-                w.cwnd = seg_cwnd.min(target + 1.0).max(2.0) * mss;
+                w.cwnd = seg_cwnd.min(target + 1.0).max(1.0) * mss;
                 w.ssthresh = self.ssthresh(w, mss);
             } else if w.cwnd < w.ssthresh {
                 Self::slow_start(w, segs, mss);
             } else if diff > self.params.beta {
-                w.cwnd = (seg_cwnd - 1.0).max(2.0) * mss;
+                w.cwnd = (seg_cwnd - 1.0).max(1.0) * mss;
                 w.ssthresh = self.ssthresh(w, mss);
             } else if diff < self.params.alpha {
                 w.cwnd = (seg_cwnd + 1.0) * mss;
@@ -189,19 +198,26 @@ impl CongestionControl for Ns3Vegas {
             return;
         }
         self.report(Some(ack), cx);
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.in_recovery {
             return; // a partial ACK: PktsAcked only
+        }
+        if let CaState::Loss { recover } = self.state {
+            if ack.ack >= recover {
+                // Leaving CA_LOSS, even on an ACK credited with nothing: only the part above
+                // the recovery point counts (2219-2233).
+                self.enable(cx);
+                let above = (ack.ack - recover) / u64::from(cx.mss);
+                self.increase(ack.ack, above, w, cx);
+                return;
+            }
+        }
+        if ack.acked_bytes == 0 {
+            return;
         }
         let mss = cx.mss_f();
         let segs = ack.acked_bytes / u64::from(cx.mss);
         match self.state {
-            CaState::Loss { recover } if ack.ack < recover => Self::newreno_increase(w, segs, mss),
-            CaState::Loss { recover } => {
-                // Leaving CA_LOSS: credited only above the recovery point (2219-2233).
-                self.enable(cx);
-                let above = (ack.ack - recover) / u64::from(cx.mss);
-                self.increase(ack.ack, above, w, cx);
-            }
+            CaState::Loss { .. } => Self::newreno_increase(w, segs, mss),
             CaState::Disorder | CaState::Recovery => {
                 self.enable(cx);
                 self.increase(ack.ack, segs, w, cx);
@@ -353,5 +369,14 @@ mod tests {
         h.ack(1, 100 * MS);
         assert_eq!(h.w.cwnd, 2.0 * SEG);
         assert_eq!(var(&h, "vegas_on"), 0.0);
+        // The ACK reaching the recovery point leaves CA_LOSS even when the sender credits it
+        // with nothing above that point (tcp-socket-base.cc 2219-2233).
+        let recover = h.snd_max;
+        h.snd_una = recover;
+        let mut s = AckSample::default();
+        s.ack = recover;
+        h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+        assert_eq!(var(&h, "vegas_on"), 1.0);
+        assert_eq!(h.w.cwnd, 2.0 * SEG, "no segment above the recovery point: no growth");
     }
 }

@@ -249,3 +249,53 @@ fn a_second_timeout_of_the_same_segment_keeps_ssthresh_per_rfc_5681_and_cuts_it_
     assert_eq!(ns3[0], rfc[0], "{ns3:?}");
     assert_eq!(ns3[1], 2000.0, "{ns3:?}");
 }
+
+/// Trace of flow 0 on simple2 at 1 ms with a 1 s delay spike of 3 s on the ACK path from 5 s
+/// (spurious timeouts: the ACKs of what was sent before them arrive late), under `tcp.rtt_sampling = SAMPLING`: (time of
+/// the first timeout, SND.MAX then, the trace's time, snd_una, srtt and latest RTT sample
+/// columns).
+#[allow(clippy::type_complexity)]
+fn rtt_around_a_timeout(sampling: &str, timestamps: bool) -> (f64, f64, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    let r = wtcp_engine::run(&common::load(
+        "scenarios/reference-simple2.toml",
+        &[
+            ("run.duration_s", "12"),
+            ("tcp.recv_buffer_bytes", "20000"),
+            ("links.1.ba.delay_spikes", "[{ start_s = 5.0, duration_s = 1.0, extra_delay_ms = 3000.0 }]"),
+            ("tcp.rtt_sampling", sampling),
+            ("tcp.timestamps", if timestamps { "true" } else { "false" }),
+            ("trace.enabled", "true"),
+            ("trace.interval_ms", "1"),
+        ],
+    ));
+    let t = r.traces.as_ref().unwrap();
+    let col = |name: &str| t.flow_columns.iter().find(|(n, _)| *n == name).unwrap().1.clone();
+    let first_timeout = *t.loss_time.iter().zip(&t.loss_timeout).find(|(_, &to)| to).unwrap().0;
+    let at = t.flow_time.iter().position(|&s| s >= first_timeout).unwrap();
+    let snd_max = col("snd_max")[at];
+    (first_timeout, snd_max, t.flow_time.clone(), col("snd_una"), col("srtt"), col("rtt"))
+}
+
+#[test]
+fn ns3_rtt_sampling_times_nothing_sent_before_a_timeout_and_reads_timestamps_in_milliseconds() {
+    // ns-3.44 clears its RTT history at a timeout and records only new data (tcp-socket-base.cc
+    // 3954, 3360-3366): SRTT holds until an ACK covers data first sent after the timeout.
+    let held = |sampling: &str| {
+        let (t0, snd_max, time, una, srtt, _) = rtt_around_a_timeout(sampling, true);
+        let start = time.iter().position(|&s| s > t0).unwrap();
+        let end = una.iter().position(|&u| u >= snd_max + 1000.0).unwrap();
+        assert!(una[end - 1] > una[start], "ACKs arrive before new data is acknowledged");
+        srtt[start..end].iter().all(|&s| s == srtt[start])
+    };
+    assert!(held("\"ns3\""));
+    // RFC 7323 §4.1 (wtcp's every_ack with timestamps): every ACK of new data is timed by
+    // its echo, the resent segment's included.
+    assert!(!held("\"every_ack\""));
+    // With timestamps, ns-3's TSval counts milliseconds: every sample is whole milliseconds.
+    let (_, _, _, _, _, rtt) = rtt_around_a_timeout("\"ns3\"", true);
+    let samples: Vec<f64> = rtt.iter().copied().filter(|r| r.is_finite()).collect();
+    assert!(samples.len() > 100);
+    assert!(samples.iter().all(|&r| ((r * 1e3).round() - r * 1e3).abs() < 1e-6), "{:?}", &samples[..10]);
+    let (_, _, _, _, _, exact) = rtt_around_a_timeout("\"every_ack\"", true);
+    assert!(exact.iter().filter(|r| r.is_finite()).any(|&r| ((r * 1e3).round() - r * 1e3).abs() > 1e-6));
+}

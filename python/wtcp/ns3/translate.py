@@ -601,8 +601,8 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     if estimator != "rfc6298":
         raise refuse(path, f"is \"{estimator}\"; ns-3 estimates as RFC 6298 (RttMeanDeviation; TcpSocketBase::EstimateRtt bounds the whole RTO by MinRto); allowed: \"rfc6298\"")
     sampling, path = opt("rtt_sampling")
-    if sampling != "every_ack":
-        raise refuse(path, f"is \"{sampling}\"; ns-3 times a segment on every ACK (TcpSocketBase::EstimateRtt); allowed: \"every_ack\"")
+    if sampling != "ns3":
+        raise refuse(path, f"is \"{sampling}\"; ns-3 times the oldest transmission record on every ACK, keeps none across a timeout and reads timestamps in whole milliseconds (TcpSocketBase::EstimateRtt); allowed: \"ns3\"")
     dupthresh, _ = opt("dupack_threshold")
     limited, _ = opt("limited_transmit")
     delack, _ = opt("delayed_ack")

@@ -187,7 +187,7 @@ const NS3: Profile = Profile {
         e("tcp.rto_min_s", F(1.0), "tcp-socket-base.cc:142 ns3::TcpSocketBase::MinRto"),
         e("tcp.rto_max_s", F(60.0), "tcp-socket-base.cc:3950-3951 ReTxTimeout: Min(2 * m_rto, 60 s)"),
         e("tcp.clock_granularity_s", F(0.001), "tcp-socket-base.cc:149 ns3::TcpSocketBase::ClockGranularity"),
-        e("tcp.rtt_sampling", N("every_ack"), "tcp-socket-base.cc:3756-3809 EstimateRtt on every ACK"),
+        e("tcp.rtt_sampling", N("ns3"), "tcp-socket-base.cc:3717-3807 EstimateRtt on every ACK from the oldest RttHistory record; 3954 ReTxTimeout clears the history, 3360-3366 records only new data; tcp-option-ts.cc:123-146 TSval in milliseconds"),
         e("tcp.dupack_threshold", I(3), "tcp-socket-base.cc:176 ns3::TcpSocketBase::ReTxThreshold"),
         e("tcp.limited_transmit", B(true), "tcp-socket-base.cc:182 ns3::TcpSocketBase::LimitedTransmit"),
         e("tcp.delayed_ack", B(true), "tcp-socket.cc:97 ns3::TcpSocket::DelAckCount 2"),

@@ -233,6 +233,11 @@ pub enum RttSampling {
     EveryAck,
     /// One timed segment per RTT, as ns-2 and classic BSD without timestamps.
     OnePerRtt,
+    /// Every ACK as ns-3.44 takes it (tcp-socket-base.cc:3717-3807 EstimateRtt): from the
+    /// oldest transmission record the ACK covers, where a timeout forgets every record and
+    /// only data first sent after it gets new ones (3954, 3360-3366); with timestamps, in
+    /// whole milliseconds (tcp-option-ts.cc:123-146), a zero difference as 1 us.
+    Ns3,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -152,6 +152,9 @@ pub struct Sender {
     rack_timer: LazyTimer,
     /// One timed segment per RTT: (end sequence, send time).
     timed: Option<(u64, Time)>,
+    /// `rtt_sampling = "ns3"`: SND.MAX at the last timeout; data below it has no
+    /// transmission record to time (ns-3 clears its RTT history at a timeout).
+    rtt_records_from: u64,
     rto_timer: LazyTimer,
     requests: Requests,
     frto: Frto,
@@ -226,6 +229,7 @@ impl Sender {
             rack: rack.then(Rack::default),
             rack_timer: LazyTimer::default(),
             timed: None,
+            rtt_records_from: 0,
             rto_timer: LazyTimer::default(),
             requests: Requests::default(),
             srtt_since: None,
@@ -368,7 +372,14 @@ impl Sender {
         if self.cfg.timestamps {
             self.ts_recent = p.ts_val;
         }
-        if self.syns_sent == 1 {
+        if self.cfg.rtt_sampling == RttSampling::Ns3 {
+            // ns-3.44 times the SYN's record even after a resent SYN (a record of no length
+            // is never marked resent, tcp-socket-base.cc:2878-2882, 3371-3379): from the
+            // first SYN, or the echoed TSval in milliseconds.
+            let sample = if self.cfg.timestamps { ns3_timestamp_rtt(io.now, p.ts_ecr) } else { io.now - self.syn_sent_at };
+            self.rtt.on_sample(sample);
+            self.srtt_since = Some(io.now);
+        } else if self.syns_sent == 1 {
             // Karn: only an unambiguous SYN gives a sample (RFC 6298 §3).
             self.rtt.on_sample(io.now - self.syn_sent_at);
             self.srtt_since = Some(io.now);
@@ -573,6 +584,24 @@ impl Sender {
         }
     }
 
+    /// ns-3.44's EstimateRtt (tcp-socket-base.cc:3717-3807): the oldest transmission record
+    /// must be covered by the ACK; the records start at the data first sent after the last
+    /// timeout. With timestamps the sample is the echo's age in whole milliseconds (TSval
+    /// counts milliseconds, tcp-option-ts.cc:123-146; 0 becomes 1 us), otherwise the
+    /// record's age if it was never retransmitted (RFC 6298 §3, Karn).
+    fn ns3_rtt_sample(&self, p: &Packet, now: Time) -> Option<Time> {
+        let oldest = self.snd_una.max(self.rtt_records_from) / self.mss;
+        // The record ends at the segment's end, or at the end of the data for a short last one.
+        if p.ack < ((oldest + 1) * self.mss).min(self.snd_max) {
+            return None;
+        }
+        let record = self.segs.get((oldest - self.snd_una / self.mss) as usize)?;
+        if self.cfg.timestamps {
+            return Some(ns3_timestamp_rtt(now, p.ts_ecr));
+        }
+        (record.tx_count == 1).then(|| now - record.sent_at)
+    }
+
     /// Account SRTT up to the end of the run.
     pub fn finish(&mut self, now: Time, counters: &mut TcpCounters) {
         self.integrate_srtt(now, counters);
@@ -580,11 +609,10 @@ impl Sender {
 
     /// An RTT sample from an ACK that newly acknowledges data up to `ack`.
     fn rtt_sample(&mut self, p: &Packet, now: Time) -> Option<Time> {
-        if self.cfg.timestamps {
-            // RFC 7323 §4.1: RTT = now - TSecr; valid for retransmissions too.
-            return Some(now.saturating_sub(p.ts_ecr));
-        }
         match self.cfg.rtt_sampling {
+            RttSampling::Ns3 => self.ns3_rtt_sample(p, now),
+            // RFC 7323 §4.1: RTT = now - TSecr; valid for retransmissions too.
+            _ if self.cfg.timestamps => Some(now.saturating_sub(p.ts_ecr)),
             RttSampling::OnePerRtt => match self.timed {
                 Some((end, at)) if p.ack >= end => {
                     self.timed = None;
@@ -1304,6 +1332,9 @@ impl Sender {
             return;
         }
         self.consecutive_rto += 1;
+        if self.cfg.rtt_sampling == RttSampling::Ns3 {
+            self.rtt_records_from = self.snd_max; // ReTxTimeout: m_history.clear() (3954)
+        }
         // RFC 6298 §5.5: back off the timer.
         self.rtt.on_timeout();
         io.counters.max_backoff = io.counters.max_backoff.max(self.rtt.backoff());
@@ -1388,3 +1419,13 @@ impl Sender {
 /// Column names of [`Sender::trace_row`].
 pub const SENDER_TRACE_COLUMNS: [&str; 11] =
     ["cwnd", "cwnd_base", "ssthresh", "srtt", "rtt", "rto", "snd_una", "snd_nxt", "snd_max", "in_recovery", "backoff"];
+
+/// ns-3.44's RTT from a timestamp echo (tcp-option-ts.cc:123-146, tcp-socket-base.cc:
+/// 3733-3744): TSval counts whole milliseconds of simulated time; a zero age reads 1 us.
+fn ns3_timestamp_rtt(now: Time, ts_ecr: Time) -> Time {
+    const MS: Time = 1_000_000;
+    match (now / MS).saturating_sub(ts_ecr / MS) {
+        0 => 1_000,
+        ms => ms * MS,
+    }
+}
