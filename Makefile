@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 DEPS := $(VENV)/.deps
 TEST_DEPS := $(VENV)/.test-deps
 BUILT := $(VENV)/.built
+BUILT_FAST := $(VENV)/.built-fast
 NS3 := $(VENV)/.ns3
 export VIRTUAL_ENV := $(abspath $(VENV))
 
@@ -18,7 +19,9 @@ RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyp
 demo: install
 	$(BIN)/wtcp demo
 
-test: install test-deps ns3 browser rust-test py-test
+# The tests run on one build in Cargo.toml's `fast` profile (the extension and the Rust
+# tests share it); `make demo` and `make bench` build the release extension.
+test: $(BUILT_FAST) test-deps ns3 browser rust-test py-test
 
 install: $(BUILT)
 
@@ -35,8 +38,8 @@ $(DEPS): constraints.txt pyproject.toml
 test-deps: $(TEST_DEPS)
 
 $(TEST_DEPS): $(DEPS)
-	@echo "make test: installing the test tools into $(VENV): pytest hypothesis pyarrow dask[distributed] nbclient nbformat ipykernel dpkt"
-	$(BIN)/pip install -q -c constraints.txt pytest hypothesis pyarrow dask distributed nbclient nbformat ipykernel dpkt
+	@echo "make test: installing the test tools into $(VENV): pytest pytest-xdist hypothesis pyarrow dask[distributed] nbclient nbformat ipykernel dpkt"
+	$(BIN)/pip install -q -c constraints.txt pytest pytest-xdist hypothesis pyarrow dask distributed nbclient nbformat ipykernel dpkt
 	touch $@
 
 # ns-3 3.44 (the `ns3` extra: its Python wheel, through cppyy) for the tests that run the
@@ -51,24 +54,35 @@ $(NS3): $(DEPS)
 
 $(BUILT): $(DEPS) $(RUST_SRC)
 	@echo "make: building the Rust core (release) into $(VENV) (cargo and maturin output in $(VENV)/build.log, shown if it fails)"
+	@rm -f $(BUILT_FAST)
 	@PIP_QUIET=2 $(BIN)/maturin develop --release -q > $(VENV)/build.log 2>&1 || { cat $(VENV)/build.log; exit 1; }
 	@$(BIN)/python tools/algorithms_doc.py --if-changed
 	@touch $@
 
-rust-test:
-	cargo test --workspace --exclude wtcp-py
+# The same extension in Cargo.toml's `fast` profile (no LTO, incremental) for `make
+# test-fast`; it replaces the release build, which the next `make` target that needs it
+# (demo, bench, test) rebuilds.
+$(BUILT_FAST): $(DEPS) $(RUST_SRC)
+	@echo "make: building the Rust core (profile fast) into $(VENV) (cargo and maturin output in $(VENV)/build.log, shown if it fails)"
+	@rm -f $(BUILT)
+	@PIP_QUIET=2 $(BIN)/maturin develop --profile fast -q > $(VENV)/build.log 2>&1 || { cat $(VENV)/build.log; exit 1; }
+	@$(BIN)/python tools/algorithms_doc.py --if-changed
+	@touch $@
 
-# The edit-compile-test loop: the extension rebuilt if a source changed, the algorithm and
-# engine crates' unit tests and the contract suite in the release profile (the engine's
-# integration tests stay in `make test`), and pytest without ns-3, the kernel
-# engine, the browser and the slowest end-to-end files (measured with --durations=0:
-# README commands 308 s, paper reproductions 94 s, store concurrency 49 s, robustness 35 s,
-# the kernel engine 34 s, a generated module built by cargo 28 s, cancellation 24 s, the
-# bench 24 s, ns-3 44 s). `make test` runs everything.
+rust-test:
+	cargo test --profile fast --workspace --exclude wtcp-py
+
+# The edit-compile-test loop: the extension rebuilt in the `fast` profile if a source
+# changed, the algorithm and engine crates' unit tests and the contract suite in the same
+# profile (the engine's integration tests stay in `make test`), and pytest in two worker
+# processes without ns-3, the kernel engine, the browser and the slowest end-to-end files
+# (measured with --durations=0: README commands 308 s, paper reproductions 94 s, store
+# concurrency 49 s, robustness 35 s, the kernel engine 34 s, a generated module built by
+# cargo 28 s, cancellation 24 s, the bench 24 s, ns-3 44 s). `make test` runs everything.
 FAST_SKIP := test_readme test_reproduce test_store_concurrency test_robust test_linux_engine test_new_algorithm test_cancel test_bench test_ns3 test_ns3_wifi
-test-fast: install test-deps
-	cargo test --release -q -p wtcp-cc -p wtcp-engine --lib --test contract
-	$(BIN)/pytest -q -rs -p no:cacheprovider $(foreach f,$(FAST_SKIP),--ignore=tests/python/$(f).py)
+test-fast: $(BUILT_FAST) test-deps
+	cargo test --profile fast -q -p wtcp-cc -p wtcp-engine --lib --test contract
+	$(BIN)/pytest -q -rs -p no:cacheprovider -n 2 $(foreach f,$(FAST_SKIP),--ignore=tests/python/$(f).py)
 
 # Headless Chromium for the test that opens the HTML report. Installed (Debian's package)
 # only when running as root, as in CI; otherwise that test is skipped with a message and
@@ -83,10 +97,14 @@ browser:
 	  echo "make test: no Chromium; the HTML report's browser test will be skipped (enable it: sudo apt-get install chromium)"; \
 	fi
 
-# -rs: the summary names every skipped test and why.
-py-test: install test-deps ns3
-	WTCP_REQUIRE_CHROMIUM=$$(command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 && echo 1 || echo 0) \
-	  WTCP_REQUIRE_NS3=1 $(BIN)/pytest -q -rs
+# -rs: the summary names every skipped test and why. Two worker processes (pytest-xdist),
+# then alone the files that measure wall time or run the kernel engine's real-time relay,
+# which a busy second core would disturb.
+SERIAL := test_cancel test_linux_engine
+REQUIRE := WTCP_REQUIRE_CHROMIUM=$$(command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 && echo 1 || echo 0) WTCP_REQUIRE_NS3=1
+py-test: $(BUILT_FAST) test-deps ns3
+	$(REQUIRE) $(BIN)/pytest -q -rs -n 2 $(foreach f,$(SERIAL),--ignore=tests/python/$(f).py)
+	$(REQUIRE) $(BIN)/pytest -q -rs $(foreach f,$(SERIAL),tests/python/$(f).py)
 
 # The scenario fuzzer at full size: 100 000 mutated scenarios (2 % through the CLI) in two
 # worker processes, each case under a memory and a time limit; prints the count of every
