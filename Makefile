@@ -59,9 +59,9 @@ $(BUILT): $(DEPS) $(RUST_SRC)
 	@$(BIN)/python tools/algorithms_doc.py --if-changed
 	@touch $@
 
-# The same extension in Cargo.toml's `fast` profile (no LTO, incremental) for `make
-# test-fast`; it replaces the release build, which the next `make` target that needs it
-# (demo, bench, test) rebuilds.
+# The same extension in Cargo.toml's `fast` profile (no LTO, incremental, overflow checks)
+# for `make test` and `make test-fast`; it replaces the release build, which the next
+# target that needs it (demo, bench, reproduce, fuzz) rebuilds.
 $(BUILT_FAST): $(DEPS) $(RUST_SRC)
 	@echo "make: building the Rust core (profile fast) into $(VENV) (cargo and maturin output in $(VENV)/build.log, shown if it fails)"
 	@rm -f $(BUILT)
