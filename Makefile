@@ -97,13 +97,14 @@ browser:
 	  echo "make test: no Chromium; the HTML report's browser test will be skipped (enable it: sudo apt-get install chromium)"; \
 	fi
 
-# -rs: the summary names every skipped test and why. Two worker processes (pytest-xdist),
-# then alone the files that measure wall time or run the kernel engine's real-time relay,
-# which a busy second core would disturb.
+# -rs: the summary names every skipped test and why. Two worker processes (pytest-xdist;
+# `loadgroup` keeps tests that share a long fixture run, such as the README's `wtcp
+# reproduce all`, on one worker), then alone the files that measure wall time or run the
+# kernel engine's real-time relay, which a busy second core would disturb.
 SERIAL := test_cancel test_linux_engine
 REQUIRE := WTCP_REQUIRE_CHROMIUM=$$(command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 && echo 1 || echo 0) WTCP_REQUIRE_NS3=1
 py-test: $(BUILT_FAST) test-deps ns3
-	$(REQUIRE) $(BIN)/pytest -q -rs -n 2 $(foreach f,$(SERIAL),--ignore=tests/python/$(f).py)
+	$(REQUIRE) $(BIN)/pytest -q -rs -n 2 --dist loadgroup $(foreach f,$(SERIAL),--ignore=tests/python/$(f).py)
 	$(REQUIRE) $(BIN)/pytest -q -rs $(foreach f,$(SERIAL),tests/python/$(f).py)
 
 # The scenario fuzzer at full size: 100 000 mutated scenarios (2 % through the CLI) in two

@@ -55,6 +55,23 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "wtcp.cli", *args], capture_output=True, text=True, env=env, timeout=timeout)
 
 
+# The README's `wtcp reproduce all --out wtcp-reproduce` in its quick form (test_readme's QUICK).
+REPRODUCE_ALL_QUICK = "wtcp reproduce all --out wtcp-reproduce --quick"
+
+
+@pytest.fixture(scope="session")
+def reproduce_all_quick(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
+    """REPRODUCE_ALL_QUICK run once (about 75 s of CPU) for test_readme, which checks that it
+    runs, and test_reproduce, which checks what it writes: (the finished process, its output
+    folder). Their tests share the pytest-xdist group `reproduce-all`, so that under
+    `--dist loadgroup` one worker runs it once."""
+    cwd = tmp_path_factory.mktemp("reproduce-all")
+    env = {**os.environ, "COLUMNS": "200"}
+    args = REPRODUCE_ALL_QUICK.split()[1:]
+    proc = subprocess.run([sys.executable, "-m", "wtcp.cli", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
+    return proc, cwd / "wtcp-reproduce"
+
+
 @pytest.fixture(scope="session")
 def reference() -> wtcp.Scenario:
     """reference-simple2 (1 % wireless loss) shortened to 10 s of measurement (immutable,

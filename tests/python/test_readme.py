@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPRODUCE_ALL_QUICK
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Long jobs run in their quick form; a placeholder store name stands for a real one.
@@ -74,13 +76,30 @@ def run(cwd: Path, command: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "wtcp.cli", *args[1:]], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
 
 
-@pytest.mark.parametrize("command", readme_commands())
+def with_groups(commands: list[str]) -> list:
+    """The commands; those on the README's `wtcp-reproduce` folder (its `reproduce all`,
+    whose run test_reproduce shares, and the `report` that reads it) in that run's
+    pytest-xdist group."""
+    shared = pytest.mark.xdist_group("reproduce-all")
+    return [pytest.param(c, marks=shared) if "wtcp-reproduce" in c else c for c in commands]
+
+
+@pytest.mark.parametrize("command", with_groups(readme_commands()))
 def test_a_readme_command_runs_as_written(workdir, command, request):
     if any(n in command for n in NEEDS_KERNEL):
         if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
             pytest.skip("the linux engine needs root and /dev/net/tun")
     elif any(n in command for n in NEEDS_NS3):
         request.getfixturevalue("ns3")
-    done = run(workdir, QUICK.get(command, command))
+    if "wtcp-reproduce" in command:
+        # The README's `wtcp reproduce all --out wtcp-reproduce`, run once for this test and
+        # test_reproduce; its folder stands in the work folder for the commands after it.
+        reproduced, folder = request.getfixturevalue("reproduce_all_quick")
+        if not (workdir / "wtcp-reproduce").exists():
+            (workdir / "wtcp-reproduce").symlink_to(folder)
+    if QUICK.get(command) == REPRODUCE_ALL_QUICK:
+        done = reproduced
+    else:
+        done = run(workdir, QUICK.get(command, command))
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr

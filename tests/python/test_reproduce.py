@@ -144,13 +144,14 @@ def test_gains_are_paired_by_replication():
 
 
 @pytest.fixture(scope="session")
-def quick_all(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("reproduce")
-    proc = run_cli("reproduce", "all", "--quick", "--quiet", "--out", str(out), timeout=900)
+def quick_all(reproduce_all_quick) -> Path:
+    """The README's `wtcp reproduce all` in its quick form (run once, shared with test_readme)."""
+    proc, out = reproduce_all_quick
     assert proc.returncode == 0, proc.stderr
     return out
 
 
+@pytest.mark.xdist_group("reproduce-all")
 def test_reproduce_all_quick_writes_claims_figures_and_a_report(quick_all):
     for name in all_targets():
         folder = quick_all / name
@@ -170,6 +171,7 @@ def test_reproduce_all_quick_writes_claims_figures_and_a_report(quick_all):
         assert f'id="{name}"' in text
 
 
+@pytest.mark.xdist_group("reproduce-all")
 def test_a_trace_figure_keeps_only_its_time_window(quick_all):
     # clap's Fig. 4 for ftp2 is drawn over from_s = 34 .. until_s = 66 (paper.toml).
     with (quick_all / "clap" / "fig4-trace-ftp2.csv").open(encoding="utf-8") as f:
@@ -178,12 +180,14 @@ def test_a_trace_figure_keeps_only_its_time_window(quick_all):
     assert min(times) < 35.0 < max(times)
 
 
+@pytest.mark.xdist_group("reproduce-all")
 def test_a_second_run_reuses_the_stored_runs(quick_all):
     proc = run_cli("reproduce", "scorecard", "--quick", "--quiet", "--out", str(quick_all))
     assert proc.returncode == 0, proc.stderr
     assert "0 failed" in proc.stdout
 
 
+@pytest.mark.xdist_group("reproduce-all")
 def test_report_regenerates_the_page_from_the_directory(quick_all, tmp_path):
     out = tmp_path / "again.html"
     proc = run_cli("report", str(quick_all), "--out", str(out))
@@ -253,6 +257,7 @@ browser = pytest.mark.skipif(find_browser() is None and not REQUIRE_BROWSER, rea
 
 
 @browser
+@pytest.mark.xdist_group("reproduce-all")
 def test_the_reproduction_report_renders_in_chromium_without_errors(quick_all):
     page = render(quick_all / "report.html", find_browser())
     assert page.problems == []
@@ -289,6 +294,7 @@ def test_a_claim_over_every_point_holds_only_if_it_holds_at_each_and_shows_the_w
     assert "fails at 0" in result.note
 
 
+@pytest.mark.xdist_group("reproduce-all")
 def test_the_report_puts_each_papers_verdicts_and_figures_before_its_long_tables(quick_all):
     page = (quick_all / "report.html").read_text(encoding="utf-8")
     section = page[page.index('<h2 id="njplus"'):]
