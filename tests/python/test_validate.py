@@ -127,7 +127,8 @@ def test_quick_validate_writes_the_section_and_the_results(ns3, tmp_path: Path):
     again = CliRunner().invoke(wtcp.cli.cli, ["validate", "--quick", "--suite", str(SUITE), "--results", str(results), "--reuse"])
     assert again.exit_code == 0, again.output
     redone = json.loads(results.read_text(encoding="utf-8"))
-    assert redone["meta"]["grid"]["runs"] == data["meta"]["grid"]["runs"] + 4
+    # and the time it reports is its own: wtcp's 4 runs, said to have reused ns-3's numbers
+    assert redone["meta"]["grid"]["runs"] == 4 and redone["meta"]["reused"] is True
     for before, after in zip(data["points"], redone["points"]):
         assert after["ns3"] == before["ns3"] and after["wtcp"]["goodput_mbps"] == before["wtcp"]["goodput_mbps"]
 
@@ -160,3 +161,24 @@ def test_vegas_halving_cuts_ns3s_vegas_deeper_than_its_own_loss_response(ns3):
     ns3s, halving = (crosscheck(sc, [{}], [Config("vegas", "vegas", {}, t)], [1, 2])[0].ns3 for t in ("ns3::TcpVegas", "wtcpval::VegasHalving"))
     assert ns3s.fast_retransmits[0] > 5
     assert sum(halving.segments_sent) < 0.9 * sum(ns3s.segments_sent)
+
+
+def _point(wtcp_mbps: list[float], ns3_mbps: list[float]):
+    from wtcp.crosscheck import EngineStats, Row
+    from wtcp.validate import Point
+
+    return Point("s", "newreno", "SACK", 0.05, Row("newreno", {}, EngineStats(goodput_mbps=wtcp_mbps), EngineStats(goodput_mbps=ns3_mbps)))
+
+
+def test_a_gap_inside_the_seeds_spread_is_noise_and_a_steady_gap_is_not():
+    from wtcp.validate import noise_summary, within_seed_noise
+
+    # Means 1.00 vs 1.10 (-9 %), seeds spread by 0.2: Welch's 95 % half-width is far wider.
+    assert within_seed_noise(_point([0.8, 1.0, 1.2], [0.9, 1.1, 1.3]))
+    # The same gap with seeds 0.01 apart lies outside it.
+    assert not within_seed_noise(_point([0.99, 1.00, 1.01], [1.09, 1.10, 1.11]))
+    # Deterministic points (no spread) and single seeds are never called noise.
+    assert not within_seed_noise(_point([1.0, 1.0, 1.0], [1.1, 1.1, 1.1]))
+    assert not within_seed_noise(_point([0.8], [1.1]))
+    points = [_point([0.8, 1.0, 1.2], [0.9, 1.1, 1.3]), _point([0.99, 1.00, 1.01], [1.09, 1.10, 1.11]), _point([1.0, 1.0], [1.01, 1.01])]
+    assert noise_summary(points).startswith("Seed noise: 1 of the 2 flagged points")
