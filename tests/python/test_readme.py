@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Long jobs run in their quick form; a placeholder store name stands for a real one.
 QUICK = {
     "wtcp demo --out my-demo": "wtcp demo --out my-demo --quick",
-    "wtcp reproduce all --out wtcp-reproduce": "wtcp reproduce all --out wtcp-reproduce --quick",
+    "wtcp reproduce all --out wtcp-reproduce": REPRODUCE_ALL_QUICK,
     "wtcp report my-sweep.duckdb": "wtcp report sweeps/loss-vs-goodput.duckdb",
 }
 # Commands that need ns-3 (skipped without it; `make test` installs it).

@@ -324,6 +324,24 @@ impl Vegas {
     }
 }
 
+/// ns-3.44's TcpVegas::GetSsThresh (tcp-vegas.cc:279-283): max(min(ssthresh, cwnd - 1
+/// segment), 2 segments); ssthresh starts unlimited.
+pub(crate) fn ns3_get_ssthresh(w: &Window, mss: f64) -> f64 {
+    w.ssthresh.min(w.cwnd - mss).max(2.0 * mss)
+}
+
+/// A loss as ns-3.44's TcpSocketBase answers it for TcpVegas: ssthresh = `ssthresh(w, mss)`,
+/// then cwnd = ssthresh on fast retransmit (the sender's recovery runs on) and one segment on
+/// a timeout. A later timeout of a series keeps ssthresh (RFC 5681 §3.1); ns-3 recomputes it
+/// on every timeout, which the sender's `tcp.timeout_count_reset = "every_timeout"` (ns3
+/// profile) expresses by reporting each one as the first.
+pub(crate) fn ns3_loss_response(loss: Loss, w: &mut Window, mss: f64, ssthresh: impl FnOnce(&Window, f64) -> f64) {
+    if !matches!(loss, Loss::Timeout { consecutive } if consecutive > 1) {
+        w.ssthresh = ssthresh(w, mss);
+    }
+    w.cwnd = if loss == Loss::FastRetransmit { w.ssthresh } else { mss };
+}
+
 pub fn build(p: &VegasParams) -> Box<dyn CongestionControl> {
     match p.model {
         VegasModel::Paper => Box::new(Vegas::new(*p)),
@@ -380,15 +398,7 @@ impl CongestionControl for Vegas {
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         match self.params.loss_response {
             VegasLoss::Halve => Reno::respond(&self.reno, loss, w, cx),
-            VegasLoss::OneSegment => {
-                let mss = cx.mss_f();
-                let first = !matches!(loss, Loss::Timeout { consecutive } if consecutive > 1);
-                if first {
-                    // tcp-vegas.cc GetSsThresh (ns-3.44); ssthresh starts unlimited.
-                    w.ssthresh = w.ssthresh.min(w.cwnd - mss).max(2.0 * mss);
-                }
-                w.cwnd = if loss == Loss::FastRetransmit { w.ssthresh } else { mss };
-            }
+            VegasLoss::OneSegment => ns3_loss_response(loss, w, cx.mss_f(), ns3_get_ssthresh),
         }
         self.state.restart();
         Verdict::None

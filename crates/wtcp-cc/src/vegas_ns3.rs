@@ -50,7 +50,7 @@
 //!   round's mean report for its minimum).
 
 use crate::api::{AckSample, CongestionControl, Ctx, Loss, RecoveryStyle, Time, Verdict, Window, NS_PER_SEC};
-use crate::vegas::{RoundRtt, VegasLoss, VegasParams, VegasRtt, VEGAS_INFO};
+use crate::vegas::{ns3_get_ssthresh, ns3_loss_response, RoundRtt, VegasLoss, VegasParams, VegasRtt, VEGAS_INFO};
 
 /// ns-3's congestion states as far as Vegas sees them (tcp-socket-state.h TcpCongState_t).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,11 +111,16 @@ impl Ns3Vegas {
         self.reset_round();
     }
 
-    /// GetSsThresh (tcp-vegas.cc 279-283), or the halving of `loss_response = "halve"`.
+    /// GetSsThresh (tcp-vegas.cc 279-283), or the halving of `loss_response = "halve"`, for
+    /// every place ns-3 calls it: a loss and a round's decrease.
     fn ssthresh(&self, w: &Window, mss: f64) -> f64 {
+        (self.get_ssthresh())(w, mss)
+    }
+
+    fn get_ssthresh(&self) -> fn(&Window, f64) -> f64 {
         match self.params.loss_response {
-            VegasLoss::OneSegment => w.ssthresh.min(w.cwnd - mss).max(2.0 * mss),
-            VegasLoss::Halve => (w.cwnd / 2.0).floor().max(2.0 * mss),
+            VegasLoss::OneSegment => ns3_get_ssthresh,
+            VegasLoss::Halve => halved_uint32,
         }
     }
 
@@ -179,6 +184,11 @@ impl Ns3Vegas {
     }
 }
 
+/// wtcpval::VegasHalving's GetSsThresh: max(cwnd / 2, 2 segments), cwnd / 2 in whole bytes.
+fn halved_uint32(w: &Window, mss: f64) -> f64 {
+    (w.cwnd / 2.0).floor().max(2.0 * mss)
+}
+
 impl CongestionControl for Ns3Vegas {
     fn name(&self) -> &'static str {
         VEGAS_INFO.name
@@ -227,23 +237,11 @@ impl CongestionControl for Ns3Vegas {
     }
 
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
-        let mss = cx.mss_f();
-        // A later timeout of a series keeps ssthresh (RFC 5681 §3.1); ns-3 recomputes it on
-        // every timeout, which the sender's `tcp.timeout_count_reset = "every_timeout"`
-        // (ns3 profile) expresses by reporting each one as the first.
-        if !matches!(loss, Loss::Timeout { consecutive } if consecutive > 1) {
-            w.ssthresh = self.ssthresh(w, mss);
-        }
-        match loss {
-            Loss::FastRetransmit => {
-                w.cwnd = w.ssthresh;
-                self.state = CaState::Recovery;
-            }
-            Loss::Timeout { .. } => {
-                w.cwnd = mss;
-                self.state = CaState::Loss { recover: cx.snd_max };
-            }
-        }
+        ns3_loss_response(loss, w, cx.mss_f(), self.get_ssthresh());
+        self.state = match loss {
+            Loss::FastRetransmit => CaState::Recovery,
+            Loss::Timeout { .. } => CaState::Loss { recover: cx.snd_max },
+        };
         Verdict::None
     }
 
@@ -300,14 +298,23 @@ mod tests {
             h.ack(1, 100 * MS);
         }
         assert_eq!(h.cwnd_segments(), before + 5.0);
-        // Queueing: the round's RTT doubles, so target = cwnd / 2 and diff > gamma.
-        finish_round(&mut h, 200 * MS);
-        finish_round(&mut h, 200 * MS);
-        let seg = h.cwnd_segments();
-        assert!(h.w.ssthresh < f64::INFINITY, "slow start ended");
-        // cwnd = target + 1 in whole segments, with target = floor(seg_cwnd * base / min).
-        assert_eq!(seg, seg.floor());
-        assert!(var(&h, "diff_segments") > 1.0);
+        // Queueing: the RTT doubles, the smoothed RTT follows, and once diff > gamma a round
+        // ends slow start with cwnd = target + 1 = cwnd - diff + 1 (target = floor(cwnd *
+        // BaseRTT / minRTT)), a cut, not growth.
+        let mut acks = 0;
+        while h.w.ssthresh == f64::INFINITY {
+            let seg = h.cwnd_segments();
+            h.ack(1, 200 * MS);
+            acks += 1;
+            assert!(acks < 1000, "slow start never ended");
+            if h.w.ssthresh < f64::INFINITY {
+                let diff = var(&h, "diff_segments");
+                assert!(diff > 1.0);
+                assert_eq!(h.cwnd_segments(), seg - diff + 1.0);
+            } else {
+                assert_eq!(h.cwnd_segments(), seg + 1.0, "one segment per ACK until then");
+            }
+        }
     }
 
     #[test]

@@ -162,7 +162,7 @@ ALGORITHMS: dict[str, Algorithm] = {
 # derives from, ns-3's class of the same algorithm): Vegas's thresholds, whose ns-3
 # defaults (2, 4, 1) differ from wtcp's (the paper's 1, 3, 1). Veno's beta is 3 in both.
 PAIRED_KNOBS: dict[str, dict[str, tuple[str, str]]] = {
-    "vegas": {"alpha": ("Alpha", "uint"), "beta": ("Beta", "uint"), "gamma": ("Gamma", "uint")},
+    "vegas": ALGORITHMS["vegas"].knobs,
 }
 
 # Algorithms wtcp has and ns-3 3.44 does not translate, with the reason when it is not

@@ -590,7 +590,11 @@ impl Sender {
     /// counts milliseconds, tcp-option-ts.cc:123-146; 0 becomes 1 us), otherwise the
     /// record's age if it was never retransmitted (RFC 6298 §3, Karn).
     fn ns3_rtt_sample(&self, p: &Packet, now: Time) -> Option<Time> {
-        let oldest = self.snd_una.max(self.rtt_records_from) / self.mss;
+        let first = self.snd_una.max(self.rtt_records_from);
+        if first >= self.snd_max {
+            return None; // no record: nothing first sent since the timeout (or nothing left)
+        }
+        let oldest = first / self.mss;
         // The record ends at the segment's end, or at the end of the data for a short last one.
         if p.ack < ((oldest + 1) * self.mss).min(self.snd_max) {
             return None;
