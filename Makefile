@@ -14,14 +14,14 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-fast install test-deps ns3 browser bench reproduce rust-test py-test fuzz clean
+.PHONY: demo test test-fast install test-deps ns3 browser bpf-tools bench reproduce rust-test py-test fuzz clean
 
 demo: install
 	$(BIN)/wtcp demo
 
 # The tests run on one build in Cargo.toml's `fast` profile (the extension and the Rust
 # tests share it); `make demo` and `make bench` build the release extension.
-test: $(BUILT_FAST) test-deps ns3 browser rust-test py-test
+test: $(BUILT_FAST) test-deps ns3 browser bpf-tools rust-test py-test
 
 install: $(BUILT)
 
@@ -95,6 +95,19 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else \
 	  echo "make test: no Chromium; the HTML report's browser test will be skipped (enable it: sudo apt-get install chromium)"; \
+	fi
+
+# clang, bpftool and libbpf's headers (Debian's packages) for the test that builds the
+# example BPF congestion control (examples/bpf) and runs it on the linux engine. Installed
+# only as root, as in CI; otherwise that test is skipped with a message.
+bpf-tools:
+	@if command -v clang >/dev/null 2>&1 && command -v bpftool >/dev/null 2>&1 && [ -f /usr/include/bpf/bpf_helpers.h ]; then \
+	  true; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  echo "make test: installing clang, bpftool and libbpf-dev (apt-get) for the BPF congestion control test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang llvm bpftool libbpf-dev >/dev/null; \
+	else \
+	  echo "make test: no clang or bpftool; the BPF congestion control test will be skipped (enable it: sudo apt-get install clang bpftool libbpf-dev)"; \
 	fi
 
 # -rs: the summary names every skipped test and why. Two worker processes (pytest-xdist;

@@ -4,6 +4,7 @@ TCP flow runs over wtcp's links in real time and fills the emulated bottleneck."
 
 import json
 import os
+import statistics
 
 import pytest
 
@@ -121,6 +122,116 @@ def write(tmp_path, text: str):
     f = tmp_path / "s.toml"
     f.write_text(text)
     return f
+
+
+# The kernel's own algorithms (`cc = "kernel:NAME"`): only the linux engine runs them.
+
+
+def test_a_kernel_algorithm_is_refused_by_the_wtcp_engine_with_its_field(tmp_path, capsys):
+    sc = wtcp.Scenario.from_toml(PATH).with_overrides({"flows.0.cc": "kernel:cubic"})
+    with pytest.raises(wtcp.ScenarioError) as e:
+        sc.run()
+    assert e.value.path == "flows.0.cc" and "linux engine" in str(e.value)
+    assert cli.main(["run", str(write(tmp_path, PATH)), "--set", 'flows.0.cc="kernel:cubic"']) == 2
+    err = capsys.readouterr().err
+    assert "flows.0.cc" in err and "--engine linux" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("value", "field", "says"),
+    [
+        ('"kernel:"', "flows.0.cc", "1 to 15"),
+        ('"kernel:a_name_of_16_chars"', "flows.0.cc", "1 to 15"),
+        ('"kernel:cu bic"', "flows.0.cc", "letters, digits"),
+    ],
+)
+def test_a_kernel_algorithms_name_is_checked(value, field, says):
+    with pytest.raises(wtcp.ScenarioError) as e:
+        check(PATH, [("flows.0.cc", value)])
+    assert e.value.path == field and says in str(e.value)
+
+
+def test_a_kernel_algorithm_takes_no_parameters():
+    with pytest.raises(wtcp.ScenarioError) as e:
+        check(PATH, [("flows.0.cc", '"kernel:cubic"'), ("flows.0.cc_params", "{ beta = 0.5 }")])
+    assert e.value.path == "flows.0.cc_params" and "allowed: leave cc_params out" in str(e.value)
+
+
+def test_a_kernel_algorithm_the_kernel_does_not_list_is_refused_with_its_list():
+    check(PATH, [("flows.0.cc", '"kernel:cubic"')])
+    with pytest.raises(wtcp.ScenarioError) as e:
+        check(PATH, [("flows.0.cc", '"kernel:no_such_cc"')])
+    assert e.value.path == "flows.0.cc" and "struct_ops" in str(e.value)
+    for name in open("/proc/sys/net/ipv4/tcp_available_congestion_control").read().split():
+        assert name in str(e.value)
+
+
+def test_a_sweep_names_kernel_algorithms_and_runs_them_on_the_linux_engine_only(tmp_path, capsys):
+    (tmp_path / "path.toml").write_text(PATH)
+    f = tmp_path / "sw.toml"
+    f.write_text('name = "k"\nscenario = "path.toml"\nalgorithms = ["kernel:cubic", "cubic"]\nreplications = 1\nseed = 1\n[set]\n"run.duration_s" = 2\n')
+    # In wtcp the kernel's point is a failed run naming the field; wtcp's own point runs.
+    assert cli.main(["sweep", str(f), "--store", str(tmp_path / "s.duckdb")]) == 1
+    out = capsys.readouterr()
+    assert "1 done" in out.out and "1 failed" in out.out and "flows.0.cc: is `kernel:cubic`" in out.err
+
+
+def bpf_tools_missing() -> str | None:
+    import shutil
+
+    if kernel_missing():
+        return kernel_missing()
+    if not (shutil.which("clang") and shutil.which("bpftool") and os.path.exists("/usr/include/bpf/bpf_helpers.h")):
+        return "needs clang, bpftool and libbpf-dev (make test installs them as root)"
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        return "needs the kernel's BTF (/sys/kernel/btf/vmlinux)"
+    return None
+
+
+def unregister_bpf(name: str) -> None:
+    import subprocess
+
+    subprocess.run(["bpftool", "struct_ops", "unregister", "name", name], capture_output=True)
+
+
+@pytest.mark.skipif(bpf_tools_missing() is not None, reason=bpf_tools_missing() or "")
+def test_a_bpf_congestion_control_of_ones_own_runs_on_the_kernel(tmp_path):
+    """examples/bpf/wtcp_aimd.bpf.c built, registered, named as `kernel:wtcp_aimd`: each
+    reduction leaves ssthresh at 0.8 of the window it entered recovery with (Reno would
+    leave 0.5, CUBIC 0.7), so the trace shows that the program ran."""
+    import subprocess
+    from pathlib import Path
+
+    import pandas as pd
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "bpf"
+    subprocess.run(["make", "-s", "-C", str(example), f"OUT={tmp_path}/"], check=True, capture_output=True)
+    unregister_bpf("wtcp_aimd")  # a registration a killed run left behind
+    subprocess.run(["bpftool", "struct_ops", "register", str(tmp_path / "wtcp_aimd.bpf.o")], check=True, capture_output=True)
+    try:
+        text = PATH.replace('cc = "cubic"', 'cc = "kernel:wtcp_aimd"').replace("duration_s = 3", "duration_s = 10")
+        out = tmp_path / "t"
+        lossy = ["--set", 'links.0.ab={ loss = { model = "uniform", rate = 0.005 }, loss_applies_to = "data" }']
+        assert cli.main(["run", str(write(tmp_path, text)), "--engine", "linux", "--json", "--trace", str(out), "--set", "trace.interval_ms=5", *lossy]) == 0
+    finally:
+        unregister_bpf("wtcp_aimd")
+    assert "wtcp_aimd" not in open("/proc/sys/net/ipv4/tcp_available_congestion_control").read().split()
+    flows = pd.read_csv(out / "flows.csv")
+    ssthresh = flows["ssthresh"].where(flows["ssthresh"] < 1e12)
+    before = ssthresh.ffill().shift()
+    cuts = flows.index[(ssthresh < before) | (ssthresh.notna() & before.isna())]
+    ratios = []
+    for at in cuts:
+        # The window of the last 5 ms sample before the recovery that set this ssthresh.
+        entering = flows["cwnd"][:at][flows["in_recovery"][:at] == 0].iloc[-1]
+        ratios.append(round(ssthresh[at] / entering, 3))
+    # A cut can come while a sample lags (two in 5 ms, a timeout's cut from a smaller
+    # window), so the bound is on the median and on most cuts.
+    shown = str([float(r) for r in ratios])
+    assert len(ratios) >= 4, shown
+    # floor(0.8 w) / w: 0.77-0.8 at these windows (25-40 segments); CUBIC's would be 0.7.
+    assert 0.76 <= statistics.median(ratios) <= 0.82, shown
+    assert sum(0.74 <= r <= 0.84 for r in ratios) >= 0.75 * len(ratios), shown
 
 
 @pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")

@@ -61,6 +61,7 @@ REFUSED = {
     "delay spikes": ({"links.1.ab.delay_spikes": [{"start_s": 2.0, "duration_s": 1.0, "extra_delay_ms": 50.0}]}, "links.1.ab.delay_spikes"),
     "Reno": ({"flows.0.cc": "reno", "flows.0.cc_params": {}}, "flows.0.cc"),
     "an algorithm ns-3 lacks": ({"flows.0.cc": "taichung", "flows.0.cc_params": {}}, "flows.0.cc"),
+    "the kernel's own algorithm": ({"flows.0.cc": "kernel:cubic", "flows.0.cc_params": {}}, "flows.0.cc"),
     "Vegas with the paper's structure": ({"flows.0.cc": "vegas", "flows.0.cc_params": {"model": "paper"}}, "flows.0.cc_params.model"),
     "Veno (paired only)": ({"flows.0.cc": "veno", "flows.0.cc_params": {}}, "flows.0.cc"),
     "a parameter ns-3 has not": ({"flows.0.cc_params": {"halve": "pipe", "byte_counting": True}}, "flows.0.cc_params.byte_counting"),

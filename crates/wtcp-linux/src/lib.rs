@@ -432,9 +432,13 @@ fn delay_fields(row: &mut Value, delays_ns: Option<&mut Vec<u64>>) {
 }
 
 fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str, at_connect: Option<(u32, u32, u32)>, n: TcpNumbers) -> Value {
+    // The scenario's name: `kernel:NAME` for the kernel's own algorithm.
     let name = match &f.app {
-        wtcp_engine::scenario::FlowApp::Tcp(t) => t.cc.name(),
-        wtcp_engine::scenario::FlowApp::Cbr(_) => "-",
+        wtcp_engine::scenario::FlowApp::Tcp(t) => match &t.kernel_cc {
+            Some(k) => format!("{}{k}", wtcp_engine::scenario::KERNEL_CC_PREFIX),
+            None => t.cc.name().to_string(),
+        },
+        wtcp_engine::scenario::FlowApp::Cbr(_) => "-".to_string(),
     };
     let mut row = json!({
         "id": i,

@@ -57,16 +57,28 @@ pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, Scenar
             }
             FlowApp::Tcp(t) => {
                 let name = t.cc.name();
-                if matches!(t.cc, wtcp_cc::CcConfig::User(_)) {
-                    return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{name}`, an algorithm registered from Python; the linux engine runs the kernel's own algorithms; allowed: {} (the kernel's tcp_available_congestion_control)", available.join(", "))));
-                }
-                let kernel = KERNEL_NAMES.iter().find(|(w, _)| *w == name).map(|(_, k)| *k).unwrap_or(name);
-                if !available.iter().any(|a| a == kernel) {
-                    return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{name}`; the kernel has no such congestion control; allowed: {} (the kernel's tcp_available_congestion_control; newreno runs as reno)", available.join(", "))));
-                }
-                if baseline_cc(name).as_ref() != Some(&t.cc) {
-                    return Err(ScenarioError::new(format!("flows.{i}.cc_params"), format!("the kernel's `{kernel}` takes no parameters from a scenario; allowed: leave cc_params out (the linux profile's values)")));
-                }
+                let kernel = match &t.kernel_cc {
+                    // `kernel:NAME`: the kernel's own algorithm, whatever wtcp has.
+                    Some(kernel) => {
+                        if !available.iter().any(|a| a == kernel) {
+                            return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `kernel:{kernel}`; the kernel lists no such congestion control (load its module or register its BPF struct_ops program first); allowed: kernel: and one of {} (the kernel's tcp_available_congestion_control)", available.join(", "))));
+                        }
+                        kernel.as_str()
+                    }
+                    None => {
+                        if matches!(t.cc, wtcp_cc::CcConfig::User(_)) {
+                            return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{name}`, an algorithm registered from Python; the linux engine runs the kernel's own algorithms; allowed: {} (the kernel's tcp_available_congestion_control)", available.join(", "))));
+                        }
+                        let kernel = KERNEL_NAMES.iter().find(|(w, _)| *w == name).map(|(_, k)| *k).unwrap_or(name);
+                        if !available.iter().any(|a| a == kernel) {
+                            return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{name}`; the kernel has no such congestion control; allowed: {} (the kernel's tcp_available_congestion_control; newreno runs as reno), or kernel:NAME for one of them", available.join(", "))));
+                        }
+                        if baseline_cc(name).as_ref() != Some(&t.cc) {
+                            return Err(ScenarioError::new(format!("flows.{i}.cc_params"), format!("the kernel's `{kernel}` takes no parameters from a scenario; allowed: leave cc_params out (the linux profile's values)")));
+                        }
+                        kernel
+                    }
+                };
                 check_fixed(&t.tcp, &baseline.tcp, &f.name)?;
                 let initcwnd = t.tcp.initial_cwnd_segments;
                 if initcwnd.fract() != 0.0 || !(1.0..=1024.0).contains(&initcwnd) {

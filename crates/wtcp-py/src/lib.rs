@@ -325,6 +325,7 @@ fn run<'py>(
     // Streamed traces count against the disk budget, not the memory budget.
     let store = if trace_sink.is_some() { TraceStore::Disk } else { TraceStore::Memory };
     let sc = parse_with(text, format, overrides, store)?;
+    sc.refuse_kernel_algorithms().map_err(scenario_err)?;
     let mut capture = match &pcap_dir {
         None => None,
         Some(dir) => {

@@ -675,7 +675,10 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
 
 def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, list[str]]:
     if cc not in ALGORITHMS:
-        reason = REFUSED_ALGORITHMS.get(cc, f"ns-3 3.44 has no implementation of `{cc}`")
+        if cc.startswith("kernel:"):
+            reason = "that is the Linux kernel's own algorithm, which only the linux engine runs"
+        else:
+            reason = REFUSED_ALGORITHMS.get(cc, f"ns-3 3.44 has no implementation of `{cc}`")
         raise refuse(f"{p}.cc", f"is \"{cc}\"; {reason}; allowed: {', '.join(ALGORITHMS)}")
     alg = ALGORITHMS[cc]
     defaults = algorithm_defaults().get(cc, {})

@@ -30,6 +30,9 @@ RESERVED_PATHS = ("run.seed", "run.replication")
 # Not a scenario field: which simulator runs the point ("wtcp" or "ns3"), settable and
 # sweepable like one (`[set] engine = "ns3"`, `[grid] engine = ["wtcp", "ns3"]`).
 ENGINE_KEY = "engine"
+# `cc = "kernel:NAME"`: the kernel's own algorithm, which only the linux engine runs (the
+# core checks the name; a point in another engine is an invalid run naming flows.N.cc).
+KERNEL_PREFIX = "kernel:"
 
 
 # Bytes a sweep holds for every run it plans, whatever its size: the run's key in the set of
@@ -166,8 +169,8 @@ class Sweep:
 
         known = [a["name"] for a in all_algorithms()]
         for i, a in enumerate(algorithms):
-            if a not in known:
-                raise SweepError(f"algorithms.{i}", f"unknown algorithm `{a}`; allowed: {', '.join(known)}")
+            if a not in known and not a.startswith(KERNEL_PREFIX):
+                raise SweepError(f"algorithms.{i}", f"unknown algorithm `{a}`; allowed: {', '.join(known)}, or {KERNEL_PREFIX}NAME (the kernel's own, for engine \"linux\")")
         sweep.algorithms = list(algorithms)
         flows = doc.get("algorithm_flows")
         if flows is not None:

@@ -26,5 +26,6 @@ fn run(args: Vec<String>) -> Result<String, String> {
         .map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).ok_or_else(|| format!("{a:?}: not PATH=VALUE (e.g. flows.0.cc='\"cubic\"')")))
         .collect::<Result<Vec<_>, _>>()?;
     let scenario = wtcp_engine::Scenario::from_toml_str(&text, &overrides).map_err(|e| format!("{file}: {e}"))?;
+    scenario.refuse_kernel_algorithms().map_err(|e| format!("{file}: {e}"))?;
     Ok(wtcp_engine::run(&scenario).to_json())
 }

@@ -150,6 +150,11 @@ pub struct OnOffCfg {
 #[derive(Clone, Debug)]
 pub struct TcpFlowCfg {
     pub cc: CcConfig,
+    /// `cc = "kernel:NAME"`: the kernel's congestion control NAME, which only the linux
+    /// engine runs (a module or a BPF struct_ops program it lists). `cc` is then the
+    /// algorithm the flow's TCP options are checked with (`reno`, no parameters); the wtcp
+    /// engine refuses such a flow ([`Scenario::refuse_kernel_algorithms`]).
+    pub kernel_cc: Option<String>,
     pub tcp: TcpConfig,
     pub bytes: Option<u64>,
 }
@@ -267,6 +272,17 @@ impl Scenario {
     /// back into the code that registered it.
     pub fn uses_user_algorithms(&self) -> bool {
         self.flows.iter().any(|f| matches!(&f.app, FlowApp::Tcp(t) if matches!(t.cc, CcConfig::User(_))))
+    }
+
+    /// The wtcp engine's refusal of a flow that names a kernel algorithm (`kernel:NAME`):
+    /// the first such flow's field, or `Ok` when there is none.
+    pub fn refuse_kernel_algorithms(&self) -> Result<(), ScenarioError> {
+        for (i, f) in self.flows.iter().enumerate() {
+            if let FlowApp::Tcp(TcpFlowCfg { kernel_cc: Some(name), .. }) = &f.app {
+                return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{KERNEL_CC_PREFIX}{name}`, the kernel's own algorithm: only the linux engine runs it (--engine linux); allowed here: one of wtcp's algorithms (wtcp algorithms)")));
+            }
+        }
+        Ok(())
     }
 
     /// Parse TOML text and apply `--set` style overrides (`path`, `value text`).
@@ -1119,8 +1135,25 @@ fn non_finite(table: &toml::Table, path: &str) -> R<()> {
     Ok(())
 }
 
+/// The prefix of a kernel algorithm's name in `cc` (`cc = "kernel:htcp"`).
+pub const KERNEL_CC_PREFIX: &str = "kernel:";
+
+/// The kernel algorithm a flow's `cc` names, checked: `TCP_CA_NAME_MAX` (16 bytes with the
+/// terminating NUL, include/net/tcp.h) and the characters a module or BPF object name has.
+fn kernel_cc(p: &str, fl: &FlowSpec) -> R<Option<String>> {
+    let Some(name) = fl.cc.as_deref().and_then(|c| c.strip_prefix(KERNEL_CC_PREFIX)) else { return Ok(None) };
+    if name.is_empty() || name.len() > 15 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        return Err(ScenarioError::new(format!("{p}.cc"), format!("is `{}`; a kernel algorithm's name has 1 to 15 letters, digits, `_` or `-` (TCP_CA_NAME_MAX); allowed: kernel:NAME as net.ipv4.tcp_available_congestion_control lists it", fl.cc.as_deref().unwrap_or_default())));
+    }
+    if fl.cc_params.as_ref().is_some_and(|t| !t.is_empty()) {
+        return Err(ScenarioError::new(format!("{p}.cc_params"), format!("the kernel's `{name}` takes no parameters from a scenario; allowed: leave cc_params out")));
+    }
+    Ok(Some(name.to_string()))
+}
+
 fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg> {
-    let name = fl.cc.clone().unwrap_or_else(|| DEFAULT_CC.to_string());
+    let kernel_cc = kernel_cc(p, fl)?;
+    let name = if kernel_cc.is_some() { "reno".to_string() } else { fl.cc.clone().unwrap_or_else(|| DEFAULT_CC.to_string()) };
     let params = Value::Table(fl.cc_params.clone().unwrap_or_default());
     let mut track = serde_path_to_error::Track::new();
     let cc = CcConfig::from_name(&name, serde_path_to_error::Deserializer::new(params.clone(), &mut track));
@@ -1290,5 +1323,5 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         reno_sack,
         loss_exit_credit: pick!(loss_exit_credit).unwrap_or(d.loss_exit_credit),
     };
-    Ok(TcpFlowCfg { cc, tcp, bytes: fl.bytes })
+    Ok(TcpFlowCfg { cc, kernel_cc, tcp, bytes: fl.bytes })
 }
