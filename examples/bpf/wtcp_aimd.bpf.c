@@ -15,6 +15,11 @@
 
 char _license[] SEC("license") = "GPL";
 
+// The name it registers under (tcp_available_congestion_control); `make NAME=...`.
+#ifndef WTCP_CC_NAME
+#define WTCP_CC_NAME "wtcp_aimd"
+#endif
+
 // The decrease factor: ssthresh = cwnd * BETA_NUM / BETA_DEN on a loss.
 #define BETA_NUM 4
 #define BETA_DEN 5
@@ -28,13 +33,15 @@ static struct tcp_sock *tcp_sk(const struct sock *sk)
 }
 
 // Grow only while the window limits the sender (include/net/tcp.h tcp_is_cwnd_limited,
-// which BPF cannot call): in slow start while cwnd < 2 x the most packets out in the last
-// window, else as the kernel marked it.
+// Linux 6.4 and later, which BPF cannot call): when the kernel marked the last window
+// cwnd-limited, or in slow start while cwnd < 2 x the most packets out in it.
 static bool cwnd_limited(const struct tcp_sock *tp)
 {
+	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
+		return true;
 	if (tp->snd_cwnd < tp->snd_ssthresh)
 		return tp->snd_cwnd < 2 * tp->max_packets_out;
-	return BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
+	return false;
 }
 
 SEC("struct_ops")
@@ -74,5 +81,5 @@ struct tcp_congestion_ops wtcp_aimd = {
 	.cong_avoid = (void *)wtcp_aimd_cong_avoid,
 	.ssthresh = (void *)wtcp_aimd_ssthresh,
 	.undo_cwnd = (void *)wtcp_aimd_undo_cwnd,
-	.name = "wtcp_aimd",
+	.name = WTCP_CC_NAME,
 };

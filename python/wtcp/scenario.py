@@ -292,10 +292,18 @@ class Scenario:
                 raw["warnings"] = [notice, *raw.get("warnings", [])]
                 metrics = json.dumps(raw, allow_nan=False, separators=(",", ":"))
             return Result(metrics, traces)
+        if trace_dir is not None or pcap_dir is not None:
+            self.check_wtcp()  # before a folder is made for a run that cannot start
         sink = TraceWriter(trace_dir) if trace_dir is not None else None
         pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
         metrics_json, traces = _core.run(self._text, self._format, [*self._overrides, *extra], control, sink, pcap)
         return Result(with_engine(metrics_json, "wtcp"), traces)
+
+    def check_wtcp(self) -> None:
+        """Raise what `run()` (wtcp's own engine) would raise for the scenario itself: a
+        flow naming the kernel's own algorithm (`kernel:NAME`), which only the linux engine
+        runs."""
+        _core.check_wtcp(self._text, self._format, self._overrides)
 
     def check_linux(self) -> None:
         """Raise what `run(engine="linux")` would raise for the scenario itself (a field the

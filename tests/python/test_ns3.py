@@ -109,6 +109,14 @@ def test_untranslatable_fields_are_refused_with_their_path(simple2, overrides, p
     assert "allowed:" in error.reason
 
 
+@pytest.mark.parametrize("pairing", [None, "ns3::TcpLinuxReno"])
+def test_the_kernels_own_algorithm_is_refused_as_such_even_when_paired(simple2, pairing):
+    doc = simple2.with_overrides({"flows.0.cc": "kernel:cubic", "flows.0.cc_params": {}}).document
+    with pytest.raises(Ns3TranslationError) as info:
+        plan(doc, pairing) if pairing else plan(doc)
+    assert info.value.path == "flows.0.cc" and "only the linux engine runs" in info.value.reason
+
+
 def test_wtcp_defaults_are_explicit_parameters_and_pass(simple2):
     """A parameter written out at wtcp's default is not a request ns-3 cannot meet."""
     plan(simple2.with_overrides({"flows.0.cc_params": {"halve": "pipe", "byte_counting": False}}).document)

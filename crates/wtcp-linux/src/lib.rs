@@ -435,7 +435,7 @@ fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str
     // The scenario's name: `kernel:NAME` for the kernel's own algorithm.
     let name = match &f.app {
         wtcp_engine::scenario::FlowApp::Tcp(t) => match &t.kernel_cc {
-            Some(k) => format!("{}{k}", wtcp_engine::scenario::KERNEL_CC_PREFIX),
+            Some(k) => format!("{}{}", wtcp_engine::scenario::KERNEL_CC_PREFIX, k.name),
             None => t.cc.name().to_string(),
         },
         wtcp_engine::scenario::FlowApp::Cbr(_) => "-".to_string(),

@@ -59,11 +59,11 @@ pub fn plan(sc: &Scenario, available: &[String]) -> Result<Vec<FlowPlan>, Scenar
                 let name = t.cc.name();
                 let kernel = match &t.kernel_cc {
                     // `kernel:NAME`: the kernel's own algorithm, whatever wtcp has.
-                    Some(kernel) => {
-                        if !available.iter().any(|a| a == kernel) {
-                            return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `kernel:{kernel}`; the kernel lists no such congestion control (load its module or register its BPF struct_ops program first); allowed: kernel: and one of {} (the kernel's tcp_available_congestion_control)", available.join(", "))));
+                    Some(k) => {
+                        if !available.iter().any(|a| *a == k.name) {
+                            return Err(ScenarioError::new(k.field.clone(), format!("is `kernel:{}`; the kernel lists no such congestion control (load its module or register its BPF struct_ops program first); allowed: kernel:NAME, NAME one of {} (the kernel's tcp_available_congestion_control)", k.name, available.join(", "))));
                         }
-                        kernel.as_str()
+                        k.name.as_str()
                     }
                     None => {
                         if matches!(t.cc, wtcp_cc::CcConfig::User(_)) {

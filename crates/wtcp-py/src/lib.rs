@@ -734,6 +734,14 @@ fn run_linux<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(Str
     }
 }
 
+/// Check that wtcp's own engine can run the scenario (a flow naming the kernel's own
+/// algorithm, `kernel:NAME`, it cannot): None, or raises `ScenarioError` naming the field.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
+fn check_wtcp(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<()> {
+    parse(text, format, overrides)?.refuse_kernel_algorithms().map_err(scenario_err)
+}
+
 /// Check a scenario against the kernel without running it: None, or raises as `run_linux`.
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
@@ -749,6 +757,7 @@ fn check_linux(text: &str, format: &str, overrides: Vec<(String, String)>) -> Py
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_linux, m)?)?;
+    m.add_function(wrap_pyfunction!(check_wtcp, m)?)?;
     m.add_function(wrap_pyfunction!(check_linux, m)?)?;
     m.add("LinuxEngineUnavailable", m.py().get_type::<LinuxEngineUnavailable>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -565,6 +565,10 @@ def path_given(flow_tcp: dict[str, Any] | None, global_tcp: dict[str, Any], key:
 
 def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: str, src: int, dst: int, start_ns: int, stop_ns: int,
                   congestion_type: str | None = None) -> TcpFlowPlan:
+    cc = str(f.get("cc", ""))
+    if cc.startswith("kernel:"):
+        # Whatever the pairing: the flow names the Linux kernel's own algorithm.
+        raise refuse(f"{p}.cc", f"is \"{cc}\", the Linux kernel's own algorithm, which only the linux engine runs; allowed: {', '.join(ALGORITHMS)}")
     flow_tcp = f.get("tcp")
     if flow_tcp is not None:
         known(flow_tcp, tuple(TCP_DEFAULTS), f"{p}.tcp")
@@ -675,10 +679,7 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
 
 def algorithm_plan(p: str, cc: str, params: dict[str, Any]) -> tuple[Algorithm, list[str]]:
     if cc not in ALGORITHMS:
-        if cc.startswith("kernel:"):
-            reason = "that is the Linux kernel's own algorithm, which only the linux engine runs"
-        else:
-            reason = REFUSED_ALGORITHMS.get(cc, f"ns-3 3.44 has no implementation of `{cc}`")
+        reason = REFUSED_ALGORITHMS.get(cc, f"ns-3 3.44 has no implementation of `{cc}`")
         raise refuse(f"{p}.cc", f"is \"{cc}\"; {reason}; allowed: {', '.join(ALGORITHMS)}")
     alg = ALGORITHMS[cc]
     defaults = algorithm_defaults().get(cc, {})

@@ -126,7 +126,7 @@ def sweep_command(file: Path, workers: int | None, store_path: Path | None, dask
     for run, error in (outcome.errors or [])[:10]:
         params = ", ".join(f"{k}={v}" for k, v in run.params.items())
         label = " ".join(x for x in (params, run.algorithm or "", f"replication {run.replication}") if x)
-        click.echo(f"failed: {label}: {error.splitlines()[0] if error else ''}", err=True)
+        click.echo(visible(f"failed: {label}: {error.splitlines()[0] if error else ''}"), err=True)
     if outcome.failed > 10:
         click.echo(f"... and {outcome.failed - 10} more failed runs (see the runs table of {store_file})", err=True)
     for text, runs in list(outcome.warnings.items())[:10]:

@@ -22,6 +22,7 @@ from wtcp.algorithm import fingerprints
 from wtcp.errors import ScenarioError
 from wtcp.fieldpath import is_path_error, resolve_path
 from wtcp.scenario import Scenario, builtin_scenario_names, builtin_scenario_path, check_override_path
+from wtcp.terminal import visible
 from wtcp.toml_text import TomlError, check_plain, parse_toml
 
 CC_PATH = re.compile(r"flows\.\d+\.cc")
@@ -33,6 +34,7 @@ ENGINE_KEY = "engine"
 # `cc = "kernel:NAME"`: the kernel's own algorithm, which only the linux engine runs (the
 # core checks the name; a point in another engine is an invalid run naming flows.N.cc).
 KERNEL_PREFIX = "kernel:"
+KERNEL_NAME = re.compile(r"kernel:[A-Za-z0-9_.-]{1,15}")
 
 
 # Bytes a sweep holds for every run it plans, whatever its size: the run's key in the set of
@@ -169,8 +171,8 @@ class Sweep:
 
         known = [a["name"] for a in all_algorithms()]
         for i, a in enumerate(algorithms):
-            if a not in known and not a.startswith(KERNEL_PREFIX):
-                raise SweepError(f"algorithms.{i}", f"unknown algorithm `{a}`; allowed: {', '.join(known)}, or {KERNEL_PREFIX}NAME (the kernel's own, for engine \"linux\")")
+            if a not in known and not KERNEL_NAME.fullmatch(a):
+                raise SweepError(f"algorithms.{i}", f"unknown algorithm `{visible(a)}`; allowed: {', '.join(known)}, or {KERNEL_PREFIX}NAME (the kernel's own for engine \"linux\", NAME 1 to 15 letters, digits, _ . or -)")
         sweep.algorithms = list(algorithms)
         flows = doc.get("algorithm_flows")
         if flows is not None:
@@ -302,6 +304,13 @@ class Sweep:
                             sc, _ = sc.with_engine_profile("linux")
                             sc.check_linux()
                             toml = sc._resolved_toml
+                            kernel = kernel_algorithms(doc)
+                            if kernel:
+                                # A module or BPF program of that name may change between
+                                # runs: its identity is part of the run's.
+                                identity = {"scenario": identity, "kernel_algorithms": kernel}
+                        elif any(str(f.get("cc", "")).startswith(KERNEL_PREFIX) for f in doc.get("flows", [])):
+                            sc.check_wtcp()  # the kernel's own algorithm: refused before it is queued
                     except ScenarioError as e:
                         error = str(e)
                         toml = None
@@ -587,3 +596,28 @@ def _flow_indices(value: Any, base: Scenario) -> list[int]:
         else:
             raise SweepError(f"algorithm_flows.{i}", f"no flow {item!r}; flows: {', '.join(names)}")
     return out
+
+
+def kernel_algorithms(doc: Mapping[str, Any]) -> dict[str, str]:
+    """What identifies each kernel algorithm the document's flows name (`kernel:NAME`):
+    the kernel's release, and a module's `srcversion` or a registered BPF struct_ops
+    program's map id (a new registration gets a new one), as far as this machine tells."""
+    names = sorted({str(f["cc"])[len(KERNEL_PREFIX):] for f in doc.get("flows", []) if str(f.get("cc", "")).startswith(KERNEL_PREFIX)})
+    out = {}
+    for name in names:
+        ident = [os.uname().release]
+        try:
+            ident.append("module " + Path(f"/sys/module/tcp_{name}/srcversion").read_text().strip())
+        except OSError:
+            ident.append(_struct_ops_id(name))
+        out[name] = " ".join(ident)
+    return out
+
+
+def _struct_ops_id(name: str) -> str:
+    from wtcp.kernel_cc import struct_ops_ids
+
+    ids = struct_ops_ids()
+    if ids is None:
+        return "not identified (no bpftool)"
+    return f"struct_ops map {ids[name]}" if name in ids else "built in"

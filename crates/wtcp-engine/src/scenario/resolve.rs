@@ -154,7 +154,7 @@ pub struct TcpFlowCfg {
     /// engine runs (a module or a BPF struct_ops program it lists). `cc` is then the
     /// algorithm the flow's TCP options are checked with (`reno`, no parameters); the wtcp
     /// engine refuses such a flow ([`Scenario::refuse_kernel_algorithms`]).
-    pub kernel_cc: Option<String>,
+    pub kernel_cc: Option<KernelCc>,
     pub tcp: TcpConfig,
     pub bytes: Option<u64>,
 }
@@ -277,9 +277,9 @@ impl Scenario {
     /// The wtcp engine's refusal of a flow that names a kernel algorithm (`kernel:NAME`):
     /// the first such flow's field, or `Ok` when there is none.
     pub fn refuse_kernel_algorithms(&self) -> Result<(), ScenarioError> {
-        for (i, f) in self.flows.iter().enumerate() {
-            if let FlowApp::Tcp(TcpFlowCfg { kernel_cc: Some(name), .. }) = &f.app {
-                return Err(ScenarioError::new(format!("flows.{i}.cc"), format!("is `{KERNEL_CC_PREFIX}{name}`, the kernel's own algorithm: only the linux engine runs it (--engine linux); allowed here: one of wtcp's algorithms (wtcp algorithms)")));
+        for f in &self.flows {
+            if let FlowApp::Tcp(TcpFlowCfg { kernel_cc: Some(k), .. }) = &f.app {
+                return Err(ScenarioError::new(k.field.clone(), format!("is `{KERNEL_CC_PREFIX}{}`, the kernel's own algorithm: only the linux engine runs it (--engine linux); allowed here: one of wtcp's algorithms (wtcp algorithms)", k.name)));
             }
         }
         Ok(())
@@ -1138,17 +1138,27 @@ fn non_finite(table: &toml::Table, path: &str) -> R<()> {
 /// The prefix of a kernel algorithm's name in `cc` (`cc = "kernel:htcp"`).
 pub const KERNEL_CC_PREFIX: &str = "kernel:";
 
+/// A flow's kernel algorithm and the field that named it (the file's flow, before
+/// `count` copies it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelCc {
+    pub name: String,
+    pub field: String,
+}
+
 /// The kernel algorithm a flow's `cc` names, checked: `TCP_CA_NAME_MAX` (16 bytes with the
-/// terminating NUL, include/net/tcp.h) and the characters a module or BPF object name has.
-fn kernel_cc(p: &str, fl: &FlowSpec) -> R<Option<String>> {
+/// terminating NUL, include/net/tcp.h) and the characters a module or BPF object name has
+/// (letters, digits, `_`, `.` as bpf_obj_name_cpy allows, `-` as in `dctcp-reno`).
+fn kernel_cc(p: &str, fl: &FlowSpec) -> R<Option<KernelCc>> {
     let Some(name) = fl.cc.as_deref().and_then(|c| c.strip_prefix(KERNEL_CC_PREFIX)) else { return Ok(None) };
-    if name.is_empty() || name.len() > 15 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return Err(ScenarioError::new(format!("{p}.cc"), format!("is `{}`; a kernel algorithm's name has 1 to 15 letters, digits, `_` or `-` (TCP_CA_NAME_MAX); allowed: kernel:NAME as net.ipv4.tcp_available_congestion_control lists it", fl.cc.as_deref().unwrap_or_default())));
+    if name.is_empty() || name.len() > 15 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) {
+        // Only the length is shown: the name itself may hold anything.
+        return Err(ScenarioError::new(format!("{p}.cc"), format!("names a kernel algorithm of {} bytes; its name has 1 to 15 letters, digits, `_`, `.` or `-` (TCP_CA_NAME_MAX); allowed: kernel:NAME as net.ipv4.tcp_available_congestion_control lists it", name.len())));
     }
     if fl.cc_params.as_ref().is_some_and(|t| !t.is_empty()) {
         return Err(ScenarioError::new(format!("{p}.cc_params"), format!("the kernel's `{name}` takes no parameters from a scenario; allowed: leave cc_params out")));
     }
-    Ok(Some(name.to_string()))
+    Ok(Some(KernelCc { name: name.to_string(), field: format!("{p}.cc") }))
 }
 
 fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg> {
