@@ -60,6 +60,12 @@
 //!   reduction by ns-3.44 TcpCubic's integer arithmetic (`cubic/ns3.rs`: whole segments,
 //!   a growth counter never reset, W_max kept over a timeout); `alpha_switch`,
 //!   `growth_unit` and `reduce` then have no effect (ns-3 fixes all three).
+//! - `arithmetic = "linux"` (the `linux` profile) replaces slow start outside HyStart++,
+//!   congestion avoidance, the reduction and the timeout by Linux tcp_cubic.c's integer
+//!   arithmetic in jiffies (`cubic/linux.rs`, `hz` jiffies per second): tcp_slow_start and
+//!   tcp_cong_avoid_ai's counter, cnt recomputed at most once per jiffy, W_max and the
+//!   minimum RTT cleared by a timeout; `alpha_switch`, `growth_unit`, `slow_start` and
+//!   `reduce` then have no effect (Linux fixes all four).
 //! - Not implemented, for want of hooks: the spurious-event undo of §4.9 (all state is in
 //!   one `Clone` struct, so it is a snapshot and a restore once the trait has an undo hook),
 //!   and the app-limited epoch reset of §5.8 (the context does not say app-limited).
@@ -70,6 +76,7 @@ use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict,
 use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_GAIN};
 use crate::reno::{slow_start, HalveOf, OncePerWindow, Reno, RenoParams};
 
+mod linux;
 mod ns3;
 
 pub const PARAMS: &[ParamInfo] = &[
@@ -101,10 +108,17 @@ pub const PARAMS: &[ParamInfo] = &[
     },
     ParamInfo {
         name: "arithmetic",
-        unit: "real|ns3",
+        unit: "real|ns3|linux",
         default: "real",
-        doc: "congestion avoidance and the reduction in RFC 9438's real-valued segments, or in ns-3.44 TcpCubic's integer segments and counters (then alpha_switch, growth_unit and reduce have no effect)",
+        doc: "congestion avoidance and the reduction in RFC 9438's real-valued segments, in ns-3.44 TcpCubic's integer segments and counters, or in Linux tcp_cubic.c's integer segments, counters and jiffies (then alpha_switch, growth_unit and reduce have no effect; linux also slow_start)",
         range: Range::Any,
+    },
+    ParamInfo {
+        name: "hz",
+        unit: "1/s",
+        default: "250",
+        doc: "jiffies per second of `arithmetic = \"linux\"` (the kernel's CONFIG_HZ: 100, 250, 300 or 1000; 250 on the kernel the linux engine was validated on)",
+        range: Range::closed(1.0, 10_000.0),
     },
     ParamInfo {
         name: "reduce",
@@ -149,8 +163,10 @@ pub struct CubicParams {
     pub slow_start: SlowStart,
     /// What the §4.4-4.5 increment (target - cwnd)/cwnd is applied per.
     pub growth_unit: GrowthUnit,
-    /// RFC 9438's real-valued window or ns-3.44's integer TcpCubic.
+    /// RFC 9438's real-valued window, ns-3.44's integer TcpCubic or Linux's tcp_cubic.c.
     pub arithmetic: Arithmetic,
+    /// Jiffies per second of `Arithmetic::Linux` (CONFIG_HZ).
+    pub hz: u32,
 }
 
 /// The arithmetic of congestion avoidance and the reduction.
@@ -161,6 +177,8 @@ pub enum Arithmetic {
     Real,
     /// ns-3.44 tcp-cubic.cc: whole segments and integer counters (`cubic/ns3.rs`).
     Ns3,
+    /// Linux tcp_cubic.c: whole segments, integer counters, jiffies (`cubic/linux.rs`).
+    Linux,
 }
 
 /// What the cubic-region increment is counted per.
@@ -197,6 +215,7 @@ impl Default for CubicParams {
             slow_start: SlowStart::Rfc5681,
             growth_unit: GrowthUnit::Ack,
             arithmetic: Arithmetic::Real,
+            hz: 250,
         }
     }
 }
@@ -266,6 +285,8 @@ struct State {
     ss_pending: u64,
     /// `Arithmetic::Ns3`: ns-3's integer state.
     ns3: ns3::Ns3Cubic,
+    /// `Arithmetic::Linux`: Linux's integer state.
+    linux: linux::LinuxCubic,
 }
 
 /// The CUBIC state machine.
@@ -293,6 +314,7 @@ impl Cubic {
                 hystart: HyStart::default(),
                 ss_pending: 0,
                 ns3: ns3::Ns3Cubic::default(),
+                linux: linux::LinuxCubic::default(),
             },
         }
     }
@@ -383,9 +405,13 @@ impl Cubic {
     fn reduce(&mut self, w: &mut Window, cx: &Ctx, cwnd_floor: f64) {
         let mss = cx.mss_f();
         let cwnd = w.cwnd / mss;
-        if self.params.arithmetic == Arithmetic::Ns3 {
-            // tcp-cubic.cc GetSsThresh; TcpSocketBase sets cwnd to ssthresh.
-            let ssthresh = f64::from(self.state.ns3.ssthresh(cwnd as u32, self.params.beta, self.params.fast_convergence));
+        if self.params.arithmetic != Arithmetic::Real {
+            // tcp-cubic.cc GetSsThresh (TcpSocketBase sets cwnd to ssthresh), or tcp_cubic.c
+            // cubictcp_recalc_ssthresh (PRR, then cwnd = ssthresh at the end).
+            let ssthresh = f64::from(match self.params.arithmetic {
+                Arithmetic::Linux => self.state.linux.ssthresh(&self.linux_consts(), cwnd as u32),
+                _ => self.state.ns3.ssthresh(cwnd as u32, self.params.beta, self.params.fast_convergence),
+            });
             let s = &mut self.state;
             s.cwnd_prior = cwnd;
             s.epoch_start = None;
@@ -418,9 +444,39 @@ impl Cubic {
     }
 
     /// When the current congestion avoidance stage began (None: none running, or
-    /// `arithmetic = "ns3"`, which keeps its own epoch).
+    /// `arithmetic = "ns3"` or `"linux"`, which keep their own epoch).
     pub fn epoch_start(&self) -> Option<Time> {
-        if self.params.arithmetic == Arithmetic::Ns3 { None } else { self.state.epoch_start }
+        if self.params.arithmetic == Arithmetic::Real { self.state.epoch_start } else { None }
+    }
+
+    fn linux_consts(&self) -> linux::Consts {
+        let p = self.params;
+        linux::Consts::new(p.hz, p.c, p.beta, p.reno_friendly, p.fast_convergence)
+    }
+
+    /// tcp_cubic.c cubictcp_cong_avoid on an ACK that delivered `delivered` bytes (Linux's
+    /// acked_sacked, whole segments, the remainder carried): tcp_slow_start below
+    /// ssthresh, the rest to bictcp_update and tcp_cong_avoid_ai.
+    fn linux_growth(&mut self, delivered: u64, w: &mut Window, cx: &Ctx) {
+        let mss = cx.mss as u64;
+        let bytes = delivered + self.state.ss_pending;
+        self.state.ss_pending = bytes % mss;
+        let mut acked = (bytes / mss) as u32;
+        if acked == 0 {
+            return;
+        }
+        let mut seg = (w.cwnd / cx.mss_f()) as u32;
+        let ssthresh = if w.ssthresh.is_finite() { (w.ssthresh / cx.mss_f()) as u32 } else { u32::MAX };
+        if seg < ssthresh {
+            (seg, acked) = linux::LinuxCubic::slow_start(seg, ssthresh, acked);
+            self.state.region = Region::SlowStart;
+        }
+        if acked > 0 {
+            let k = self.linux_consts();
+            seg = seg.saturating_add(self.state.linux.congestion_avoidance(&k, cx.now, seg, acked));
+            self.state.region = if seg < self.state.linux.last_max() { Region::Concave } else { Region::Convex };
+        }
+        w.cwnd = f64::from(seg) * cx.mss_f();
     }
 
     /// Congestion avoidance as ns-3.44's TcpCubic::IncreaseWindow: whole segments
@@ -454,6 +510,12 @@ impl CongestionControl for Cubic {
     // counterpart: handing the span to `on_ack` instead was measured (validation simple2,
     // SACK, 5 % loss, seeds 1-3): +33.7 % against ns-3 where no growth gives +8.3 %.
     fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
+        if self.params.arithmetic == Arithmetic::Linux {
+            // tcp_ack: the ACK that leaves CA_Recovery (cwnd = ssthresh) then reaches
+            // tcp_cong_control in CA_Open and cubictcp_cong_avoid with its acked_sacked.
+            self.linux_growth(ack.delivered_bytes, w, cx);
+            return;
+        }
         if self.params.arithmetic == Arithmetic::Ns3 {
             // tcp-socket-base.cc:2209 PktsAcked(m_srtt) before IncreaseWindow (2254).
             if let Some(srtt) = cx.rtt.srtt() {
@@ -472,10 +534,22 @@ impl CongestionControl for Cubic {
                 self.state.ns3.on_rtt(cx.now, srtt);
             }
         }
+        if self.params.arithmetic == Arithmetic::Linux {
+            // cubictcp_acked: every ACK's RTT sample (duplicates and recovery included).
+            if let Some(rtt) = ack.rtt {
+                let k = self.linux_consts();
+                self.state.linux.on_rtt(&k, cx.now, rtt);
+            }
+        }
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
         let mss = cx.mss_f();
+        let hystart_now = self.params.hystart && w.ssthresh.is_infinite() && w.cwnd < w.ssthresh;
+        if self.params.arithmetic == Arithmetic::Linux && !hystart_now {
+            self.linux_growth(ack.delivered_bytes, w, cx);
+            return;
+        }
         if w.cwnd < w.ssthresh {
             if self.params.hystart && w.ssthresh.is_infinite() {
                 // §4.10: the initial slow start with HyStart++ (RFC 9406).
@@ -535,7 +609,15 @@ impl CongestionControl for Cubic {
         match loss {
             Loss::FastRetransmit => self.reduce(w, cx, 2.0),
             Loss::Timeout { consecutive } => {
-                if self.params.arithmetic == Arithmetic::Ns3 {
+                if self.params.arithmetic == Arithmetic::Linux {
+                    // tcp_enter_loss: ssthresh (once per window of data), then
+                    // cubictcp_state(TCP_CA_Loss) -> bictcp_reset; snd_cwnd_cnt = 0.
+                    if consecutive <= 1 {
+                        let seg = self.state.linux.ssthresh(&self.linux_consts(), (w.cwnd / mss) as u32);
+                        w.ssthresh = f64::from(seg) * mss;
+                    }
+                    self.state.linux.reset();
+                } else if self.params.arithmetic == Arithmetic::Ns3 {
                     // ReTxTimeout: GetSsThresh, then CongestionStateSet(CA_LOSS) -> CubicReset.
                     if consecutive <= 1 {
                         let seg = self.state.ns3.ssthresh((w.cwnd / mss) as u32, self.params.beta, self.params.fast_convergence);
@@ -567,9 +649,13 @@ impl CongestionControl for Cubic {
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         let s = &self.state;
-        let ns3 = self.params.arithmetic == Arithmetic::Ns3;
-        out.push(("w_max_segments", if ns3 { f64::from(s.ns3.last_max()) } else { s.w_max }));
-        out.push(("k_s", if ns3 { s.ns3.k() } else { s.k }));
+        let (w_max, k) = match self.params.arithmetic {
+            Arithmetic::Real => (s.w_max, s.k),
+            Arithmetic::Ns3 => (f64::from(s.ns3.last_max()), s.ns3.k()),
+            Arithmetic::Linux => (f64::from(s.linux.last_max()), s.linux.k_s()),
+        };
+        out.push(("w_max_segments", w_max));
+        out.push(("k_s", k));
         out.push(("w_cubic_segments", s.w_cubic));
         out.push(("w_est_segments", s.w_est));
         out.push(("cwnd_prior_segments", s.cwnd_prior));

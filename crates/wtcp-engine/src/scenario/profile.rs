@@ -325,6 +325,8 @@ const LINUX: Profile = Profile {
         e("cc.cubic.growth_unit", N("segment"), "tcp_cubic.c cubictcp_cong_avoid: tcp_cong_avoid_ai(tp, ca->cnt, acked), cwnd + 1 per ca->cnt acknowledged segments"),
         e("cc.cubic.beta", F(0.7001953125), "tcp_cubic.c: beta = 717 (/BICTCP_BETA_SCALE 1024)"),
         e("cc.cubic.alpha_switch", B(false), "tcp_cubic.c bictcp_update, tcp_friendliness: tcp_cwnd + 1 per (cwnd * beta_scale >> 3) packets acknowledged, beta_scale = 8 * (1024 + 717) / 3 / (1024 - 717): alpha fixed, no switch to 1"),
+        e("cc.cubic.arithmetic", N("linux"), "tcp_cubic.c bictcp_update, cubictcp_cong_avoid, cubictcp_recalc_ssthresh, cubictcp_state, cubictcp_acked; tcp_cong.c tcp_slow_start, tcp_cong_avoid_ai: whole segments, integer counters, time in jiffies"),
+        e("cc.cubic.hz", I(250), "CONFIG_HZ, a kernel build option (100, 250, 300 or 1000): 250 in Debian's kernels and in the 6.18 kernel the linux engine was validated on (/proc/config.gz)"),
     ],
 };
 
