@@ -280,13 +280,16 @@ struct State {
     w_cubic: f64,
     region: Region,
     hystart: HyStart,
-    /// `SlowStart::SegmentsAcked` and `Arithmetic::Ns3`: acknowledged bytes short of a
-    /// whole segment.
+    /// `SlowStart::SegmentsAcked`, `Arithmetic::Ns3` and `Arithmetic::Linux`: acknowledged
+    /// bytes short of a whole segment.
     ss_pending: u64,
     /// `Arithmetic::Ns3`: ns-3's integer state.
     ns3: ns3::Ns3Cubic,
     /// `Arithmetic::Linux`: Linux's integer state.
     linux: linux::LinuxCubic,
+    /// In the fast recovery a loss started (Linux's CA_Recovery): a timeout inside it keeps
+    /// the ssthresh set at its start (tcp_enter_loss).
+    in_fast_recovery: bool,
 }
 
 /// The CUBIC state machine.
@@ -315,6 +318,7 @@ impl Cubic {
                 ss_pending: 0,
                 ns3: ns3::Ns3Cubic::default(),
                 linux: linux::LinuxCubic::default(),
+                in_fast_recovery: false,
             },
         }
     }
@@ -462,16 +466,22 @@ impl Cubic {
         let bytes = delivered + self.state.ss_pending;
         self.state.ss_pending = bytes % mss;
         let mut acked = (bytes / mss) as u32;
-        if acked == 0 {
-            return;
-        }
         let mut seg = (w.cwnd / cx.mss_f()) as u32;
         let ssthresh = if w.ssthresh.is_finite() { (w.ssthresh / cx.mss_f()) as u32 } else { u32::MAX };
         if seg < ssthresh {
+            if acked == 0 {
+                return;
+            }
             (seg, acked) = linux::LinuxCubic::slow_start(seg, ssthresh, acked);
             self.state.region = Region::SlowStart;
+            if acked == 0 {
+                w.cwnd = f64::from(seg) * cx.mss_f();
+                return;
+            }
         }
-        if acked > 0 {
+        {
+            // In avoidance an ACK that delivers nothing new (SND.UNA over SACKed data) still
+            // runs cubictcp_cong_avoid with acked = 0: bictcp_update, and banked credit.
             let k = self.linux_consts();
             seg = seg.saturating_add(self.state.linux.congestion_avoidance(&k, cx.now, seg, acked));
             self.state.region = if seg < self.state.linux.last_max() { Region::Concave } else { Region::Convex };
@@ -512,7 +522,12 @@ impl CongestionControl for Cubic {
     fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
         if self.params.arithmetic == Arithmetic::Linux {
             // tcp_ack: the ACK that leaves CA_Recovery (cwnd = ssthresh) then reaches
-            // tcp_cong_control in CA_Open and cubictcp_cong_avoid with its acked_sacked.
+            // tcp_cong_control in CA_Open and cubictcp_cong_avoid with its acked_sacked,
+            // after pkts_acked has seen its RTT sample.
+            if let Some(rtt) = ack.rtt {
+                let k = self.linux_consts();
+                self.state.linux.on_rtt(&k, cx.now, rtt);
+            }
             self.linux_growth(ack.delivered_bytes, w, cx);
             return;
         }
@@ -607,12 +622,16 @@ impl CongestionControl for Cubic {
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         let mss = cx.mss_f();
         match loss {
-            Loss::FastRetransmit => self.reduce(w, cx, 2.0),
+            Loss::FastRetransmit => {
+                self.reduce(w, cx, 2.0);
+                self.state.in_fast_recovery = true;
+            }
             Loss::Timeout { consecutive } => {
                 if self.params.arithmetic == Arithmetic::Linux {
                     // tcp_enter_loss: ssthresh (once per window of data), then
                     // cubictcp_state(TCP_CA_Loss) -> bictcp_reset; snd_cwnd_cnt = 0.
-                    if consecutive <= 1 {
+                    // Not inside a fast recovery, whose reduction stands.
+                    if consecutive <= 1 && !self.state.in_fast_recovery {
                         let seg = self.state.linux.ssthresh(&self.linux_consts(), (w.cwnd / mss) as u32);
                         w.ssthresh = f64::from(seg) * mss;
                     }
@@ -635,9 +654,15 @@ impl CongestionControl for Cubic {
                 self.state.after_timeout = true;
                 self.state.ecn.reduced(cx);
                 self.state.region = Region::SlowStart;
+                self.state.in_fast_recovery = false;
             }
         }
         Verdict::None
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window, _cx: &mut Ctx) {
+        self.state.in_fast_recovery = false;
+        w.cwnd = w.ssthresh;
     }
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {
@@ -656,10 +681,15 @@ impl CongestionControl for Cubic {
         };
         out.push(("w_max_segments", w_max));
         out.push(("k_s", k));
-        out.push(("w_cubic_segments", s.w_cubic));
-        out.push(("w_est_segments", s.w_est));
-        out.push(("cwnd_prior_segments", s.cwnd_prior));
-        out.push(("cwnd_epoch_segments", s.cwnd_epoch));
+        if self.params.arithmetic == Arithmetic::Linux {
+            // Linux's own state in place of the RFC's W_cubic, W_est and cwnd_epoch.
+            s.linux.trace_vars(out);
+        } else {
+            out.push(("w_cubic_segments", s.w_cubic));
+            out.push(("w_est_segments", s.w_est));
+            out.push(("cwnd_prior_segments", s.cwnd_prior));
+            out.push(("cwnd_epoch_segments", s.cwnd_epoch));
+        }
         let region = match s.region {
             Region::SlowStart => 0.0,
             Region::RenoFriendly => 1.0,
@@ -677,6 +707,40 @@ mod tests {
     use super::*;
     use crate::api::AckSample;
     use crate::testing::{Harness, MSS, var};
+
+    fn linux_cubic() -> Harness {
+        let p = CubicParams { arithmetic: Arithmetic::Linux, beta: 0.7001953125, hystart: false, ..CubicParams::default() };
+        Harness::new(Box::new(Cubic::new(p)))
+    }
+
+    #[test]
+    fn linux_timeout_inside_fast_recovery_keeps_its_ssthresh_and_outside_cuts_it() {
+        let mut h = linux_cubic();
+        h.w.cwnd = 100.0 * SEG;
+        h.loss(Loss::FastRetransmit);
+        assert_eq!(h.w.ssthresh, 70.0 * SEG, "100 * 717 / 1024 = 70");
+        h.in_recovery = true;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!((h.w.ssthresh, h.cwnd_segments()), (70.0 * SEG, 1.0), "tcp_enter_loss in CA_Recovery keeps ssthresh");
+        // Out of recovery a timeout cuts from the window it finds, and clears W_max.
+        h.in_recovery = false;
+        h.w.cwnd = 40.0 * SEG;
+        h.loss(Loss::Timeout { consecutive: 1 });
+        assert_eq!(h.w.ssthresh, 28.0 * SEG, "40 * 717 / 1024 = 28");
+        assert_eq!(var(&h, "w_max_segments"), 0.0);
+        h.exit_recovery();
+    }
+
+    #[test]
+    fn linux_slow_start_hands_the_rest_of_an_ack_to_avoidance_in_whole_segments() {
+        let mut h = linux_cubic();
+        h.w.ssthresh = 11.0 * SEG;
+        h.ack(2, 50 * MS);
+        // 10 + 1 reaches ssthresh; the second segment goes to tcp_cong_avoid_ai (cnt 20).
+        assert_eq!(h.cwnd_segments(), 11.0);
+        assert_eq!(var(&h, "cwnd_cnt"), 1.0);
+        assert_eq!(var(&h, "cnt"), 20.0, "no loss yet: at most 20");
+    }
 
     const MS: u64 = 1_000_000;
     const SEG: f64 = MSS as f64;

@@ -111,11 +111,12 @@ pub enum Growth {
     /// losses, as ns-3 keeps m_cWndCnt (Linux zeroes snd_cwnd_cnt when a reduction starts).
     LinuxSegments,
     /// Linux's tcp_reno_cong_avoid (net/ipv4/tcp_cong.c): tcp_slow_start adds one MSS per
-    /// acknowledged segment up to ssthresh and hands the rest of the ACK to
-    /// tcp_cong_avoid_ai, which adds one MSS per w = cwnd/MSS acknowledged segments
-    /// (snd_cwnd_cnt); a reduction zeroes the counter (tcp_input.c
-    /// tcp_init_cwnd_reduction, tcp_enter_loss). Not modelled: Linux grows only while
-    /// cwnd-limited (tcp_is_cwnd_limited).
+    /// delivered segment (acked_sacked: cumulatively or newly SACKed) up to ssthresh and
+    /// hands the rest of the ACK to tcp_cong_avoid_ai, which adds one MSS per w = cwnd/MSS
+    /// delivered segments (snd_cwnd_cnt); a reduction zeroes the counter (tcp_input.c
+    /// tcp_init_cwnd_reduction, tcp_enter_loss). The ACK that ends recovery counts its
+    /// delivered segments too where the sender offers it (`tcp.recovery_exit_growth`).
+    /// Not modelled: Linux grows only while cwnd-limited (tcp_is_cwnd_limited).
     Linux,
 }
 
@@ -151,15 +152,18 @@ struct SegmentCounter {
 }
 
 impl SegmentCounter {
-    /// `carry`: the part of a slow-start ACK above ssthresh goes on into avoidance (Linux
-    /// tcp_reno_cong_avoid), not dropped (ns-3).
-    fn grow(&mut self, ack: &AckSample, w: &mut Window, mss: f64, carry: bool) {
+    /// `linux`: Linux's tcp_reno_cong_avoid, where the part of a slow-start ACK above
+    /// ssthresh goes on into avoidance (ns-3 drops it) and an ACK counts the segments it
+    /// newly delivered, cumulatively or by SACK (tcp_ack hands tcp_cong_control
+    /// `acked_sacked`; RFC 6937 DeliveredData), where ns-3 counts its cumulative span.
+    fn grow(&mut self, ack: &AckSample, w: &mut Window, mss: f64, linux: bool) {
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
         // tcp-socket-base.cc ProcessAck: segsAcked = bytes / MSS, the remainder kept.
         let mss_b = mss as u64;
-        let bytes = ack.acked_bytes + self.bytes_pending;
+        let counted = if linux { ack.delivered_bytes } else { ack.acked_bytes };
+        let bytes = counted + self.bytes_pending;
         let mut segs = bytes / mss_b;
         self.bytes_pending = bytes % mss_b;
         if segs == 0 {
@@ -171,7 +175,7 @@ impl SegmentCounter {
             let used = (((grown - w.cwnd) / mss).ceil() as u64).min(segs);
             w.cwnd = grown;
             segs -= used;
-            if !carry || segs == 0 {
+            if !linux || segs == 0 {
                 return;
             }
         }
@@ -386,7 +390,19 @@ mod tests {
     }
 
     fn new_ack(bytes: u64) -> AckSample {
-        AckSample { acked_bytes: bytes, ..AckSample::default() }
+        AckSample { acked_bytes: bytes, delivered_bytes: bytes, ..AckSample::default() }
+    }
+
+    #[test]
+    fn linux_growth_counts_delivered_segments_and_ns3s_the_cumulative_span() {
+        // An ACK over 4 segments SACKed earlier and 1 new: Linux's acked_sacked is 1.
+        let over_sacked = AckSample { acked_bytes: 5000, delivered_bytes: 1000, ..AckSample::default() };
+        let mut linux = Reno::new(RenoParams { growth: Growth::Linux, ..RenoParams::default() }, RecoveryStyle::NewReno);
+        let mut ns3 = Reno::new(RenoParams { growth: Growth::LinuxSegments, ..RenoParams::default() }, RecoveryStyle::NewReno);
+        let (mut w, mut w3) = (Window::new(10.0 * MSS, 10.0 * MSS), Window::new(10.0 * MSS, 10.0 * MSS));
+        with_ctx(0, |cx| linux.on_ack(&over_sacked, &mut w, cx));
+        with_ctx(0, |cx| ns3.on_ack(&over_sacked, &mut w3, cx));
+        assert_eq!((linux.segments.cwnd_cnt, ns3.segments.cwnd_cnt), (1, 5));
     }
 
     #[test]

@@ -316,6 +316,7 @@ const LINUX: Profile = Profile {
         e("tcp.rearm_rto_on_head_retransmit", B(true), "tcp_output.c tcp_xmit_retransmit_queue: rearm_timer when the retransmitted skb is the head of the retransmission queue"),
         e("tcp.backoff_reset", N("new_ack"), "tcp_input.c:3205-3209: icsk_backoff = 0 on a valid RTT measurement, which timestamps give on every ACK of new data"),
         e("tcp.handshake", B(true), "a connect()ed socket (include/net/tcp.h:109 tcp_syn_retries)"),
+        e("tcp.recovery_exit_growth", B(true), "tcp_input.c tcp_ack: tcp_fastretrans_alert leaves CA_Recovery (tcp_end_cwnd_reduction: cwnd = ssthresh), then tcp_cong_control in CA_Open grows cwnd by the ACK's acked_sacked (tcp_may_raise_cwnd: FLAG_DATA_ACKED); without SACK Linux holds Recovery while SND.UNA is exactly high_seq (tcp_try_undo_recovery)"),
         e("links.queue.limit_packets", I(1000), "txqueuelen 1000 (DEFAULT_TX_QUEUE_LEN, pfifo_fast)"),
         e("cc.reno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
         e("cc.newreno.halve", N("cwnd"), "tcp_cong.c tcp_reno_ssthresh: max(cwnd >> 1, 2)"),
