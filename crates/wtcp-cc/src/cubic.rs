@@ -550,7 +550,8 @@ impl CongestionControl for Cubic {
             }
         }
         if self.params.arithmetic == Arithmetic::Linux {
-            // cubictcp_acked: every ACK's RTT sample (duplicates and recovery included).
+            // cubictcp_acked: the ACK's RTT sample, where the sender took one (ACKs of new
+            // data, in recovery too; Linux samples SACKing duplicates as well: linux.rs).
             if let Some(rtt) = ack.rtt {
                 let k = self.linux_consts();
                 self.state.linux.on_rtt(&k, cx.now, rtt);
