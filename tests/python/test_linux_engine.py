@@ -235,7 +235,10 @@ def test_a_bpf_congestion_control_of_ones_own_runs_on_the_kernel(tmp_path, capsy
     example = Path(__file__).resolve().parents[2] / "examples" / "bpf"
     subprocess.run(["make", "-s", "-C", str(example), f"OUT={tmp_path}/", f"NAME={BPF_NAME}"], check=True, capture_output=True)
     unregister_bpf(BPF_NAME)  # the test's own registration, left by a killed run
-    subprocess.run(["bpftool", "struct_ops", "register", str(tmp_path / "wtcp_aimd.bpf.o")], check=True, capture_output=True)
+    done = subprocess.run(["bpftool", "struct_ops", "register", str(tmp_path / "wtcp_aimd.bpf.o")], capture_output=True, text=True)
+    if done.returncode != 0 and "not permitted" in done.stderr:
+        pytest.skip(f"this machine does not let root load BPF programs: {done.stderr.strip()[-200:]}")
+    assert done.returncode == 0, done.stderr
     try:
         # A sweep's store tells this registration from the next one of the same name.
         from wtcp.sweep.spec import kernel_algorithms
