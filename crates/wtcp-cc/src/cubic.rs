@@ -296,6 +296,8 @@ struct State {
 #[derive(Clone, Debug)]
 pub struct Cubic {
     params: CubicParams,
+    /// `Arithmetic::Linux`: Linux's constants, from the parameters.
+    linux: linux::Consts,
     state: State,
 }
 
@@ -303,6 +305,7 @@ impl Cubic {
     pub fn new(params: CubicParams) -> Self {
         Cubic {
             params,
+            linux: linux::Consts::new(params.hz, params.c, params.beta, params.reno_friendly, params.fast_convergence),
             state: State {
                 w_max: 0.0,
                 k: 0.0,
@@ -413,7 +416,7 @@ impl Cubic {
             // tcp-cubic.cc GetSsThresh (TcpSocketBase sets cwnd to ssthresh), or tcp_cubic.c
             // cubictcp_recalc_ssthresh (PRR, then cwnd = ssthresh at the end).
             let ssthresh = f64::from(match self.params.arithmetic {
-                Arithmetic::Linux => self.state.linux.ssthresh(&self.linux_consts(), cwnd as u32),
+                Arithmetic::Linux => self.state.linux.ssthresh(&self.linux, cwnd as u32),
                 _ => self.state.ns3.ssthresh(cwnd as u32, self.params.beta, self.params.fast_convergence),
             });
             let s = &mut self.state;
@@ -453,9 +456,12 @@ impl Cubic {
         if self.params.arithmetic == Arithmetic::Real { self.state.epoch_start } else { None }
     }
 
-    fn linux_consts(&self) -> linux::Consts {
-        let p = self.params;
-        linux::Consts::new(p.hz, p.c, p.beta, p.reno_friendly, p.fast_convergence)
+    /// cubictcp_acked: an ACK's RTT sample, where the sender took one (ACKs of new data,
+    /// in recovery too; Linux samples SACKing duplicates as well: linux.rs).
+    fn linux_rtt(&mut self, ack: &AckSample, now: Time) {
+        if let Some(rtt) = ack.rtt {
+            self.state.linux.on_rtt(&self.linux, now, rtt);
+        }
     }
 
     /// tcp_cubic.c cubictcp_cong_avoid on an ACK that delivered `delivered` bytes (Linux's
@@ -479,13 +485,10 @@ impl Cubic {
                 return;
             }
         }
-        {
-            // In avoidance an ACK that delivers nothing new (SND.UNA over SACKed data) still
-            // runs cubictcp_cong_avoid with acked = 0: bictcp_update, and banked credit.
-            let k = self.linux_consts();
-            seg = seg.saturating_add(self.state.linux.congestion_avoidance(&k, cx.now, seg, acked));
-            self.state.region = if seg < self.state.linux.last_max() { Region::Concave } else { Region::Convex };
-        }
+        // In avoidance an ACK that delivers nothing new (SND.UNA over SACKed data) still runs
+        // cubictcp_cong_avoid with acked = 0: bictcp_update, and banked credit.
+        seg = seg.saturating_add(self.state.linux.congestion_avoidance(&self.linux, cx.now, seg, acked));
+        self.state.region = if seg < self.state.linux.last_max() { Region::Concave } else { Region::Convex };
         w.cwnd = f64::from(seg) * cx.mss_f();
     }
 
@@ -524,10 +527,7 @@ impl CongestionControl for Cubic {
             // tcp_ack: the ACK that leaves CA_Recovery (cwnd = ssthresh) then reaches
             // tcp_cong_control in CA_Open and cubictcp_cong_avoid with its acked_sacked,
             // after pkts_acked has seen its RTT sample.
-            if let Some(rtt) = ack.rtt {
-                let k = self.linux_consts();
-                self.state.linux.on_rtt(&k, cx.now, rtt);
-            }
+            self.linux_rtt(ack, cx.now);
             self.linux_growth(ack.delivered_bytes, w, cx);
             return;
         }
@@ -550,12 +550,7 @@ impl CongestionControl for Cubic {
             }
         }
         if self.params.arithmetic == Arithmetic::Linux {
-            // cubictcp_acked: the ACK's RTT sample, where the sender took one (ACKs of new
-            // data, in recovery too; Linux samples SACKing duplicates as well: linux.rs).
-            if let Some(rtt) = ack.rtt {
-                let k = self.linux_consts();
-                self.state.linux.on_rtt(&k, cx.now, rtt);
-            }
+            self.linux_rtt(ack, cx.now);
         }
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
@@ -633,7 +628,7 @@ impl CongestionControl for Cubic {
                     // cubictcp_state(TCP_CA_Loss) -> bictcp_reset; snd_cwnd_cnt = 0.
                     // Not inside a fast recovery, whose reduction stands.
                     if consecutive <= 1 && !self.state.in_fast_recovery {
-                        let seg = self.state.linux.ssthresh(&self.linux_consts(), (w.cwnd / mss) as u32);
+                        let seg = self.state.linux.ssthresh(&self.linux, (w.cwnd / mss) as u32);
                         w.ssthresh = f64::from(seg) * mss;
                     }
                     self.state.linux.reset();

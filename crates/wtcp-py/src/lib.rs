@@ -742,6 +742,13 @@ fn check_wtcp(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyR
     parse(text, format, overrides)?.refuse_kernel_algorithms().map_err(scenario_err)
 }
 
+/// What is wrong with a kernel algorithm's name (the part after `kernel:`), as a scenario's
+/// `cc` is checked: None if nothing.
+#[pyfunction]
+fn kernel_cc_name_problem(name: &str) -> Option<String> {
+    wtcp_engine::scenario::check_kernel_cc_name(name).err()
+}
+
 /// Check a scenario against the kernel without running it: None, or raises as `run_linux`.
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
@@ -758,6 +765,7 @@ fn check_linux(text: &str, format: &str, overrides: Vec<(String, String)>) -> Py
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_linux, m)?)?;
     m.add_function(wrap_pyfunction!(check_wtcp, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_cc_name_problem, m)?)?;
     m.add_function(wrap_pyfunction!(check_linux, m)?)?;
     m.add("LinuxEngineUnavailable", m.py().get_type::<LinuxEngineUnavailable>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

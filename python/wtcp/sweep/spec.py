@@ -34,7 +34,6 @@ ENGINE_KEY = "engine"
 # `cc = "kernel:NAME"`: the kernel's own algorithm, which only the linux engine runs (the
 # core checks the name; a point in another engine is an invalid run naming flows.N.cc).
 KERNEL_PREFIX = "kernel:"
-KERNEL_NAME = re.compile(r"kernel:[A-Za-z0-9_.-]{1,15}")
 
 
 # Bytes a sweep holds for every run it plans, whatever its size: the run's key in the set of
@@ -171,8 +170,12 @@ class Sweep:
 
         known = [a["name"] for a in all_algorithms()]
         for i, a in enumerate(algorithms):
-            if a not in known and not KERNEL_NAME.fullmatch(a):
-                raise SweepError(f"algorithms.{i}", f"unknown algorithm `{visible(a)}`; allowed: {', '.join(known)}, or {KERNEL_PREFIX}NAME (the kernel's own for engine \"linux\", NAME 1 to 15 letters, digits, _ . or -)")
+            if a.startswith(KERNEL_PREFIX):
+                problem = _core.kernel_cc_name_problem(a[len(KERNEL_PREFIX):])  # as the core checks `cc`
+                if problem:
+                    raise SweepError(f"algorithms.{i}", problem)
+            elif a not in known:
+                raise SweepError(f"algorithms.{i}", f"unknown algorithm `{visible(a)}`; allowed: {', '.join(known)}, or {KERNEL_PREFIX}NAME (the kernel's own, for engine \"linux\")")
         sweep.algorithms = list(algorithms)
         flows = doc.get("algorithm_flows")
         if flows is not None:
@@ -270,6 +273,7 @@ class Sweep:
         except ScenarioError:
             base_fixed, pending = self.base, fixed
         algorithms: list[str | None] = list(self.algorithms) or [None]
+        kernel_idents: dict[str, str] = {}  # one bpftool and sysfs read per kernel algorithm
         for full_point in self.expand_points():
             engine = full_point.get(ENGINE_KEY, default_engine)
             point = {p: v for p, v in full_point.items() if p != ENGINE_KEY}
@@ -304,7 +308,7 @@ class Sweep:
                             sc, _ = sc.with_engine_profile("linux")
                             sc.check_linux()
                             toml = sc._resolved_toml
-                            kernel = kernel_algorithms(doc)
+                            kernel = kernel_algorithms(doc, kernel_idents)
                             if kernel:
                                 # A module or BPF program of that name may change between
                                 # runs: its identity is part of the run's.
@@ -598,20 +602,21 @@ def _flow_indices(value: Any, base: Scenario) -> list[int]:
     return out
 
 
-def kernel_algorithms(doc: Mapping[str, Any]) -> dict[str, str]:
+def kernel_algorithms(doc: Mapping[str, Any], known: dict[str, str] | None = None) -> dict[str, str]:
     """What identifies each kernel algorithm the document's flows name (`kernel:NAME`):
     the kernel's release, and a module's `srcversion` or a registered BPF struct_ops
-    program's map id (a new registration gets a new one), as far as this machine tells."""
+    program's map id (a new registration gets a new one), as far as this machine tells.
+    `known` holds the names already looked up (filled in here)."""
+    known = {} if known is None else known
     names = sorted({str(f["cc"])[len(KERNEL_PREFIX):] for f in doc.get("flows", []) if str(f.get("cc", "")).startswith(KERNEL_PREFIX)})
-    out = {}
     for name in names:
-        ident = [os.uname().release]
-        try:
-            ident.append("module " + Path(f"/sys/module/tcp_{name}/srcversion").read_text().strip())
-        except OSError:
-            ident.append(_struct_ops_id(name))
-        out[name] = " ".join(ident)
-    return out
+        if name not in known:
+            try:
+                what = "module " + Path(f"/sys/module/tcp_{name}/srcversion").read_text().strip()
+            except OSError:
+                what = _struct_ops_id(name)
+            known[name] = f"{os.uname().release} {what}"
+    return {name: known[name] for name in names}
 
 
 def _struct_ops_id(name: str) -> str:

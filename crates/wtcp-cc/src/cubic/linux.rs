@@ -89,8 +89,8 @@ pub(super) struct LinuxCubic {
     cwnd_cnt: u32,
 }
 
-/// Linux's constants from the algorithm's parameters: C = bic_scale * 10 / 1024, beta =
-/// beta_int / 1024.
+/// Linux's constants from the algorithm's parameters (C = bic_scale * 10 / 1024, beta =
+/// beta_int / 1024) and the factors cubictcp_register precomputes from them.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Consts {
     hz: u64,
@@ -98,12 +98,26 @@ pub(super) struct Consts {
     beta: u64,
     friendly: bool,
     fast_convergence: bool,
+    /// 2^40 / (bic_scale * 10).
+    cube_factor: u64,
+    /// 8 (1024 + beta) / 3 / (1024 - beta), in integers.
+    beta_scale: u32,
 }
 
 impl Consts {
     pub(super) fn new(hz: u32, c: f64, beta: f64, friendly: bool, fast_convergence: bool) -> Self {
         // bic_scale 41 is C = 0.4004 (tcp_cubic.c); beta 717 is 0.7002.
-        Consts { hz: u64::from(hz.max(1)), bic_scale: (c * 1024.0 / 10.0).round().max(1.0) as u64, beta: (beta * 1024.0).round().clamp(1.0, 1023.0) as u64, friendly, fast_convergence }
+        let bic_scale = (c * 1024.0 / 10.0).round().max(1.0) as u64;
+        let beta = (beta * 1024.0).round().clamp(1.0, 1023.0) as u64;
+        Consts {
+            hz: u64::from(hz.max(1)),
+            bic_scale,
+            beta,
+            friendly,
+            fast_convergence,
+            cube_factor: (1u64 << (10 + 3 * BICTCP_HZ)) / (bic_scale * 10),
+            beta_scale: (8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta)) as u32,
+        }
     }
 
     fn jiffies(&self, now: Time) -> u64 {
@@ -113,14 +127,6 @@ impl Consts {
     /// usecs_to_jiffies: rounded up.
     fn usecs_to_jiffies(&self, us: u32) -> u64 {
         (u64::from(us) * self.hz).div_ceil(1_000_000)
-    }
-
-    fn cube_factor(&self) -> u64 {
-        (1u64 << (10 + 3 * BICTCP_HZ)) / (self.bic_scale * 10)
-    }
-
-    fn beta_scale(&self) -> u32 {
-        (8 * (BETA_SCALE + self.beta) / 3 / (BETA_SCALE - self.beta)) as u32
     }
 }
 
@@ -203,7 +209,7 @@ impl LinuxCubic {
                         self.k = 0;
                         self.origin = cwnd;
                     } else {
-                        self.k = icbrt(k.cube_factor().wrapping_mul(u64::from(self.last_max - cwnd)));
+                        self.k = icbrt(k.cube_factor.wrapping_mul(u64::from(self.last_max - cwnd)));
                         self.origin = self.last_max;
                     }
                     j
@@ -221,7 +227,7 @@ impl LinuxCubic {
             }
         }
         if k.friendly {
-            let per = (cwnd.saturating_mul(k.beta_scale())) >> 3;
+            let per = (cwnd.saturating_mul(k.beta_scale)) >> 3;
             while per > 0 && self.ack_cnt > per {
                 self.ack_cnt -= per;
                 self.tcp_cwnd = self.tcp_cwnd.saturating_add(1);
@@ -281,8 +287,8 @@ mod tests {
     #[test]
     fn linux_constants_from_the_parameters() {
         let k = consts();
-        assert_eq!((k.bic_scale, k.beta, k.beta_scale()), (41, 717, 15));
-        assert_eq!(k.cube_factor(), (1u64 << 40) / 410);
+        assert_eq!((k.bic_scale, k.beta, k.beta_scale), (41, 717, 15));
+        assert_eq!(k.cube_factor, (1u64 << 40) / 410);
         // usecs_to_jiffies rounds up: 1 us is one 4 ms jiffy, 4000 us exactly one.
         assert_eq!((k.usecs_to_jiffies(1), k.usecs_to_jiffies(4000), k.usecs_to_jiffies(4001)), (1, 1, 2));
     }

@@ -1146,15 +1146,21 @@ pub struct KernelCc {
     pub field: String,
 }
 
+/// A kernel algorithm's name (after `kernel:`), checked as [`kernel_cc`] does: `Err` says
+/// what is wrong and what is allowed, without repeating the name (it may hold anything).
+pub fn check_kernel_cc_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 15 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) {
+        return Err(format!("names a kernel algorithm of {} bytes; its name has 1 to 15 letters, digits, `_`, `.` or `-` (TCP_CA_NAME_MAX); allowed: kernel:NAME as net.ipv4.tcp_available_congestion_control lists it", name.len()));
+    }
+    Ok(())
+}
+
 /// The kernel algorithm a flow's `cc` names, checked: `TCP_CA_NAME_MAX` (16 bytes with the
 /// terminating NUL, include/net/tcp.h) and the characters a module or BPF object name has
 /// (letters, digits, `_`, `.` as bpf_obj_name_cpy allows, `-` as in `dctcp-reno`).
 fn kernel_cc(p: &str, fl: &FlowSpec) -> R<Option<KernelCc>> {
     let Some(name) = fl.cc.as_deref().and_then(|c| c.strip_prefix(KERNEL_CC_PREFIX)) else { return Ok(None) };
-    if name.is_empty() || name.len() > 15 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) {
-        // Only the length is shown: the name itself may hold anything.
-        return Err(ScenarioError::new(format!("{p}.cc"), format!("names a kernel algorithm of {} bytes; its name has 1 to 15 letters, digits, `_`, `.` or `-` (TCP_CA_NAME_MAX); allowed: kernel:NAME as net.ipv4.tcp_available_congestion_control lists it", name.len())));
-    }
+    check_kernel_cc_name(name).map_err(|why| ScenarioError::new(format!("{p}.cc"), why))?;
     if fl.cc_params.as_ref().is_some_and(|t| !t.is_empty()) {
         return Err(ScenarioError::new(format!("{p}.cc_params"), format!("the kernel's `{name}` takes no parameters from a scenario; allowed: leave cc_params out")));
     }
