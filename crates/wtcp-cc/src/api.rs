@@ -218,6 +218,10 @@ pub struct Ctx<'a> {
     pub snd_max: u64,
     /// Segments transmitted so far, retransmissions included.
     pub segments_sent: u64,
+    /// The flow is limited by its congestion window, by the sender's `tcp.cwnd_limited`
+    /// rule (always true by default). Algorithms whose source grows only while
+    /// cwnd-limited (ns-3's CUBIC and LinuxReno, Linux's reno and cubic) test it.
+    pub cwnd_limited: bool,
     /// The sender's RTT estimator (SRTT, RTTVAR, min RTT, RTO, backoff).
     pub rtt: &'a RttEstimator,
     /// State shared by all connections of this host.

@@ -24,9 +24,13 @@
 //!   before are not counted again; tcp-socket-base.cc ProcessAck's segsAcked from the rate
 //!   sampler), the remainder kept for the next ACK, and not capped at ssthresh; nothing of
 //!   that ACK goes to congestion avoidance. Without SACK, after a timeout an ACK that jumps
-//!   over data the receiver held opens the window by the whole jump. Not reproduced: ns-3
-//!   grows only while the flow is cwnd-limited (`m_isCwndLimited`, tcp-cubic.cc:187-192),
-//!   which matters when the receive window, send buffer or application limits the flow.
+//!   over data the receiver held opens the window by the whole jump.
+//! - Growth only while cwnd-limited: with `arithmetic = "ns3"` or `"linux"` every growth
+//!   step waits while the sender's `Ctx::cwnd_limited` is false (tcp-cubic.cc:187-192
+//!   `m_isCwndLimited`; tcp_cubic.c cubictcp_cong_avoid `tcp_is_cwnd_limited`), which
+//!   matters when the receive window, send buffer or application limits the flow; RFC
+//!   9438's real-valued arithmetic grows on every ACK (`tcp.cwnd_limited` decides how the
+//!   sender judges it).
 //! - The RFC works in segments: W_max, W_est, K and the cubic are kept in segments and
 //!   seconds, cwnd is converted at the boundary (`cwnd_bytes / MSS`).
 //! - §4.2 growth: cwnd += (target - cwnd)/cwnd once per new ACK (RFC 9438 §4.4 "for each
@@ -528,7 +532,9 @@ impl CongestionControl for Cubic {
             // tcp_cong_control in CA_Open and cubictcp_cong_avoid with its acked_sacked,
             // after pkts_acked has seen its RTT sample.
             self.linux_rtt(ack, cx.now);
-            self.linux_growth(ack.delivered_bytes, w, cx);
+            if cx.cwnd_limited {
+                self.linux_growth(ack.delivered_bytes, w, cx);
+            }
             return;
         }
         if self.params.arithmetic == Arithmetic::Ns3 {
@@ -536,7 +542,7 @@ impl CongestionControl for Cubic {
             if let Some(srtt) = cx.rtt.srtt() {
                 self.state.ns3.on_rtt(cx.now, srtt);
             }
-            if w.cwnd >= w.ssthresh {
+            if w.cwnd >= w.ssthresh && cx.cwnd_limited {
                 self.ns3_congestion_avoidance(ack.acked_bytes, w, cx);
             }
         }
@@ -553,6 +559,11 @@ impl CongestionControl for Cubic {
             self.linux_rtt(ack, cx.now);
         }
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        if self.params.arithmetic != Arithmetic::Real && !cx.cwnd_limited {
+            // tcp-cubic.cc:187-192 and cubictcp_cong_avoid: no growth while the flow does
+            // not use its window (`tcp.cwnd_limited`).
             return;
         }
         let mss = cx.mss_f();

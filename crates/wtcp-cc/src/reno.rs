@@ -116,7 +116,10 @@ pub enum Growth {
     /// delivered segments (snd_cwnd_cnt); a reduction zeroes the counter (tcp_input.c
     /// tcp_init_cwnd_reduction, tcp_enter_loss). The ACK that ends recovery counts its
     /// delivered segments too where the sender offers it (`tcp.recovery_exit_growth`).
-    /// Not modelled: Linux grows only while cwnd-limited (tcp_is_cwnd_limited).
+    /// Growth waits while the flow is not cwnd-limited (`Ctx::cwnd_limited`; Linux's
+    /// tcp_reno_cong_avoid returns first when !tcp_is_cwnd_limited); `LinuxSegments`
+    /// waits in avoidance only (ns-3's TcpLinuxReno::CongestionAvoidance with its default
+    /// SuppressIncreaseIfCwndLimited, tcp-linux-reno.cc:71).
     Linux,
 }
 
@@ -156,8 +159,8 @@ impl SegmentCounter {
     /// ssthresh goes on into avoidance (ns-3 drops it) and an ACK counts the segments it
     /// newly delivered, cumulatively or by SACK (tcp_ack hands tcp_cong_control
     /// `acked_sacked`; RFC 6937 DeliveredData), where ns-3 counts its cumulative span.
-    fn grow(&mut self, ack: &AckSample, w: &mut Window, mss: f64, linux: bool) {
-        if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
+    fn grow(&mut self, ack: &AckSample, w: &mut Window, mss: f64, linux: bool, cwnd_limited: bool) {
+        if ack.dup || ack.in_recovery || ack.acked_bytes == 0 || (linux && !cwnd_limited) {
             return;
         }
         // tcp-socket-base.cc ProcessAck: segsAcked = bytes / MSS, the remainder kept.
@@ -178,6 +181,9 @@ impl SegmentCounter {
             if !linux || segs == 0 {
                 return;
             }
+        }
+        if !cwnd_limited {
+            return; // ns-3: "No increase because current cwnd ... is not limiting the flow"
         }
         // CongestionAvoidance: one MSS per w acknowledged segments.
         let win = ((w.cwnd / mss).floor() as u64).max(1);
@@ -291,11 +297,12 @@ impl Reno {
     }
 
     /// Reno's own growth, in whole segments when `growth = "linux_segments"`.
-    fn grow_own(&mut self, ack: &AckSample, w: &mut Window, mss: f64) {
+    fn grow_own(&mut self, ack: &AckSample, w: &mut Window, cx: &Ctx) {
+        let mss = cx.mss_f();
         match self.params.growth {
             Growth::Rfc => Self::grow(&self.params, ack, w, mss),
-            Growth::LinuxSegments => self.segments.grow(ack, w, mss, false),
-            Growth::Linux => self.segments.grow(ack, w, mss, true),
+            Growth::LinuxSegments => self.segments.grow(ack, w, mss, false, cx.cwnd_limited),
+            Growth::Linux => self.segments.grow(ack, w, mss, true, cx.cwnd_limited),
         }
     }
 
@@ -342,10 +349,10 @@ impl CongestionControl for Reno {
         self.style
     }
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
-        self.grow_own(ack, w, cx.mss_f());
+        self.grow_own(ack, w, cx);
     }
     fn on_recovery_exit_growth(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
-        self.grow_own(ack, w, cx.mss_f());
+        self.grow_own(ack, w, cx);
     }
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         Self::respond(&self.params, loss, w, cx);
@@ -385,7 +392,7 @@ mod tests {
         let rtt = RttEstimator::new(RttConfig::default());
         let mut host = HostShared::default();
         let mut req = Requests::default();
-        let mut cx = Ctx { now: 0, mss: 1000, flight_size: flight, pipe: flight.saturating_sub(4000), snd_una: 0, snd_max: flight, segments_sent: 0, rtt: &rtt, host: &mut host, requests: &mut req };
+        let mut cx = Ctx { now: 0, mss: 1000, flight_size: flight, pipe: flight.saturating_sub(4000), snd_una: 0, snd_max: flight, segments_sent: 0, cwnd_limited: true, rtt: &rtt, host: &mut host, requests: &mut req };
         f(&mut cx)
     }
 

@@ -21,6 +21,8 @@ pub struct Harness {
     pub in_recovery: bool,
     /// Payload bytes that reached the receiver so far (the ACKs' `rx_bytes`).
     pub rx_bytes: u64,
+    /// What `Ctx::cwnd_limited` says (true unless a test sets it).
+    pub cwnd_limited: bool,
 }
 
 impl Harness {
@@ -38,6 +40,7 @@ impl Harness {
             dupacks: 0,
             in_recovery: false,
             rx_bytes: 0,
+            cwnd_limited: true,
         };
         h.call(|cc, w, cx| cc.init(w, cx));
         h
@@ -54,6 +57,7 @@ impl Harness {
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             segments_sent: self.snd_max.div_ceil(u64::from(MSS)),
+            cwnd_limited: self.cwnd_limited,
             rtt: &self.rtt,
             host: &mut self.host,
             requests: &mut self.requests,

@@ -237,6 +237,9 @@ pub struct PyCtx {
     snd_una: u64,
     snd_max: u64,
     segments_sent: u64,
+    /// The flow is limited by its window (the sender's `tcp.cwnd_limited` rule; always
+    /// true by default).
+    cwnd_limited: bool,
     /// RFC 6298 SRTT, RTTVAR, the latest and the minimum sample, the current RTO (backed
     /// off) and the number of backoffs in it (0: none; the RTO is the base one times
     /// 2^rto_backoff, up to the maximum).
@@ -278,6 +281,7 @@ impl PyCtx {
             snd_una: 0,
             snd_max: 0,
             segments_sent: 0,
+            cwnd_limited: true,
             srtt: None,
             rttvar: 0,
             latest_rtt: None,
@@ -298,6 +302,7 @@ impl PyCtx {
         self.snd_una = cx.snd_una;
         self.snd_max = cx.snd_max;
         self.segments_sent = cx.segments_sent;
+        self.cwnd_limited = cx.cwnd_limited;
         self.srtt = cx.rtt.srtt();
         self.rttvar = cx.rtt.rttvar();
         self.latest_rtt = cx.rtt.latest();

@@ -46,10 +46,10 @@
 //!   (2^-10 s) at W_max - cwnd = 300 segments, equal at 30;
 //! - jiffies count from 0 at the start of the run; Linux's start from an arbitrary value,
 //!   which only shifts the instants at which a jiffy ticks;
-//! - growth only while cwnd-limited (`tcp_is_cwnd_limited`: the last window cwnd-limited,
-//!   or in slow start cwnd < 2 max_packets_out) and the epoch shift after an idle period
-//!   (CA_EVENT_TX_START) are not reproduced: wtcp's flows here are bulk transfers, and the
-//!   `linux` profile's 4 MB send and 6 MB receive buffers can bind at a large BDP;
+//! - growth waits while the sender's `Ctx::cwnd_limited` is false (cubictcp_cong_avoid
+//!   returns first when !tcp_is_cwnd_limited; the `linux` profile's `tcp.cwnd_limited =
+//!   "linux"` keeps tcp_cwnd_validate's memory); the epoch shift after an idle period
+//!   (CA_EVENT_TX_START) is not reproduced: wtcp's flows here are bulk transfers;
 //! - ECN's CWR state (one window of PRR without growth after an ECE, no second reduction
 //!   in it) is not reproduced: an ECN echo reduces as `cubic.rs` does (the `linux`
 //!   profile leaves ECN off);

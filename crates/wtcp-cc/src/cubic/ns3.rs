@@ -20,9 +20,10 @@
 //!   (no RFC 9438 §4.8 K = 0).
 //! The RTT ns-3 hands PktsAcked is the smoothed RTT of every ACK of new data (recovery
 //! and the ACK that ends it included), as `cubic.rs` hands it here.
+//! Growth waits while the sender's `Ctx::cwnd_limited` is false (187-192,
+//! `m_isCwndLimited`; the `ns3` profile's `tcp.cwnd_limited = "ns3"` computes it as
+//! SendDataPacket does), in slow start, avoidance and on the ACK that ends recovery.
 //! Not reproduced (differences of the sender around it, effects untested):
-//! - growth only while cwnd-limited (`m_isCwndLimited`, 187-192; set in SendDataPacket):
-//!   with a receive- or application-limited flow wtcp's window keeps growing;
 //! - cwnd during PRR recovery: ns-3's TcpPrrRecovery writes cwnd = BytesInFlight +
 //!   sendCount on every recovery ACK, so a timeout inside recovery cuts from that;
 //!   wtcp's sender keeps PRR's window to itself and the algorithm sees ssthresh;

@@ -19,7 +19,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit};
+pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +87,9 @@ pub struct TcpConfig {
     /// (`delivered`; ns-3: `above_recovery_point`). Without SACK, `reno_sack` credits as
     /// ns-3 does.
     pub loss_exit_credit: LossExitCredit,
+    /// When the flow counts as cwnd-limited for algorithms that grow only then (`assumed`:
+    /// always, RFC 5681; `ns3`; `linux`).
+    pub cwnd_limited: CwndLimited,
 }
 
 impl Default for TcpConfig {
@@ -123,6 +126,7 @@ impl Default for TcpConfig {
             recovery_exit_growth: false,
             reno_sack: false,
             loss_exit_credit: LossExitCredit::Delivered,
+            cwnd_limited: CwndLimited::Assumed,
         }
     }
 }
@@ -1338,6 +1342,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         recovery_exit_growth: pick!(recovery_exit_growth).unwrap_or(d.recovery_exit_growth),
         reno_sack,
         loss_exit_credit: pick!(loss_exit_credit).unwrap_or(d.loss_exit_credit),
+        cwnd_limited: pick!(cwnd_limited).unwrap_or(d.cwnd_limited),
     };
     Ok(TcpFlowCfg { cc, kernel_cc, tcp, bytes: fl.bytes })
 }

@@ -101,6 +101,24 @@ pub struct TcpSection {
     pub timeout_count_reset: Option<TimeoutCountReset>,
     pub reno_sack: Option<bool>,
     pub loss_exit_credit: Option<LossExitCredit>,
+    pub cwnd_limited: Option<CwndLimited>,
+}
+
+/// When the sender counts the flow as limited by its congestion window, the test the
+/// algorithms that grow only while cwnd-limited apply (ns-3's CUBIC and LinuxReno; Linux's
+/// reno and cubic). RFC 5681 has no such test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndLimited {
+    /// Always: growth is never held back (RFC 5681).
+    Assumed,
+    /// ns-3.44's m_isCwndLimited: after every data segment sent, cwnd < bytes in flight +
+    /// one segment (tcp-socket-base.cc:3336, SendDataPacket).
+    Ns3,
+    /// Linux's tcp_is_cwnd_limited (include/net/tcp.h) over tcp_cwnd_validate's memory
+    /// (tcp_output.c): the window was full at the end of a send pass in the current window
+    /// of data, or in slow start cwnd < 2 * the most bytes outstanding in it.
+    Linux,
 }
 
 /// With SACK, what the ACK that reaches the recovery point set by a timeout offers the

@@ -1,5 +1,6 @@
 //! TCP: the sender (sequence space, timers, recovery) and the receiver (ACK policy).
 
+pub mod cwnd_use;
 pub mod prr;
 pub mod rack;
 pub mod rate;

@@ -36,6 +36,7 @@ use std::collections::VecDeque;
 
 use wtcp_cc::{AckSample, CongestionControl, Ctx, HostShared, Loss, RecoveryStyle, Requests, RttEstimator, Signal, Verdict, Window};
 
+use super::cwnd_use::CwndUse;
 use super::prr::{Prr, ReductionBound};
 use super::rack::{Entry, Rack};
 use super::rate::{AckRate, RateEstimator, SentSnapshot};
@@ -175,6 +176,11 @@ pub struct Sender {
     sb: Option<Scoreboard>,
     /// PRR state of the current recovery (RFC 6937), with `recovery = "prr"`.
     prr: Option<Prr>,
+    /// The window PRR last allowed in the current recovery (what ns-3 and Linux write
+    /// into cwnd), for `cwnd_use`.
+    prr_window: Option<u64>,
+    /// Whether the flow is cwnd-limited (`tcp.cwnd_limited`, `cwnd_use.rs`).
+    cwnd_use: CwndUse,
     /// ns-3's scoreboard without SACK (`reno_sack`), for NewReno-style recovery.
     reno: Option<RenoSack>,
     /// After a timeout, until the ACK reaches `recover` (ns-3's CA_LOSS): with `reno_sack`,
@@ -193,7 +199,7 @@ pub struct Sender {
 impl Sender {
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, total: Option<u64>) -> Self {
         let mss = u64::from(cfg.mss);
-        let (cfg_sack, dupack_threshold, handshake) = (cfg.sack, cfg.dupack_threshold, cfg.handshake);
+        let (cfg_sack, dupack_threshold, handshake, cfg_cwnd_limited) = (cfg.sack, cfg.dupack_threshold, cfg.handshake, cfg.cwnd_limited);
         let reno = (cfg.reno_sack && !cfg.sack && cc.recovery_style() == RecoveryStyle::NewReno).then(|| RenoSack::new(mss));
         // RACK judges SACKed data: without SACK the duplicate-ACK rule (as Linux). An
         // algorithm without fast recovery keeps it too (no recovery episode bounds RACK's
@@ -245,6 +251,8 @@ impl Sender {
                 if rack { sb.with_rack() } else { sb }
             }),
             prr: None,
+            prr_window: None,
+            cwnd_use: CwndUse::new(cfg_cwnd_limited),
             reno,
             in_loss: false,
             pipe_bonus: 0,
@@ -277,6 +285,21 @@ impl Sender {
         }
     }
 
+    /// The window the sender sends under: PRR's during a PRR recovery, else cwnd with any
+    /// RFC 5681 inflation.
+    fn window_in_force(&self) -> f64 {
+        match (self.prr.is_some(), self.prr_window) {
+            (true, Some(w)) => w as f64,
+            _ => self.win.cwnd + self.inflation,
+        }
+    }
+
+    /// The end of a send pass (`cwnd_use.rs`, Linux's tcp_cwnd_validate).
+    fn end_send_pass(&mut self, snd_max_before: u64) {
+        let (window, pipe) = (self.window_in_force(), self.pipe());
+        self.cwnd_use.on_pass_end(self.snd_max > snd_max_before, window, pipe, self.mss, self.snd_una, self.snd_max);
+    }
+
     /// Calls an algorithm hook with a context built from the sender's state, then
     /// applies the hook's requests.
     fn call_cc<R>(&mut self, io: &mut SenderIo, f: impl FnOnce(&mut dyn CongestionControl, &mut Window, &mut Ctx) -> R) -> R {
@@ -291,6 +314,7 @@ impl Sender {
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             segments_sent: io.counters.segments_sent,
+            cwnd_limited: self.cwnd_use.limited(self.win.cwnd, self.win.ssthresh),
             rtt: &self.rtt,
             host: io.host,
             requests: &mut self.requests,
@@ -331,7 +355,9 @@ impl Sender {
             // segment, whatever the algorithm's own initial window.
             self.win.cwnd = self.mss as f64;
         }
+        let snd_max_before = self.snd_max;
         self.send_available(io);
+        self.end_send_pass(snd_max_before);
     }
 
     /// The application stops supplying data (already-sent data is still recovered).
@@ -343,7 +369,9 @@ impl Sender {
     pub fn resume_supply(&mut self, io: &mut SenderIo) {
         if self.started {
             self.data_end = self.total.unwrap_or(u64::MAX);
+            let snd_max_before = self.snd_max;
             self.send_available(io);
+            self.end_send_pass(snd_max_before);
         }
     }
 
@@ -461,10 +489,12 @@ impl Sender {
 
     pub fn on_pace_event(&mut self, io: &mut SenderIo) {
         if self.pace_timer.fire(io.now, io.ev, Event::Pace { flow: self.flow }) {
+            let snd_max_before = self.snd_max;
             if self.in_recovery && self.sb.is_some() {
                 self.sack_send(0, AckKind::None, io);
             }
             self.send_available(io);
+            self.end_send_pass(snd_max_before);
         }
     }
 
@@ -514,6 +544,7 @@ impl Sender {
                 (None, None) => true,
             };
         let in_flight = self.pipe() + if counted { 0 } else { len };
+        self.cwnd_use.on_send(self.window_in_force(), in_flight, self.mss);
         let seg = &mut self.segs[idx];
         self.rate.on_sent(&mut seg.rate, io.now, outstanding, in_flight);
         if let Some(rack) = self.rack.as_mut() {
@@ -652,6 +683,7 @@ impl Sender {
         }
         let frto = self.frto;
         let una_before = self.snd_una;
+        let snd_max_before = self.snd_max;
         // RFC 6675 §5 Update(): every ACK's SACK blocks go into the scoreboard first.
         // RFC 6937 §3: DeliveredData = change in snd.una + (signed) change in SACKed bytes.
         let mut delivered = ack.saturating_sub(una_before);
@@ -691,7 +723,8 @@ impl Sender {
                 self.reno_dup_ack(s, io);
             }
             self.take_rate_sample(io.now);
-            return self.reno_send(io);
+            self.reno_send(io);
+            return self.end_send_pass(snd_max_before);
         }
         if ack > self.snd_una {
             self.on_new_ack(p, s, sacked, io);
@@ -707,6 +740,7 @@ impl Sender {
         }
         self.take_rate_sample(io.now);
         self.send_available(io);
+        self.end_send_pass(snd_max_before);
     }
 
     /// Count the segments this ACK delivers, cumulatively (`una_before..ack`) or by SACK,
@@ -1003,6 +1037,7 @@ impl Sender {
         self.in_loss = false;
         self.inflation = 0.0;
         self.prr = None;
+        self.prr_window = None;
         if let Some(rack) = self.rack.as_mut() {
             rack.on_recovery_exit();
         }
@@ -1263,7 +1298,9 @@ impl Sender {
                     PrrExtraSegment::RetransmissionAcked if kind == AckKind::RetransmissionAcked => ReductionBound::SlowStart,
                     PrrExtraSegment::RetransmissionAcked => ReductionBound::Delivered,
                 };
-                prr.on_ack(delivered, kind == AckKind::Duplicate, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound)
+                let window = prr.on_ack(delivered, kind == AckKind::Duplicate, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound);
+                self.prr_window = Some(window);
+                window
             }
             None => self.win.cwnd.max(0.0) as u64,
         };
@@ -1365,6 +1402,7 @@ impl Sender {
         self.in_recovery = false;
         self.inflation = 0.0;
         self.prr = None;
+        self.prr_window = None;
         if let Some(sb) = self.sb.as_mut() {
             sb.on_timeout(self.snd_una);
         }
