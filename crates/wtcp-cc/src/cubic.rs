@@ -365,8 +365,11 @@ impl Cubic {
         s.after_timeout = false;
     }
 
-    /// RFC 9406 §4.2: one ACK of the initial slow start, with HyStart++.
-    fn hystart_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &Ctx) {
+    /// RFC 9406 §4.2: one ACK of the initial slow start, with HyStart++. `grow`: false
+    /// while the flow is not cwnd-limited (`Ctx::cwnd_limited`, under the ns-3 or Linux
+    /// arithmetic): the rounds and RTT samples still count, as Linux's HyStart runs in
+    /// cubictcp_acked, outside the gate of cubictcp_cong_avoid.
+    fn hystart_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &Ctx, grow: bool) {
         let mss = cx.mss_f();
         let hs = &mut self.state.hystart;
         // A round ends when the ACK covers SND.NXT at its start.
@@ -386,7 +389,7 @@ impl Cubic {
         }
         // cwnd += min(N, L*SMSS) (divided by CSS_GROWTH_DIVISOR in CSS).
         let l = if w.pacing_rate.is_some() { f64::INFINITY } else { HYSTART_L * mss };
-        let step = (ack.acked_bytes as f64).min(l);
+        let step = if grow { (ack.acked_bytes as f64).min(l) } else { 0.0 };
         w.cwnd += if hs.css_baseline_min_rtt.is_some() { step / CSS_GROWTH_DIVISOR } else { step };
         if let Some(rtt) = ack.rtt {
             hs.current_round_min_rtt = Some(hs.current_round_min_rtt.map_or(rtt, |m| m.min(rtt)));
@@ -544,6 +547,8 @@ impl CongestionControl for Cubic {
             }
             if w.cwnd >= w.ssthresh && cx.cwnd_limited {
                 self.ns3_congestion_avoidance(ack.acked_bytes, w, cx);
+            } else if w.cwnd >= w.ssthresh {
+                self.state.ss_pending = (ack.acked_bytes + self.state.ss_pending) % cx.mss as u64;
             }
         }
     }
@@ -561,13 +566,19 @@ impl CongestionControl for Cubic {
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
-        if self.params.arithmetic != Arithmetic::Real && !cx.cwnd_limited {
-            // tcp-cubic.cc:187-192 and cubictcp_cong_avoid: no growth while the flow does
-            // not use its window (`tcp.cwnd_limited`).
-            return;
-        }
         let mss = cx.mss_f();
         let hystart_now = self.params.hystart && w.ssthresh.is_infinite() && w.cwnd < w.ssthresh;
+        if self.params.arithmetic != Arithmetic::Real && !cx.cwnd_limited {
+            // tcp-cubic.cc:187-192 and cubictcp_cong_avoid: no growth while the flow does
+            // not use its window (`tcp.cwnd_limited`). HyStart still observes the ACK, and
+            // ns-3 still carries the part of a segment (m_bytesAckedNotProcessed, 2046-2053).
+            if hystart_now {
+                self.hystart_ack(ack, w, cx, false);
+            } else if self.params.arithmetic == Arithmetic::Ns3 {
+                self.state.ss_pending = (ack.delivered_bytes + self.state.ss_pending) % cx.mss as u64;
+            }
+            return;
+        }
         if self.params.arithmetic == Arithmetic::Linux && !hystart_now {
             self.linux_growth(ack.delivered_bytes, w, cx);
             return;
@@ -575,7 +586,7 @@ impl CongestionControl for Cubic {
         if w.cwnd < w.ssthresh {
             if self.params.hystart && w.ssthresh.is_infinite() {
                 // §4.10: the initial slow start with HyStart++ (RFC 9406).
-                self.hystart_ack(ack, w, cx);
+                self.hystart_ack(ack, w, cx, true);
             } else if self.params.slow_start == SlowStart::SegmentsAcked {
                 // TcpSocketBase::ProcessAck's segsAcked counts DeliveredData (the rate
                 // sampler's delivered bytes): with SACK a jump over SACKed data adds little.
@@ -1018,6 +1029,29 @@ mod tests {
             assert_eq!(var(&h, "hystart_css"), 0.0);
             assert!(h.w.ssthresh.is_infinite());
         }
+    }
+
+    #[test]
+    fn while_not_cwnd_limited_linux_and_ns3_cubic_hold_cwnd_but_hystart_still_watches() {
+        // cubictcp_cong_avoid returns first when !tcp_is_cwnd_limited; HyStart runs in
+        // cubictcp_acked, outside that gate; ns-3's TcpCubic::IncreaseWindow returns first.
+        for arithmetic in [Arithmetic::Linux, Arithmetic::Ns3] {
+            let mut h = Harness::new(build(&CubicParams { arithmetic, ..CubicParams::default() }));
+            h.cwnd_limited = false;
+            // 40 segments: rounds of 20 ACKs, enough for HyStart's 8 samples a round.
+            h.w.cwnd = 40.0 * SEG;
+            let before = h.w.cwnd;
+            let rtt = |i: usize| if i < 60 { 100 * MS } else { 113 * MS };
+            let i = slow_start_run(&mut h, 400, rtt, |h| var(h, "hystart_css") == 1.0);
+            assert_eq!(h.w.cwnd, before, "{arithmetic:?}");
+            assert!(i >= 60 && i < 400, "{arithmetic:?}: CSS entered at ACK {i}");
+        }
+        // RFC 9438's arithmetic has no such test.
+        let mut h = Harness::new(build(&CubicParams { hystart: false, ..CubicParams::default() }));
+        h.cwnd_limited = false;
+        let before = h.w.cwnd;
+        slow_start_run(&mut h, 10, |_| 100 * MS, |_| false);
+        assert!(h.w.cwnd > before);
     }
 
     #[test]

@@ -16,10 +16,20 @@
 //!
 //! "The window" is the one the sender sent under: during PRR recovery PRR's (ns-3's
 //! TcpPrrRecovery and Linux's tcp_cwnd_reduction write it into cwnd), else cwnd (with any
-//! RFC 5681 inflation). Deviation (Linux): wtcp ends a send pass where Linux's
-//! tcp_write_xmit runs for an ACK, at the flow's start and after a pacing tick, but not
-//! after a timeout's retransmission (Linux's tcp_retransmit_timer does not validate
-//! either).
+//! RFC 5681 inflation).
+//!
+//! Deviations:
+//! - Linux: wtcp ends a send pass where Linux's tcp_write_xmit runs for an ACK, at the
+//!   flow's start and after a pacing tick, each time only if unsent data was waiting
+//!   (tcp_push_pending_frames), and not after a timeout's retransmission (Linux's
+//!   tcp_retransmit_timer does not validate either).
+//! - Linux: tcp_cwnd_validate also halves cwnd toward what was used once the flow has gone
+//!   an RTO without being cwnd-limited (tcp_cwnd_application_limited, RFC 7661's idea);
+//!   not modelled (a bulk flow held by the receive window is unaffected; an application-
+//!   limited one keeps its cwnd).
+//! - ns-3: the fast retransmit itself is judged against cwnd (then ssthresh), where ns-3's
+//!   EnterRecovery first sets cwnd to PRR's first window (tcp-socket-base.cc:1721); the
+//!   next send on the same ACK, judged against PRR's window, overwrites it.
 
 use crate::scenario::CwndLimited;
 

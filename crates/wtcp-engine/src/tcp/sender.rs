@@ -294,8 +294,12 @@ impl Sender {
         }
     }
 
-    /// The end of a send pass (`cwnd_use.rs`, Linux's tcp_cwnd_validate).
+    /// The end of a send pass (`cwnd_use.rs`, Linux's tcp_cwnd_validate), one that began
+    /// with unsent data (tcp_push_pending_frames calls tcp_write_xmit only then).
     fn end_send_pass(&mut self, snd_max_before: u64) {
+        if snd_max_before >= self.data_end {
+            return;
+        }
         let (window, pipe) = (self.window_in_force(), self.pipe());
         self.cwnd_use.on_pass_end(self.snd_max > snd_max_before, window, pipe, self.mss, self.snd_una, self.snd_max);
     }
