@@ -18,6 +18,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod time;
+pub mod wheel;
 pub mod wifi;
 
 pub use result::{FlowResult, RunResult, Traces};
