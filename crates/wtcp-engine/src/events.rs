@@ -7,21 +7,19 @@
 //! Two forms of one order. While few events are pending (a handful per link direction
 //! and flow timer in small scenarios), they sit in a vector sorted latest first: the
 //! next event is popped off its end, and a new one, usually among the soonest, is placed
-//! by a short scan from that end. With many pending (hundreds of flows), a binary heap of
-//! the events due within [`FAR_NS`] (packets' transmissions and arrivals) and a timing
-//! wheel (`wheel.rs`) of the rest (mostly flows' retransmission and delayed-ACK timers, a
-//! thousand of them at a thousand flows): the packets' events sift through a small heap,
-//! a timer is added in constant time, and a slot of the wheel joins the heap before any
-//! of its events can be the next. The queue switches form at [`TO_HEAP`]
+//! by a short scan from that end. With many pending (hundreds of flows), two binary
+//! heaps: events due within [`FAR_NS`] (packets' transmissions and arrivals) and the
+//! rest (mostly flows' retransmission and delayed-ACK timers, a thousand of them at a
+//! thousand flows), so that the packets' events sift through a small heap; the next
+//! event is the earlier of the two heaps' first. The queue switches form at [`TO_HEAP`]
 //! and back at [`TO_SORTED`] pending events. Every form yields the exact minimum of
 //! (time, insertion number), so the order of events, and every result, is the same
-//! whichever form holds them and wherever an event waited.
+//! whichever form holds them and whichever heap an event went to.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::time::Time;
-use crate::wheel::{Due, Wheel};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -74,12 +72,6 @@ impl Entry {
     }
 }
 
-impl Due for Entry {
-    fn due(&self) -> Time {
-        self.time()
-    }
-}
-
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
@@ -106,8 +98,8 @@ pub const TO_HEAP: usize = 64;
 pub const TO_SORTED: usize = 16;
 
 /// In heap form, events more than this far ahead of the last popped one (timers: RTO,
-/// delayed ACK) wait in the wheel, so that the heap the packets' events cycle through
-/// stays small (2^24 ns: 16.8 ms, many slots of the wheel ahead of the last popped event).
+/// delayed ACK) go to a second heap, so that the heap the packets' events cycle through
+/// stays small (2^24 ns: 16.8 ms).
 pub const FAR_NS: Time = 1 << 24;
 
 #[derive(Debug)]
@@ -115,9 +107,9 @@ pub struct EventQueue {
     /// In use while `in_heap` is false: sorted by key, latest first (the next event last).
     sorted: Vec<Entry>,
     /// In use while `in_heap` is true: events scheduled within [`FAR_NS`] of `now`, and
-    /// the others, which join `near` a slot at a time before any of them is due.
+    /// the others. The queue's next event is the earlier of the two heaps' first.
     near: BinaryHeap<Entry>,
-    far: Wheel<Entry>,
+    far: BinaryHeap<Entry>,
     in_heap: bool,
     /// In heap form, the time of the last event popped (the reference of [`FAR_NS`]).
     now: Time,
@@ -135,7 +127,7 @@ impl EventQueue {
     /// Bytes one pending event takes in the heap (for the resource estimate).
     pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { sorted: Vec::with_capacity(n.min(TO_HEAP + 1)), near: BinaryHeap::new(), far: Wheel::default(), in_heap: false, now: 0, next_seq: 0, popped: 0 }
+        EventQueue { sorted: Vec::with_capacity(n.min(TO_HEAP + 1)), near: BinaryHeap::new(), far: BinaryHeap::new(), in_heap: false, now: 0, next_seq: 0, popped: 0 }
     }
 
     pub fn schedule(&mut self, time: Time, event: Event) {
@@ -150,10 +142,7 @@ impl EventQueue {
 
     fn to_heaps(&mut self, entry: Entry) {
         if entry.time().saturating_sub(self.now) > FAR_NS {
-            // A slot already released (only after a pop that found nothing due) refuses.
-            if let Err(entry) = self.far.push(entry) {
-                self.near.push(entry);
-            }
+            self.far.push(entry);
         } else {
             self.near.push(entry);
         }
@@ -182,7 +171,6 @@ impl EventQueue {
     fn to_heap(&mut self) {
         // The sorted form does not keep the time; its soonest event stands in for it.
         self.now = self.sorted.last().map_or(0, Entry::time);
-        self.far.reset(self.now);
         let mut sorted = std::mem::take(&mut self.sorted);
         for e in sorted.drain(..) {
             self.to_heaps(e);
@@ -194,9 +182,7 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn to_sorted(&mut self) {
-        self.sorted.extend(self.near.drain());
-        let sorted = &mut self.sorted;
-        self.far.drain_all(|e| sorted.push(e));
+        self.sorted.extend(self.near.drain().chain(self.far.drain()));
         self.sorted.sort_unstable_by(|a, b| b.key.cmp(&a.key));
         self.in_heap = false;
     }
@@ -220,19 +206,17 @@ impl EventQueue {
     /// scenarios' loop CPU when both heaps' pops were inlined there).
     #[inline(never)]
     fn pop_heaps(&mut self, until: Time) -> Option<(Time, Event)> {
-        // Every slot of the wheel that starts by the heap's first (or `until`) joins the
-        // heap first: an event there may come before it.
-        loop {
-            let limit = self.near.peek().map_or(until, |n| n.time().min(until));
-            let near = &mut self.near;
-            if !self.far.release_next(limit, |e| near.push(e)) {
-                break;
-            }
-        }
-        if self.near.peek()?.time() > until {
+        let far_first = match (self.near.peek(), self.far.peek()) {
+            (Some(n), Some(f)) => f.key < n.key,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (None, None) => return None,
+        };
+        let heap = if far_first { &mut self.far } else { &mut self.near };
+        if heap.peek()?.time() > until {
             return None;
         }
-        let e = self.near.pop()?;
+        let e = heap.pop()?;
         self.now = e.time();
         if self.near.len() + self.far.len() < TO_SORTED {
             self.to_sorted();
@@ -246,7 +230,8 @@ impl EventQueue {
     pub fn next_time(&self) -> Option<Time> {
         if self.in_heap {
             let n = self.near.peek().map(Entry::time);
-            return n.into_iter().chain(self.far.first_due()).min();
+            let f = self.far.peek().map(Entry::time);
+            return n.into_iter().chain(f).min();
         }
         self.sorted.last().map(Entry::time)
     }

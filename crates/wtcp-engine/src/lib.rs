@@ -18,7 +18,6 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod time;
-pub mod wheel;
 pub mod wifi;
 
 pub use result::{FlowResult, RunResult, Traces};

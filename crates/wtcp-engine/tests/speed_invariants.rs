@@ -119,11 +119,11 @@ proptest! {
     }
 
     /// The same order while bursts of events carry the queue across both of its forms
-    /// (a sorted vector below `TO_SORTED`, a heap and a timing wheel above `TO_HEAP`) and
-    /// back, many times, with times from equal to far apart (up to 120 s: past `FAR_NS`,
-    /// so that the wheel holds events, and past the wheel's 4.3 s span).
+    /// (a sorted vector below `TO_SORTED`, two heaps above `TO_HEAP`) and back, many
+    /// times, with times from equal to far apart (up to 1.2 s, past `FAR_NS`, so that both
+    /// heaps hold events).
     #[test]
-    fn order_holds_across_the_queues_two_forms(bursts in prop::collection::vec((0..3 * TO_HEAP, 0..3 * TO_HEAP, 0..11u32), 1..40)) {
+    fn order_holds_across_the_queues_two_forms(bursts in prop::collection::vec((0..3 * TO_HEAP, 0..3 * TO_HEAP, 0..9u32), 1..40)) {
         let mut q = EventQueue::default();
         let mut model: Vec<(u64, u32)> = Vec::new();
         let (mut now, mut n) = (0u64, 0u32);
@@ -146,14 +146,13 @@ proptest! {
     }
 
     /// `pop_until` yields the next event exactly when it is due by `until`, and nothing
-    /// otherwise (the event stays), with delays around `FAR_NS`, past the timing wheel's
-    /// span (4.3-34 s) and up to the end of time,
+    /// otherwise (the event stays), with delays around `FAR_NS` and up to the end of time,
     /// from a start at 0, mid-range or just below `u64::MAX`; length and emptiness agree
     /// with the model after every operation.
     #[test]
     fn pop_until_yields_exactly_the_due_events(
         base in prop_oneof![Just(0u64), Just(u64::MAX - (1u64 << 40)), 0..u64::MAX / 2],
-        bursts in prop::collection::vec((0..3 * TO_HEAP, 0..3 * TO_HEAP, prop::collection::vec(prop_oneof![0..3u64, (FAR_NS - 2)..(FAR_NS + 3), 0..(1u64 << 30), (1u64 << 32)..(1u64 << 35), Just(u64::MAX)], 1..8), 0..4usize), 1..30),
+        bursts in prop::collection::vec((0..3 * TO_HEAP, 0..3 * TO_HEAP, prop::collection::vec(prop_oneof![0..3u64, (FAR_NS - 2)..(FAR_NS + 3), 0..(1u64 << 30), Just(u64::MAX)], 1..8), 0..4usize), 1..30),
     ) {
         let mut q = EventQueue::default();
         let mut model: Vec<(u64, u32)> = Vec::new();
