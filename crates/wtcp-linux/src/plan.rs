@@ -234,6 +234,7 @@ fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), Scena
         ("recovery_exit_growth", t.recovery_exit_growth.to_string(), linux.recovery_exit_growth.to_string()),
         ("loss_exit_credit", format!("{:?}", t.loss_exit_credit), format!("{:?}", linux.loss_exit_credit)),
         ("cwnd_limited", format!("{:?}", t.cwnd_limited), format!("{:?}", linux.cwnd_limited)),
+        ("ts_recent", format!("{:?}", t.ts_recent), format!("{:?}", linux.ts_recent)),
     ];
     for (field, ours, theirs) in fixed.iter().chain(more.iter()) {
         if ours != theirs {

@@ -79,6 +79,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "reno_sack": False,
     "loss_exit_credit": "delivered",
     "cwnd_limited": "assumed",
+    "ts_recent": "rfc7323",
     "loss_detection": "dupack",
     "rearm_rto_on_head_retransmit": False,
 }
@@ -185,6 +186,7 @@ TCP_MATCHED: dict[str, tuple[Any, str]] = {
     "backoff_reset": ("new_ack", "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data, which clears the backoff (TcpSocketBase::NewAck)"),
     "recovery_exit_growth": (True, "ns-3's TcpSocketBase::ProcessAck gives the ACK that ends fast recovery to IncreaseWindow with its whole span"),
     "loss_exit_credit": ("above_recovery_point", "ns-3's TcpSocketBase::ProcessAck credits the ACK that leaves CA_LOSS with the segments above the recovery point only (tcp-socket-base.cc:2219-2233)"),
+    "ts_recent": ("ns3", "ns-3's TcpSocketBase::ProcessOptionTimestamp echoes the TSval of the segment at RCV.NXT only, and ignores a TSval below the largest seen (tcp-socket-base.cc:4459-4481)"),
     "cwnd_limited": ("ns3", "ns-3's TcpSocketBase::SendDataPacket records after every data segment whether cwnd < BytesInFlight + one segment (m_isCwndLimited, tcp-socket-base.cc:3336), and TcpCubic and TcpLinuxReno grow only while it holds"),
     "timeout_count_reset": ("every_timeout", "ns-3's TcpSocketBase::ReTxTimeout cuts ssthresh on every timeout, from what was in flight (SetSentListLost clears the retransmitted flag its keep-ssthresh test reads)"),
 }

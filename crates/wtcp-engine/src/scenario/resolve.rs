@@ -19,7 +19,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited};
+pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +90,8 @@ pub struct TcpConfig {
     /// When the flow counts as cwnd-limited for algorithms that grow only then (`assumed`:
     /// always, RFC 5681; `ns3`; `linux`).
     pub cwnd_limited: CwndLimited,
+    /// Which data segment's TSval the receiver echoes (`rfc7323`; `ns3`).
+    pub ts_recent: TsRecent,
 }
 
 impl Default for TcpConfig {
@@ -127,6 +129,7 @@ impl Default for TcpConfig {
             reno_sack: false,
             loss_exit_credit: LossExitCredit::Delivered,
             cwnd_limited: CwndLimited::Assumed,
+            ts_recent: TsRecent::Rfc7323,
         }
     }
 }
@@ -1343,6 +1346,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         reno_sack,
         loss_exit_credit: pick!(loss_exit_credit).unwrap_or(d.loss_exit_credit),
         cwnd_limited: pick!(cwnd_limited).unwrap_or(d.cwnd_limited),
+        ts_recent: pick!(ts_recent).unwrap_or(d.ts_recent),
     };
     Ok(TcpFlowCfg { cc, kernel_cc, tcp, bytes: fl.bytes })
 }

@@ -102,6 +102,21 @@ pub struct TcpSection {
     pub reno_sack: Option<bool>,
     pub loss_exit_credit: Option<LossExitCredit>,
     pub cwnd_limited: Option<CwndLimited>,
+    pub ts_recent: Option<TsRecent>,
+}
+
+/// Which data segment's TSval the receiver echoes (RFC 7323 TS.Recent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TsRecent {
+    /// RFC 7323 §4.3 (2): a segment that starts at or below Last.ACK.sent (old
+    /// duplicates included) with a TSval not below TS.Recent.
+    Rfc7323,
+    /// ns-3.44's TcpSocketBase::ProcessOptionTimestamp (tcp-socket-base.cc:4459-4481):
+    /// only the segment that starts exactly at RCV.NXT, at or below the highest ACK sent,
+    /// and only if its TSval (whole milliseconds) is not below the largest TSval seen on
+    /// any segment (which every segment not below it raises).
+    Ns3,
 }
 
 /// When the sender counts the flow as limited by its congestion window, the test the

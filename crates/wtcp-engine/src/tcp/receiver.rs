@@ -15,7 +15,7 @@ use wtcp_cc::ReceiverControl;
 use super::sack::{SackReporter, MAX_BLOCKS};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{EcnEcho, TcpConfig};
+use crate::scenario::{EcnEcho, TcpConfig, TsRecent};
 use crate::time::Time;
 
 #[derive(Debug)]
@@ -42,6 +42,10 @@ pub struct Receiver {
     /// RFC 7323 TS.Recent and Last.ACK.sent.
     ts_recent: Time,
     last_ack_sent: u64,
+    /// Which segment's TSval becomes TS.Recent (`tcp.ts_recent`), and for ns-3's rule the
+    /// largest TSval seen (m_rcvTimestampValue, whole milliseconds).
+    ts_rule: TsRecent,
+    ts_max_ms: u64,
     last_arrival: Time,
     /// Payload bytes of every data segment received (duplicates and out-of-order included).
     rx_bytes: u64,
@@ -82,6 +86,8 @@ impl Receiver {
             delack_timer: LazyTimer::default(),
             ts_recent: 0,
             last_ack_sent: 0,
+            ts_rule: cfg.ts_recent,
+            ts_max_ms: 0,
             last_arrival: 0,
             rx_bytes: 0,
             mark_pending: false,
@@ -122,10 +128,7 @@ impl Receiver {
             let ts_ecr = (self.timestamps && p.ts_ecr > 0).then_some(p.ts_ecr);
             c.on_segment(p.seq, p.len, now, ts_ecr);
         }
-        // RFC 7323 §4.3: TS.Recent takes the TSval of a segment at the left window edge.
-        if start <= self.last_ack_sent {
-            self.ts_recent = p.ts_val;
-        }
+        self.update_ts_recent(start, p.ts_val);
         if end <= self.rcv_nxt {
             // Entirely old data: acknowledge at once.
             self.note_sack(start, end, duplicate);
@@ -205,6 +208,31 @@ impl Receiver {
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.ooo.pop_first();
             self.ooo_bytes -= e - s;
+        }
+    }
+
+    /// TS.Recent from a data segment starting at `start` with `ts_val`, before RCV.NXT
+    /// moves (`tcp.ts_recent`).
+    fn update_ts_recent(&mut self, start: u64, ts_val: Time) {
+        match self.ts_rule {
+            // RFC 7323 §4.3 (2): "If SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent".
+            TsRecent::Rfc7323 => {
+                if ts_val >= self.ts_recent && start <= self.last_ack_sent {
+                    self.ts_recent = ts_val;
+                }
+            }
+            // tcp-socket-base.cc:4467-4480: a smaller TSval than any seen is ignored (taken
+            // for reordering); the echo moves only for the segment at RCV.NXT.
+            TsRecent::Ns3 => {
+                let ms = ts_val / 1_000_000;
+                if ms < self.ts_max_ms {
+                    return;
+                }
+                self.ts_max_ms = ms;
+                if start == self.rcv_nxt && start <= self.last_ack_sent {
+                    self.ts_recent = ts_val;
+                }
+            }
         }
     }
 
@@ -289,6 +317,40 @@ mod tests {
         // covers segments of one state.
         let got = acks(EcnEcho::StateChange, &[false, false, true, true, false, false, false]);
         assert_eq!(got, vec![(2000, false), (3000, true), (4000, true), (5000, false), (7000, false)]);
+    }
+
+    /// The TSecr of each ACK for segments (start, TSval in ms), one ACK per segment.
+    fn echoes(rule: TsRecent, segments: &[(u64, Time)]) -> Vec<Time> {
+        let cfg = TcpConfig { timestamps: true, delayed_ack: false, ts_recent: rule, ..TcpConfig::default() };
+        let mut r = Receiver::new(0, 1, 0, &cfg, None);
+        let (mut ev, mut out) = (EventQueue::default(), Vec::new());
+        for &(start, ts_ms) in segments {
+            let mut p = Packet::new(PacketKind::Data, 0, 0, 1, 1052, 0);
+            p.seq = start * 1000;
+            p.len = 1000;
+            p.ts_val = ts_ms * 1_000_000;
+            r.on_data(&p, ts_ms * 1_000_000 + 5_000_000, &mut ev, &mut out);
+        }
+        out.iter().map(|a| a.ts_ecr / 1_000_000).collect()
+    }
+
+    #[test]
+    fn ns3_echoes_only_the_segment_at_rcv_nxt_where_rfc7323_takes_old_duplicates_too() {
+        // Segments 0 and 1 in order (TSval 10, 20); segment 0 again (a needless resend,
+        // TSval 30); segment 3 out of order (TSval 40); segment 2, the hole (TSval 35).
+        let segs = [(0, 10), (1, 20), (0, 30), (3, 40), (2, 35)];
+        // RFC 7323: the duplicate at the left edge moves TS.Recent to 30; the out-of-order
+        // 3 does not; the hole's 35 >= 30 does.
+        assert_eq!(echoes(TsRecent::Rfc7323, &segs), vec![10, 20, 30, 30, 35]);
+        // ns-3: the duplicate starts below RCV.NXT: no echo; 40 raises the largest TSval
+        // seen, so the hole's 35 is taken for reordering and ignored.
+        assert_eq!(echoes(TsRecent::Ns3, &segs), vec![10, 20, 20, 20, 20]);
+    }
+
+    #[test]
+    fn rfc7323_keeps_ts_recent_from_moving_back() {
+        // A delayed original (TSval 15) after its resend (TSval 25) reached the left edge.
+        assert_eq!(echoes(TsRecent::Rfc7323, &[(0, 25), (0, 15)]), vec![25, 25]);
     }
 
     #[test]
