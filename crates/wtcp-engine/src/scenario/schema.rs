@@ -109,8 +109,8 @@ pub struct TcpSection {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TsRecent {
-    /// RFC 7323 §4.3 (2): a segment that starts at or below Last.ACK.sent (old
-    /// duplicates included) with a TSval not below TS.Recent.
+    /// RFC 7323 §5.3 R2-R3: a segment in the window (not wholly below RCV.NXT) that starts
+    /// at or below Last.ACK.sent, with a TSval not below TS.Recent.
     Rfc7323,
     /// ns-3.44's TcpSocketBase::ProcessOptionTimestamp (tcp-socket-base.cc:4459-4481):
     /// only the segment that starts exactly at RCV.NXT, at or below the highest ACK sent,

@@ -128,7 +128,7 @@ impl Receiver {
             let ts_ecr = (self.timestamps && p.ts_ecr > 0).then_some(p.ts_ecr);
             c.on_segment(p.seq, p.len, now, ts_ecr);
         }
-        self.update_ts_recent(start, p.ts_val);
+        self.update_ts_recent(start, end, p.ts_val);
         if end <= self.rcv_nxt {
             // Entirely old data: acknowledge at once.
             self.note_sack(start, end, duplicate);
@@ -211,13 +211,16 @@ impl Receiver {
         }
     }
 
-    /// TS.Recent from a data segment starting at `start` with `ts_val`, before RCV.NXT
-    /// moves (`tcp.ts_recent`).
-    fn update_ts_recent(&mut self, start: u64, ts_val: Time) {
+    /// TS.Recent from a data segment [start, end) with `ts_val`, before RCV.NXT moves
+    /// (`tcp.ts_recent`).
+    fn update_ts_recent(&mut self, start: u64, end: u64, ts_val: Time) {
         match self.ts_rule {
-            // RFC 7323 §4.3 (2): "If SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent".
+            // RFC 7323 §5.3: R2 rejects a segment outside the window (here: wholly below
+            // RCV.NXT, an old duplicate), then R3 "If SEG.TSval >= TS.Recent and SEG.SEQ <=
+            // Last.ACK.sent" records its TSval (Linux: tcp_sequence, then
+            // tcp_replace_ts_recent).
             TsRecent::Rfc7323 => {
-                if ts_val >= self.ts_recent && start <= self.last_ack_sent {
+                if ts_val >= self.ts_recent && start <= self.last_ack_sent && end > self.rcv_nxt {
                     self.ts_recent = ts_val;
                 }
             }
@@ -339,9 +342,10 @@ mod tests {
         // Segments 0 and 1 in order (TSval 10, 20); segment 0 again (a needless resend,
         // TSval 30); segment 3 out of order (TSval 40); segment 2, the hole (TSval 35).
         let segs = [(0, 10), (1, 20), (0, 30), (3, 40), (2, 35)];
-        // RFC 7323: the duplicate at the left edge moves TS.Recent to 30; the out-of-order
-        // 3 does not; the hole's 35 >= 30 does.
-        assert_eq!(echoes(TsRecent::Rfc7323, &segs), vec![10, 20, 30, 30, 35]);
+        // RFC 7323 §5.3: the duplicate lies wholly below RCV.NXT, outside the window (R2),
+        // and the out-of-order 3 starts above Last.ACK.sent: neither moves TS.Recent; the
+        // hole (35 >= 20, at the left edge) does.
+        assert_eq!(echoes(TsRecent::Rfc7323, &segs), vec![10, 20, 20, 20, 35]);
         // ns-3: the duplicate starts below RCV.NXT: no echo; 40 raises the largest TSval
         // seen, so the hole's 35 is taken for reordering and ignored.
         assert_eq!(echoes(TsRecent::Ns3, &segs), vec![10, 20, 20, 20, 20]);
@@ -349,8 +353,10 @@ mod tests {
 
     #[test]
     fn rfc7323_keeps_ts_recent_from_moving_back() {
-        // A delayed original (TSval 15) after its resend (TSval 25) reached the left edge.
-        assert_eq!(echoes(TsRecent::Rfc7323, &[(0, 25), (0, 15)]), vec![25, 25]);
+        // Segment 0 (TSval 30) sets TS.Recent; segment 2 (25) is held out of order;
+        // segment 1 with an older TSval (15, a delayed original) fills the left edge: R3's
+        // SEG.TSval >= TS.Recent (30) fails.
+        assert_eq!(echoes(TsRecent::Rfc7323, &[(0, 30), (2, 25), (1, 15)]), vec![30, 30, 30]);
     }
 
     #[test]
