@@ -153,6 +153,7 @@ const NS2: Profile = Profile {
         e("tcp.clock_granularity_s", F(0.01), "ns-default.tcl:952 Agent/TCP set tcpTick_ 0.01"),
         e("tcp.max_backoff", I(16), "tcp.cc:611-627: with rfc2988_ the backoff doubles while the RTO is below maxrto_ (the 60 s cap binds first)"),
         e("tcp.rtt_sampling", N("one_per_rtt"), "tcp.cc:779-786, 1390-1402: one timed segment (rtt_active_, rtt_seq_) without timestamps_"),
+        e("tcp.ts_recent", N("ns2"), "tcp-sink.cc Acker::update_ts with ns-default.tcl's Agent/TCPSink ts_echo_rfc1323_ false, ts_echo_bugfix_ true: ts_to_echo_ = ts if ts >= ts_to_echo_ and seqno <= last_ack_sent_ + 1 (old duplicates included)"),
         e("tcp.dupack_threshold", I(3), "ns-default.tcl:909 Agent/TCP set numdupacks_ 3"),
         e("tcp.limited_transmit", B(true), "ns-default.tcl:987 Agent/TCP set singledup_ 1"),
         e("tcp.delayed_ack", B(false), "ns-default.tcl:1051-1066, tcp-sink.cc: Agent/TCPSink acknowledges every packet (Agent/TCPSink/DelAck is another agent)"),

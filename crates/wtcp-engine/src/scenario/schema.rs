@@ -112,6 +112,10 @@ pub enum TsRecent {
     /// RFC 7323 §5.3 R2-R3: a segment in the window (not wholly below RCV.NXT) that starts
     /// at or below Last.ACK.sent, with a TSval not below TS.Recent.
     Rfc7323,
+    /// ns-2.35's Acker::update_ts with its defaults (tcp-sink.cc, ts_echo_rfc1323_ false):
+    /// a segment that starts at or below the last ACK sent with a TSval not below the echo,
+    /// old duplicates included ("rfc1323-bis, update timestamps from duplicate segments").
+    Ns2,
     /// ns-3.44's TcpSocketBase::ProcessOptionTimestamp (tcp-socket-base.cc:4459-4481):
     /// only the segment that starts exactly at RCV.NXT, at or below the highest ACK sent,
     /// and only if its TSval (whole milliseconds) is not below the largest TSval seen on

@@ -224,6 +224,12 @@ impl Receiver {
                     self.ts_recent = ts_val;
                 }
             }
+            // ns-2.35 tcp-sink.cc Acker::update_ts (ts_echo_rfc1323_ false): no window test.
+            TsRecent::Ns2 => {
+                if ts_val >= self.ts_recent && start <= self.last_ack_sent {
+                    self.ts_recent = ts_val;
+                }
+            }
             // tcp-socket-base.cc:4467-4480: a smaller TSval than any seen is ignored (taken
             // for reordering); the echo moves only for the segment at RCV.NXT.
             TsRecent::Ns3 => {
@@ -349,6 +355,8 @@ mod tests {
         // ns-3: the duplicate starts below RCV.NXT: no echo; 40 raises the largest TSval
         // seen, so the hole's 35 is taken for reordering and ignored.
         assert_eq!(echoes(TsRecent::Ns3, &segs), vec![10, 20, 20, 20, 20]);
+        // ns-2: the duplicate (30 >= 20, at or below the last ACK sent) moves the echo.
+        assert_eq!(echoes(TsRecent::Ns2, &segs), vec![10, 20, 30, 30, 35]);
     }
 
     #[test]
