@@ -215,6 +215,35 @@ fn partial_acks_restart_the_timer_once_when_impatient_and_every_time_when_slow_b
     assert!(i.unnecessary_retransmissions > 0 && i.retransmitted_segments > 8, "{i:?}");
 }
 
+#[test]
+fn a_timeout_inside_fast_recovery_cuts_ssthresh_again_per_rfc_5681_and_keeps_it_as_linux_does() {
+    // The impatient timer of the test above expires during the recovery of eight losses.
+    let run = |rule: &str| {
+        let r = two_hop(&[
+            ("links.1.ab.loss", "{ model = \"list\", packets = [30, 32, 34, 36, 38, 40, 42, 44] }"),
+            ("tcp.rto_min_s", "0.2"),
+            ("tcp.timeout_in_recovery", rule),
+            ("trace.enabled", "true"),
+            ("trace.interval_ms", "1"),
+        ]);
+        let t = r.traces.unwrap();
+        let col = |name: &str| t.flow_columns.iter().find(|(n, _)| *n == name).unwrap().1.clone();
+        let (ssthresh, in_recovery, una, max) = (col("ssthresh"), col("in_recovery"), col("snd_una"), col("snd_max"));
+        let at = t.loss_time.iter().zip(&t.loss_timeout).find(|(_, &to)| to).map(|(&time, _)| time).unwrap();
+        let i = t.flow_time.iter().position(|&s| s > at).unwrap();
+        let before = (0..i).rev().find(|&k| in_recovery[k] == 1.0).unwrap();
+        (ssthresh[before], ssthresh[i], max[before] - una[before])
+    };
+    let (during, after, _) = run("\"keep\"");
+    assert_eq!(after, during);
+    // RFC 5681 eq. 4: half the FlightSize at the timeout (the last sample of the recovery
+    // is within a millisecond of it and sees the same outstanding data).
+    let (during_cut, after_cut, flight) = run("\"cut\"");
+    assert_eq!(during_cut, during);
+    assert_eq!(after_cut, (flight / 2.0).max(2000.0));
+    assert_ne!(after_cut, during);
+}
+
 /// ssthresh just after each timeout of flow 0 on simple2 with ns-3's recovery without SACK
 /// (`reno_sack`, NewReno halving the pipe): a 2 s outage from 5 s costs two timeouts of
 /// the same segment, with no ACK between them.

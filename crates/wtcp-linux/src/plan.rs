@@ -235,6 +235,7 @@ fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), Scena
         ("loss_exit_credit", format!("{:?}", t.loss_exit_credit), format!("{:?}", linux.loss_exit_credit)),
         ("cwnd_limited", format!("{:?}", t.cwnd_limited), format!("{:?}", linux.cwnd_limited)),
         ("ts_recent", format!("{:?}", t.ts_recent), format!("{:?}", linux.ts_recent)),
+        ("timeout_in_recovery", format!("{:?}", t.timeout_in_recovery), format!("{:?}", linux.timeout_in_recovery)),
     ];
     for (field, ours, theirs) in fixed.iter().chain(more.iter()) {
         if ours != theirs {

@@ -80,6 +80,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "loss_exit_credit": "delivered",
     "cwnd_limited": "assumed",
     "ts_recent": "rfc7323",
+    "timeout_in_recovery": "cut",
     "loss_detection": "dupack",
     "rearm_rto_on_head_retransmit": False,
 }
@@ -188,6 +189,7 @@ TCP_MATCHED: dict[str, tuple[Any, str]] = {
     "loss_exit_credit": ("above_recovery_point", "ns-3's TcpSocketBase::ProcessAck credits the ACK that leaves CA_LOSS with the segments above the recovery point only (tcp-socket-base.cc:2219-2233)"),
     "ts_recent": ("ns3", "ns-3's TcpSocketBase::ProcessOptionTimestamp echoes the TSval of the segment at RCV.NXT only, and ignores a TSval below the largest seen (tcp-socket-base.cc:4459-4481)"),
     "cwnd_limited": ("ns3", "ns-3's TcpSocketBase::SendDataPacket records after every data segment whether cwnd < BytesInFlight + one segment (m_isCwndLimited, tcp-socket-base.cc:3336), and TcpCubic and TcpLinuxReno grow only while it holds"),
+    "timeout_in_recovery": ("cut", "ns-3's TcpSocketBase::ReTxTimeout sets ssthresh by GetSsThresh in every state but CA_LOSS (tcp-socket-base.cc:3961), a fast recovery included"),
     "timeout_count_reset": ("every_timeout", "ns-3's TcpSocketBase::ReTxTimeout cuts ssthresh on every timeout, from what was in flight (SetSentListLost clears the retransmitted flag its keep-ssthresh test reads)"),
 }
 # The same, where they apply only with PRR (`tcp.recovery = "prr"`).

@@ -19,7 +19,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent};
+pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent, TimeoutInRecovery};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -92,6 +92,9 @@ pub struct TcpConfig {
     pub cwnd_limited: CwndLimited,
     /// Which data segment's TSval the receiver echoes (`rfc7323`; `ns3`).
     pub ts_recent: TsRecent,
+    /// A timeout during a fast recovery cuts ssthresh again (`cut`: RFC 5681, ns-3) or
+    /// keeps the recovery's (`keep`: Linux).
+    pub timeout_in_recovery: TimeoutInRecovery,
 }
 
 impl Default for TcpConfig {
@@ -130,6 +133,7 @@ impl Default for TcpConfig {
             loss_exit_credit: LossExitCredit::Delivered,
             cwnd_limited: CwndLimited::Assumed,
             ts_recent: TsRecent::Rfc7323,
+            timeout_in_recovery: TimeoutInRecovery::Cut,
         }
     }
 }
@@ -1347,6 +1351,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         loss_exit_credit: pick!(loss_exit_credit).unwrap_or(d.loss_exit_credit),
         cwnd_limited: pick!(cwnd_limited).unwrap_or(d.cwnd_limited),
         ts_recent: pick!(ts_recent).unwrap_or(d.ts_recent),
+        timeout_in_recovery: pick!(timeout_in_recovery).unwrap_or(d.timeout_in_recovery),
     };
     Ok(TcpFlowCfg { cc, kernel_cc, tcp, bytes: fl.bytes })
 }

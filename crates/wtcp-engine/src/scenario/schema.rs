@@ -103,6 +103,19 @@ pub struct TcpSection {
     pub loss_exit_credit: Option<LossExitCredit>,
     pub cwnd_limited: Option<CwndLimited>,
     pub ts_recent: Option<TsRecent>,
+    pub timeout_in_recovery: Option<TimeoutInRecovery>,
+}
+
+/// What a retransmission timeout during a fast recovery does to ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutInRecovery {
+    /// The algorithm's timeout response sets it again (RFC 5681 §3.1 eq. 4; ns-3.44's
+    /// ReTxTimeout).
+    Cut,
+    /// The recovery's reduction stands (Linux's tcp_enter_loss recomputes ssthresh only in
+    /// Open or Disorder, or once high_seq is acknowledged, tcp_input.c).
+    Keep,
 }
 
 /// Which data segment's TSval the receiver echoes (RFC 7323 TS.Recent).

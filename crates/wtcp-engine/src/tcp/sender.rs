@@ -45,7 +45,7 @@ use super::scoreboard::{Scoreboard, SackUpdate};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{BackoffReset, LossDetection, LossExitCredit, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset};
+use crate::scenario::{BackoffReset, LossDetection, LossExitCredit, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset, TimeoutInRecovery};
 use crate::time::Time;
 
 /// What an ACK is to PRR (`sack_send`).
@@ -1398,6 +1398,11 @@ impl Sender {
         };
         let prior = self.win;
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
+        // `timeout_in_recovery = "keep"`: Linux's tcp_enter_loss leaves ssthresh alone in
+        // CA_Recovery while high_seq is above SND.UNA (the recovery's reduction stands).
+        if self.cfg.timeout_in_recovery == TimeoutInRecovery::Keep && self.in_recovery && self.recover.is_some_and(|r| r > self.snd_una) {
+            self.win.ssthresh = prior.ssthresh;
+        }
         io.counters.verdicts.add(cause, verdict);
         io.losses.push(LossEvent { timeout: true, seq: self.snd_una, cause, verdict });
         // RFC 6582 §3.2 step 1 on timeout: recover = highest sequence sent; leave recovery
