@@ -291,9 +291,6 @@ struct State {
     ns3: ns3::Ns3Cubic,
     /// `Arithmetic::Linux`: Linux's integer state.
     linux: linux::LinuxCubic,
-    /// In the fast recovery a loss started (Linux's CA_Recovery): a timeout inside it keeps
-    /// the ssthresh set at its start (tcp_enter_loss).
-    in_fast_recovery: bool,
 }
 
 /// The CUBIC state machine.
@@ -325,7 +322,6 @@ impl Cubic {
                 ss_pending: 0,
                 ns3: ns3::Ns3Cubic::default(),
                 linux: linux::LinuxCubic::default(),
-                in_fast_recovery: false,
             },
         }
     }
@@ -642,14 +638,15 @@ impl CongestionControl for Cubic {
         match loss {
             Loss::FastRetransmit => {
                 self.reduce(w, cx, 2.0);
-                self.state.in_fast_recovery = true;
             }
             Loss::Timeout { consecutive } => {
                 if self.params.arithmetic == Arithmetic::Linux {
                     // tcp_enter_loss: ssthresh (once per window of data), then
-                    // cubictcp_state(TCP_CA_Loss) -> bictcp_reset; snd_cwnd_cnt = 0.
-                    // Not inside a fast recovery, whose reduction stands.
-                    if consecutive <= 1 && !self.state.in_fast_recovery {
+                    // cubictcp_state(TCP_CA_Loss) -> bictcp_reset; snd_cwnd_cnt = 0. Inside
+                    // a fast recovery Linux keeps the recovery's ssthresh: the sender's
+                    // `tcp.timeout_in_recovery = "keep"` (the linux profile) restores it,
+                    // and the reset erases what ssthresh() set here.
+                    if consecutive <= 1 {
                         let seg = self.state.linux.ssthresh(&self.linux, (w.cwnd / mss) as u32);
                         w.ssthresh = f64::from(seg) * mss;
                     }
@@ -672,14 +669,12 @@ impl CongestionControl for Cubic {
                 self.state.after_timeout = true;
                 self.state.ecn.reduced(cx);
                 self.state.region = Region::SlowStart;
-                self.state.in_fast_recovery = false;
             }
         }
         Verdict::None
     }
 
     fn on_recovery_exit(&mut self, w: &mut Window, _cx: &mut Ctx) {
-        self.state.in_fast_recovery = false;
         w.cwnd = w.ssthresh;
     }
 
@@ -732,21 +727,19 @@ mod tests {
     }
 
     #[test]
-    fn linux_timeout_inside_fast_recovery_keeps_its_ssthresh_and_outside_cuts_it() {
+    fn linux_timeout_cuts_from_the_window_it_finds_and_clears_w_max() {
+        // Keeping a fast recovery's ssthresh at a timeout inside it is the sender's rule
+        // (`tcp.timeout_in_recovery = "keep"`, tests/tcp_behaviour.rs); the algorithm's
+        // response is tcp_enter_loss's ssthresh() and cubictcp_state's reset.
         let mut h = linux_cubic();
         h.w.cwnd = 100.0 * SEG;
         h.loss(Loss::FastRetransmit);
         assert_eq!(h.w.ssthresh, 70.0 * SEG, "100 * 717 / 1024 = 70");
-        h.in_recovery = true;
-        h.loss(Loss::Timeout { consecutive: 1 });
-        assert_eq!((h.w.ssthresh, h.cwnd_segments()), (70.0 * SEG, 1.0), "tcp_enter_loss in CA_Recovery keeps ssthresh");
-        // Out of recovery a timeout cuts from the window it finds, and clears W_max.
-        h.in_recovery = false;
+        h.exit_recovery();
         h.w.cwnd = 40.0 * SEG;
         h.loss(Loss::Timeout { consecutive: 1 });
-        assert_eq!(h.w.ssthresh, 28.0 * SEG, "40 * 717 / 1024 = 28");
+        assert_eq!((h.w.ssthresh, h.cwnd_segments()), (28.0 * SEG, 1.0), "40 * 717 / 1024 = 28");
         assert_eq!(var(&h, "w_max_segments"), 0.0);
-        h.exit_recovery();
     }
 
     #[test]

@@ -49,6 +49,12 @@ impl CwndUse {
         CwndUse { rule, last_send_full: false, is_limited: false, max_out: 0, usage_seq: 0 }
     }
 
+    /// Whether the rule needs the end of each send pass (Linux's); the others skip the
+    /// pipe's computation there.
+    pub fn needs_passes(&self) -> bool {
+        self.rule == CwndLimited::Linux
+    }
+
     /// A data segment left with `in_flight` bytes in flight (it included) under `window`.
     pub fn on_send(&mut self, window: f64, in_flight: u64, mss: u64) {
         if self.rule == CwndLimited::Ns3 {

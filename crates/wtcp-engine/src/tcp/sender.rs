@@ -297,7 +297,7 @@ impl Sender {
     /// The end of a send pass (`cwnd_use.rs`, Linux's tcp_cwnd_validate), one that began
     /// with unsent data (tcp_push_pending_frames calls tcp_write_xmit only then).
     fn end_send_pass(&mut self, snd_max_before: u64) {
-        if snd_max_before >= self.data_end {
+        if !self.cwnd_use.needs_passes() || snd_max_before >= self.data_end {
             return;
         }
         let (window, pipe) = (self.window_in_force(), self.pipe());
@@ -1400,6 +1400,9 @@ impl Sender {
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
         // `timeout_in_recovery = "keep"`: Linux's tcp_enter_loss leaves ssthresh alone in
         // CA_Recovery while high_seq is above SND.UNA (the recovery's reduction stands).
+        // Not reproduced: the same in CA_CWR after an ECN echo (wtcp's ECN reduction is no
+        // recovery); Linux then also skips F-RTO and BBR's saved window (bbr_ssthresh),
+        // which wtcp's timeout response still runs.
         if self.cfg.timeout_in_recovery == TimeoutInRecovery::Keep && self.in_recovery && self.recover.is_some_and(|r| r > self.snd_una) {
             self.win.ssthresh = prior.ssthresh;
         }
