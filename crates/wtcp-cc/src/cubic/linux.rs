@@ -28,9 +28,9 @@
 //!   to congestion avoidance (tcp_slow_start);
 //! - ssthresh = max(cwnd * beta / 1024, 2) and W_max = cwnd (1024 + beta) / 2048 under fast
 //!   convergence, in whole segments; a timeout (TCP_CA_Loss) clears everything, W_max and
-//!   the minimum RTT included (bictcp_reset), and cuts ssthresh only outside a fast
-//!   recovery (tcp_enter_loss keeps the one set at CA_Recovery's start; `cubic.rs` tracks
-//!   the recovery);
+//!   the minimum RTT included (bictcp_reset); ssthresh is cut here, and inside a fast
+//!   recovery the sender puts the recovery's back (`tcp.timeout_in_recovery = "keep"`,
+//!   the linux profile: tcp_enter_loss keeps the one set at CA_Recovery's start);
 //! - the minimum RTT is the least RTT sample handed to it (cubictcp_acked), samples within
 //!   one second (HZ jiffies) of an epoch's start discarded.
 //! Deviations and ambiguities resolved (effects untested unless a number is given):
