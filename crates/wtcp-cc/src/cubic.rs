@@ -459,6 +459,14 @@ impl Cubic {
         if self.params.arithmetic == Arithmetic::Real { self.state.epoch_start } else { None }
     }
 
+    /// `bytes` acknowledged, in whole segments; the part short of a segment is carried to
+    /// the next ACK (ns-3's m_bytesAckedNotProcessed, tcp-socket-base.cc:2046-2053).
+    fn whole_segments(&mut self, bytes: u64, mss: u32) -> u64 {
+        let total = bytes + self.state.ss_pending;
+        self.state.ss_pending = total % u64::from(mss);
+        total / u64::from(mss)
+    }
+
     /// cubictcp_acked: an ACK's RTT sample, where the sender took one (ACKs of new data,
     /// in recovery too; Linux samples SACKing duplicates as well: linux.rs).
     fn linux_rtt(&mut self, ack: &AckSample, now: Time) {
@@ -471,10 +479,7 @@ impl Cubic {
     /// acked_sacked, whole segments, the remainder carried): tcp_slow_start below
     /// ssthresh, the rest to bictcp_update and tcp_cong_avoid_ai.
     fn linux_growth(&mut self, delivered: u64, w: &mut Window, cx: &Ctx) {
-        let mss = cx.mss as u64;
-        let bytes = delivered + self.state.ss_pending;
-        self.state.ss_pending = bytes % mss;
-        let mut acked = (bytes / mss) as u32;
+        let mut acked = self.whole_segments(delivered, cx.mss) as u32;
         let mut seg = (w.cwnd / cx.mss_f()) as u32;
         let ssthresh = if w.ssthresh.is_finite() { (w.ssthresh / cx.mss_f()) as u32 } else { u32::MAX };
         if seg < ssthresh {
@@ -499,10 +504,7 @@ impl Cubic {
     /// delivered (TcpSocketBase's segsAcked, the remainder carried), one segment of growth
     /// when the counter reaches Update's cnt.
     fn ns3_congestion_avoidance(&mut self, delivered: u64, w: &mut Window, cx: &Ctx) {
-        let mss = cx.mss as u64;
-        let bytes = delivered + self.state.ss_pending;
-        self.state.ss_pending = bytes % mss;
-        let segments = (bytes / mss) as u32;
+        let segments = self.whole_segments(delivered, cx.mss) as u32;
         if segments == 0 {
             return;
         }
@@ -544,7 +546,7 @@ impl CongestionControl for Cubic {
             if w.cwnd >= w.ssthresh && cx.cwnd_limited {
                 self.ns3_congestion_avoidance(ack.acked_bytes, w, cx);
             } else if w.cwnd >= w.ssthresh {
-                self.state.ss_pending = (ack.acked_bytes + self.state.ss_pending) % cx.mss as u64;
+                self.whole_segments(ack.acked_bytes, cx.mss);
             }
         }
     }
@@ -571,7 +573,7 @@ impl CongestionControl for Cubic {
             if hystart_now {
                 self.hystart_ack(ack, w, cx, false);
             } else if self.params.arithmetic == Arithmetic::Ns3 {
-                self.state.ss_pending = (ack.delivered_bytes + self.state.ss_pending) % cx.mss as u64;
+                self.whole_segments(ack.delivered_bytes, cx.mss);
             }
             return;
         }
@@ -586,9 +588,7 @@ impl CongestionControl for Cubic {
             } else if self.params.slow_start == SlowStart::SegmentsAcked {
                 // TcpSocketBase::ProcessAck's segsAcked counts DeliveredData (the rate
                 // sampler's delivered bytes): with SACK a jump over SACKed data adds little.
-                let bytes = ack.delivered_bytes + self.state.ss_pending;
-                self.state.ss_pending = bytes % cx.mss as u64;
-                w.cwnd += (bytes / cx.mss as u64) as f64 * mss;
+                w.cwnd += self.whole_segments(ack.delivered_bytes, cx.mss) as f64 * mss;
             } else {
                 // §4.10: slow start per RFC 5681 eq. 2.
                 slow_start(w, ack.acked_bytes, mss);
@@ -636,9 +636,7 @@ impl CongestionControl for Cubic {
     fn on_loss(&mut self, loss: Loss, w: &mut Window, cx: &mut Ctx) -> Verdict {
         let mss = cx.mss_f();
         match loss {
-            Loss::FastRetransmit => {
-                self.reduce(w, cx, 2.0);
-            }
+            Loss::FastRetransmit => self.reduce(w, cx, 2.0),
             Loss::Timeout { consecutive } => {
                 if self.params.arithmetic == Arithmetic::Linux {
                     // tcp_enter_loss: ssthresh (once per window of data), then
@@ -672,10 +670,6 @@ impl CongestionControl for Cubic {
             }
         }
         Verdict::None
-    }
-
-    fn on_recovery_exit(&mut self, w: &mut Window, _cx: &mut Ctx) {
-        w.cwnd = w.ssthresh;
     }
 
     fn on_signal(&mut self, signal: Signal, w: &mut Window, cx: &mut Ctx) {

@@ -30,12 +30,15 @@ pub struct Prr {
     /// Credit one more SMSS for a duplicate ACK while less than RecoverFS was delivered
     /// (`tcp.prr_dupack_credit`: ns-3.44 tcp-prr-recovery.cc:74-77).
     dupack_credit: bool,
+    /// The window the last ACK allowed (pipe + sndcnt: what ns-3's TcpPrrRecovery and
+    /// Linux's tcp_cwnd_reduction write into cwnd).
+    window: Option<u64>,
 }
 
 impl Prr {
     /// RFC 6937 §3: at the start of recovery.
     pub fn start(recover_fs: u64) -> Self {
-        Prr { recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0, dupack_credit: false }
+        Prr { recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0, dupack_credit: false, window: None }
     }
 
     /// As `start`, with ns-3's extra SMSS per duplicate ACK (`dupack_credit`).
@@ -62,7 +65,13 @@ impl Prr {
             // Attempt to catch up to ssthresh, as permitted by the limit.
             (ssthresh - pipe).min(limit)
         };
+        self.window = Some(pipe + sndcnt);
         pipe + sndcnt
+    }
+
+    /// The window the last ACK allowed (None before the first).
+    pub fn window(&self) -> Option<u64> {
+        self.window
     }
 
     /// Any transmission or retransmission during recovery.

@@ -176,9 +176,6 @@ pub struct Sender {
     sb: Option<Scoreboard>,
     /// PRR state of the current recovery (RFC 6937), with `recovery = "prr"`.
     prr: Option<Prr>,
-    /// The window PRR last allowed in the current recovery (what ns-3 and Linux write
-    /// into cwnd), for `cwnd_use`.
-    prr_window: Option<u64>,
     /// Whether the flow is cwnd-limited (`tcp.cwnd_limited`, `cwnd_use.rs`).
     cwnd_use: CwndUse,
     /// ns-3's scoreboard without SACK (`reno_sack`), for NewReno-style recovery.
@@ -251,7 +248,6 @@ impl Sender {
                 if rack { sb.with_rack() } else { sb }
             }),
             prr: None,
-            prr_window: None,
             cwnd_use: CwndUse::new(cfg_cwnd_limited),
             reno,
             in_loss: false,
@@ -288,9 +284,9 @@ impl Sender {
     /// The window the sender sends under: PRR's during a PRR recovery, else cwnd with any
     /// RFC 5681 inflation.
     fn window_in_force(&self) -> f64 {
-        match (self.prr.is_some(), self.prr_window) {
-            (true, Some(w)) => w as f64,
-            _ => self.win.cwnd + self.inflation,
+        match self.prr.as_ref().and_then(Prr::window) {
+            Some(w) => w as f64,
+            None => self.win.cwnd + self.inflation,
         }
     }
 
@@ -1041,7 +1037,6 @@ impl Sender {
         self.in_loss = false;
         self.inflation = 0.0;
         self.prr = None;
-        self.prr_window = None;
         if let Some(rack) = self.rack.as_mut() {
             rack.on_recovery_exit();
         }
@@ -1302,9 +1297,7 @@ impl Sender {
                     PrrExtraSegment::RetransmissionAcked if kind == AckKind::RetransmissionAcked => ReductionBound::SlowStart,
                     PrrExtraSegment::RetransmissionAcked => ReductionBound::Delivered,
                 };
-                let window = prr.on_ack(delivered, kind == AckKind::Duplicate, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound);
-                self.prr_window = Some(window);
-                window
+                prr.on_ack(delivered, kind == AckKind::Duplicate, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound)
             }
             None => self.win.cwnd.max(0.0) as u64,
         };
@@ -1414,7 +1407,6 @@ impl Sender {
         self.in_recovery = false;
         self.inflation = 0.0;
         self.prr = None;
-        self.prr_window = None;
         if let Some(sb) = self.sb.as_mut() {
             sb.on_timeout(self.snd_una);
         }
