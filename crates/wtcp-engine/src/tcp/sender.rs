@@ -1392,11 +1392,12 @@ impl Sender {
         let prior = self.win;
         let verdict = self.call_cc(io, |cc, w, cx| cc.on_loss(Loss::Timeout { consecutive }, w, cx));
         // `timeout_in_recovery = "keep"`: Linux's tcp_enter_loss leaves ssthresh alone in
-        // CA_Recovery while high_seq is above SND.UNA (the recovery's reduction stands).
+        // CA_Recovery while high_seq is above SND.UNA (the recovery's reduction stands; a
+        // recovery here ends once SND.UNA reaches `recover`, so being in one implies it).
         // Not reproduced: the same in CA_CWR after an ECN echo (wtcp's ECN reduction is no
         // recovery); Linux then also skips F-RTO and BBR's saved window (bbr_ssthresh),
         // which wtcp's timeout response still runs.
-        if self.cfg.timeout_in_recovery == TimeoutInRecovery::Keep && self.in_recovery && self.recover.is_some_and(|r| r > self.snd_una) {
+        if self.cfg.timeout_in_recovery == TimeoutInRecovery::Keep && self.in_recovery {
             self.win.ssthresh = prior.ssthresh;
         }
         io.counters.verdicts.add(cause, verdict);
