@@ -30,10 +30,10 @@ LOSS = "links.1.ab.loss.rate"
 # without SACK from invented SACKs, times RTTs from its own history and grows CUBIC only
 # while cwnd-limited).
 MATCHED = {"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True, "tcp.timeout_count_reset": "every_timeout", "tcp.reno_sack": True,
-           "tcp.loss_exit_credit": "above_recovery_point", "tcp.rtt_sampling": "ns3", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "flows.0.cc_params.halve": "pipe"}
+           "tcp.loss_exit_credit": "above_recovery_point", "tcp.rtt_sampling": "ns3", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "tcp.quick_acks_at_start": 1, "tcp.handshake_ack": True, "tcp.receive_window": "whole_buffer", "flows.0.cc_params.halve": "pipe"}
 MATCHED_SETS = ["--set", "tcp.handshake=true", "--set", 'tcp.backoff_reset="new_ack"', "--set", "tcp.recovery_exit_growth=true", "--set",
                 'tcp.timeout_count_reset="every_timeout"', "--set", "tcp.reno_sack=true", "--set", 'tcp.loss_exit_credit="above_recovery_point"', "--set",
-                'tcp.rtt_sampling="ns3"', "--set", 'tcp.cwnd_limited="ns3"', "--set", 'tcp.ts_recent="ns3"', "--set", 'flows.0.cc_params.halve="pipe"']
+                'tcp.rtt_sampling="ns3"', "--set", 'tcp.cwnd_limited="ns3"', "--set", 'tcp.ts_recent="ns3"', "--set", "tcp.quick_acks_at_start=1", "--set", "tcp.handshake_ack=true", "--set", 'tcp.receive_window="whole_buffer"', "--set", 'flows.0.cc_params.halve="pipe"']
 
 
 
@@ -67,10 +67,10 @@ REFUSED = {
     "Veno (paired only)": ({"flows.0.cc": "veno", "flows.0.cc_params": {}}, "flows.0.cc"),
     "a parameter ns-3 has not": ({"flows.0.cc_params": {"halve": "pipe", "byte_counting": True}}, "flows.0.cc_params.byte_counting"),
     # Under the rfc profile: the ns-3 engine runs a scenario that names none with ns3's.
-    "NewReno halving FlightSize (wtcp's default)": ({"profile": "rfc", "tcp.reno_sack": True, "tcp.loss_exit_credit": "above_recovery_point", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "flows.0.cc_params": {}}, "flows.0.cc_params.halve"),
+    "NewReno halving FlightSize (wtcp's default)": ({"profile": "rfc", "tcp.reno_sack": True, "tcp.loss_exit_credit": "above_recovery_point", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "tcp.quick_acks_at_start": 1, "tcp.handshake_ack": True, "tcp.receive_window": "whole_buffer", "flows.0.cc_params": {}}, "flows.0.cc_params.halve"),
     "NewReno halving cwnd": ({"flows.0.cc_params": {"halve": "cwnd"}}, "flows.0.cc_params.halve"),
-    "CUBIC with HyStart++": ({"profile": "rfc", "tcp.reno_sack": True, "tcp.loss_exit_credit": "above_recovery_point", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "flows.0.cc": "cubic", "flows.0.cc_params": {"reduce": "cwnd"}}, "flows.0.cc_params.hystart"),
-    "CUBIC reducing FlightSize": ({"profile": "rfc", "tcp.reno_sack": True, "tcp.loss_exit_credit": "above_recovery_point", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
+    "CUBIC with HyStart++": ({"profile": "rfc", "tcp.reno_sack": True, "tcp.loss_exit_credit": "above_recovery_point", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "tcp.quick_acks_at_start": 1, "tcp.handshake_ack": True, "tcp.receive_window": "whole_buffer", "flows.0.cc": "cubic", "flows.0.cc_params": {"reduce": "cwnd"}}, "flows.0.cc_params.hystart"),
+    "CUBIC reducing FlightSize": ({"profile": "rfc", "tcp.reno_sack": True, "tcp.loss_exit_credit": "above_recovery_point", "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "tcp.quick_acks_at_start": 1, "tcp.handshake_ack": True, "tcp.receive_window": "whole_buffer", "flows.0.cc": "cubic", "flows.0.cc_params": {"hystart": False}}, "flows.0.cc_params.reduce"),
     "CUBIC with RFC 5681 slow start": ({"flows.0.cc": "cubic", "flows.0.cc_params": {"slow_start": "rfc5681"}}, "flows.0.cc_params.slow_start"),
     "Westwood+ Linux filter": ({"flows.0.cc": "westwoodplus", "flows.0.cc_params": {"filter": "linux"}}, "flows.0.cc_params.filter"),
     "RFC 6298 backoff": ({"tcp.backoff_reset": "rtt_sample"}, "tcp.backoff_reset"),
@@ -80,6 +80,9 @@ REFUSED = {
     "RFC 5681 timeout runs": ({"tcp.timeout_count_reset": "new_ack"}, "tcp.timeout_count_reset"),
     "RFC 5681 credit of the ACK leaving CA_LOSS": ({"tcp.sack": True, "tcp.recovery": "prr", "tcp.loss_exit_credit": "delivered"}, "tcp.loss_exit_credit"),
     "RFC 7323 TS.Recent": ({"tcp.ts_recent": "rfc7323"}, "tcp.ts_recent"),
+    "delayed ACKs from the first segment": ({"tcp.quick_acks_at_start": 0}, "tcp.quick_acks_at_start"),
+    "no pure ACK in the handshake": ({"tcp.handshake_ack": False}, "tcp.handshake_ack"),
+    "a window shrunk by out-of-order data": ({"tcp.receive_window": "free_space"}, "tcp.receive_window"),
     "RFC 5681 growth whatever limits the flow": ({"tcp.cwnd_limited": "assumed"}, "tcp.cwnd_limited"),
     "RFC 5681 inflation without SACK": ({"tcp.sack": False, "tcp.recovery": "classic", "tcp.reno_sack": False}, "tcp.reno_sack"),
     "no handshake": ({"tcp.handshake": False}, "tcp.handshake"),
@@ -130,7 +133,7 @@ def test_a_default_ns3_cannot_match_is_refused_with_the_value_that_matches():
         plan(wtcp.load(reference_path()).with_overrides({"tcp.handshake": True, "tcp.backoff_reset": "new_ack", "tcp.recovery_exit_growth": True,
                                                          "tcp.timeout_count_reset": "every_timeout", "tcp.reno_sack": True,
                                                          "tcp.loss_exit_credit": "above_recovery_point", "tcp.rtt_sampling": "ns3",
-                                                         "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3"}).document)
+                                                         "tcp.cwnd_limited": "ns3", "tcp.ts_recent": "ns3", "tcp.quick_acks_at_start": 1, "tcp.handshake_ack": True, "tcp.receive_window": "whole_buffer"}).document)
     assert info.value.path == "flows.0.cc_params.halve"
     assert "(wtcp's default)" in info.value.reason and 'allowed: "pipe"' in info.value.reason
 

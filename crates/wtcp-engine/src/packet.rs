@@ -20,6 +20,9 @@ pub enum PacketKind {
     Syn,
     /// The receiver's SYN-ACK.
     SynAck,
+    /// The sender's pure ACK of the SYN-ACK, the handshake's third segment
+    /// (`tcp.handshake_ack`); the receiver only consumes it.
+    HandshakeAck,
 }
 
 impl PacketKind {
@@ -31,6 +34,7 @@ impl PacketKind {
             PacketKind::Udp => "udp",
             PacketKind::Syn => "syn",
             PacketKind::SynAck => "syn_ack",
+            PacketKind::HandshakeAck => "handshake_ack",
         }
     }
 }

@@ -668,6 +668,7 @@ impl<'s> World<'s> {
                 }
             }
             PacketKind::SynAck => sender_hook(now, ev, out, hosts, losses, fl, |s, io| s.on_syn_ack(p, io)),
+            PacketKind::HandshakeAck => {} // the receiver opened the connection with the SYN
             PacketKind::Udp => {
                 if let FlowState::Cbr(c) = &mut fl.state {
                     if *measuring {

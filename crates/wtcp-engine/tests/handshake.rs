@@ -68,3 +68,20 @@ fn an_unfinished_or_unlimited_transfer_has_no_completion_time() {
     let r = two_hop(&[("run.duration_s", "1"), ("flows.0.bytes", "100000000")]);
     assert!(r.flows[0].fct_s.is_none());
 }
+
+#[test]
+fn the_handshake_ack_is_one_more_packet_and_passes_data_only_loss() {
+    // The SYN is the first packet on S -> BS; with `handshake_ack` a pure ACK follows it
+    // (RFC 9293 §3.5, ns-3's ProcessSynSent), ahead of the data.
+    let sent = |r: &RunResult| r.drops.iter().find(|d| d.from == "S" && d.to == "BS").unwrap().tx_packets;
+    let (without, with) = (transfer(&[]), transfer(&[("tcp.handshake_ack", "true")]));
+    assert_eq!(sent(&with), sent(&without) + 1);
+    assert_eq!(with.flows[0].delivered_bytes, 100_000);
+    assert_eq!(with.flows[0].retransmitted_segments, 0);
+    // `loss_applies_to = "data"` exposes neither the SYN nor the pure ACK (as ns-3's
+    // harness): the first exposed packet is the first data segment, lost and resent.
+    let lost = transfer(&[("tcp.handshake_ack", "true"), ("links.0.ab.loss", "{ model = \"list\", packets = [1] }"), ("links.0.ab.loss_applies_to", "data")]);
+    assert_eq!(lost.flows[0].syns_sent, 1);
+    assert_eq!(lost.flows[0].retransmitted_segments, 1);
+    assert_eq!(lost.flows[0].delivered_bytes, 100_000);
+}

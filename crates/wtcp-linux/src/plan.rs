@@ -236,6 +236,9 @@ fn check_fixed(t: &TcpConfig, linux: &TcpConfig, flow: &str) -> Result<(), Scena
         ("cwnd_limited", format!("{:?}", t.cwnd_limited), format!("{:?}", linux.cwnd_limited)),
         ("ts_recent", format!("{:?}", t.ts_recent), format!("{:?}", linux.ts_recent)),
         ("timeout_in_recovery", format!("{:?}", t.timeout_in_recovery), format!("{:?}", linux.timeout_in_recovery)),
+        ("quick_acks_at_start", t.quick_acks_at_start.to_string(), linux.quick_acks_at_start.to_string()),
+        ("handshake_ack", t.handshake_ack.to_string(), linux.handshake_ack.to_string()),
+        ("receive_window", format!("{:?}", t.receive_window), format!("{:?}", linux.receive_window)),
     ];
     for (field, ours, theirs) in fixed.iter().chain(more.iter()) {
         if ours != theirs {

@@ -243,7 +243,8 @@ impl LinkDir {
         let wire = p_size + self.link_header;
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(wire);
-        let exposed = self.applies_to == AppliesTo::All || p_kind != PacketKind::Ack;
+        // `data`: TCP segments carrying data and UDP, as ns-3's harness filters (no SYN or ACK).
+        let exposed = self.applies_to == AppliesTo::All || matches!(p_kind, PacketKind::Data | PacketKind::Udp);
         let hit = if exposed && self.outage_depth > 0 {
             Some(DropCause::Outage)
         } else if exposed && self.loss.as_mut().is_some_and(|m| m.lose(u64::from(wire) * 8)) {

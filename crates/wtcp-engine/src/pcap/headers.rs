@@ -131,7 +131,7 @@ impl FlowWire {
 /// bytes written (the captured length) and the packet's length on the wire (IPv4 total
 /// length: the headers plus the payload, which is not written).
 pub fn encode(w: &FlowWire, p: &Packet, out: &mut [u8; MAX_HEADER]) -> (usize, u32) {
-    let from_sender = matches!(p.kind, PacketKind::Data | PacketKind::Syn | PacketKind::Udp);
+    let from_sender = matches!(p.kind, PacketKind::Data | PacketKind::Syn | PacketKind::HandshakeAck | PacketKind::Udp);
     let (src, dst, sport, dport) = if from_sender { (w.src, w.dst, w.sport, w.dport) } else { (w.dst, w.src, w.dport, w.sport) };
     let (l4_len, payload, proto) = if p.kind == PacketKind::Udp {
         write_udp(out, sport, dport, p.len);
@@ -192,6 +192,7 @@ fn write_tcp(w: &FlowWire, p: &Packet, sport: u16, dport: u16, out: &mut [u8; MA
         PacketKind::Syn => (w.isn[0], 0, SYN, w.window(w.sender_window, true)),
         PacketKind::SynAck => (w.isn[1], s_data(0), SYN | ACK, w.window(p.rwnd, true)),
         PacketKind::Data => (s_data(p.seq), r_next, ACK, w.window(w.sender_window, false)),
+        PacketKind::HandshakeAck => (s_data(0), r_next, ACK, w.window(w.sender_window, false)),
         PacketKind::Ack => (r_next, s_data(p.ack), ACK, w.window(p.rwnd, false)),
         PacketKind::Udp => unreachable!("UDP has no TCP header"),
     };
@@ -242,7 +243,7 @@ fn write_tcp(w: &FlowWire, p: &Packet, sport: u16, dport: u16, out: &mut [u8; MA
                 (false, false) => {}
             }
         }
-        PacketKind::Data | PacketKind::Ack => {
+        PacketKind::Data | PacketKind::Ack | PacketKind::HandshakeAck => {
             if w.timestamps {
                 put(&[NOP, NOP]);
                 ts(&mut put);

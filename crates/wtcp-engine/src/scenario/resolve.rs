@@ -19,7 +19,7 @@ use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::{phy::PhyParams, WifiConfig};
 use crate::time::{secs, Time};
 
-pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent, TimeoutInRecovery};
+pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent, TimeoutInRecovery, ReceiveWindow};
 
 /// TCP options of one flow, fully resolved (defaults filled in).
 #[derive(Clone, Debug, PartialEq)]
@@ -95,6 +95,14 @@ pub struct TcpConfig {
     /// A timeout during a fast recovery cuts ssthresh again (`cut`: RFC 5681, ns-3) or
     /// keeps the recovery's (`keep`: Linux).
     pub timeout_in_recovery: TimeoutInRecovery,
+    /// The receiver acknowledges at once until it has sent this many ACKs (0: delayed
+    /// ACKs from the first segment, RFC 5681 §4.2; ns-3: 1).
+    pub quick_acks_at_start: u32,
+    /// With the handshake, the sender answers the SYN-ACK with a pure ACK before its data
+    /// (RFC 9293 §3.5, ns-3, Linux) instead of letting the first data segment carry it.
+    pub handshake_ack: bool,
+    /// What the receiver advertises (`free_space`; ns-3: `whole_buffer`).
+    pub receive_window: ReceiveWindow,
 }
 
 impl Default for TcpConfig {
@@ -134,6 +142,9 @@ impl Default for TcpConfig {
             cwnd_limited: CwndLimited::Assumed,
             ts_recent: TsRecent::Rfc7323,
             timeout_in_recovery: TimeoutInRecovery::Cut,
+            quick_acks_at_start: 0,
+            handshake_ack: false,
+            receive_window: ReceiveWindow::FreeSpace,
         }
     }
 }
@@ -1352,6 +1363,9 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         cwnd_limited: pick!(cwnd_limited).unwrap_or(d.cwnd_limited),
         ts_recent: pick!(ts_recent).unwrap_or(d.ts_recent),
         timeout_in_recovery: pick!(timeout_in_recovery).unwrap_or(d.timeout_in_recovery),
+        quick_acks_at_start: pick!(quick_acks_at_start).unwrap_or(d.quick_acks_at_start),
+        handshake_ack: pick!(handshake_ack).unwrap_or(d.handshake_ack),
+        receive_window: pick!(receive_window).unwrap_or(d.receive_window),
     };
     Ok(TcpFlowCfg { cc, kernel_cc, tcp, bytes: fl.bytes })
 }

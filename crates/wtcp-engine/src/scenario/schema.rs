@@ -104,6 +104,20 @@ pub struct TcpSection {
     pub cwnd_limited: Option<CwndLimited>,
     pub ts_recent: Option<TsRecent>,
     pub timeout_in_recovery: Option<TimeoutInRecovery>,
+    pub quick_acks_at_start: Option<u32>,
+    pub handshake_ack: Option<bool>,
+    pub receive_window: Option<ReceiveWindow>,
+}
+
+/// What the receiver advertises as its window (the application reads in-order data at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiveWindow {
+    /// The buffer less the out-of-order data it holds (Linux's free space, tcp_select_window).
+    FreeSpace,
+    /// The whole buffer from RCV.NXT, out-of-order data not counted: ns-3.44's
+    /// TcpRxBuffer::MaxRxSequence (tcp-rx-buffer.cc:101-114) with nothing in order unread.
+    WholeBuffer,
 }
 
 /// What a retransmission timeout during a fast recovery does to ssthresh.

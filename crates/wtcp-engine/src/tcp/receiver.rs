@@ -15,7 +15,7 @@ use wtcp_cc::ReceiverControl;
 use super::sack::{SackReporter, MAX_BLOCKS};
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{EcnEcho, TcpConfig, TsRecent};
+use crate::scenario::{EcnEcho, ReceiveWindow, TcpConfig, TsRecent};
 use crate::time::Time;
 
 #[derive(Debug)]
@@ -27,9 +27,13 @@ pub struct Receiver {
     delayed_ack: bool,
     delack_count: u32,
     delack_timeout: Time,
+    /// ACKs still to send at once before delaying (`tcp.quick_acks_at_start`).
+    quick_acks: u32,
     timestamps: bool,
     overhead: u32,
     buffer: u64,
+    /// Whether held out-of-order data shrinks the advertised window (`tcp.receive_window`).
+    whole_buffer: bool,
     /// RCV.NXT: every byte below it was delivered in order.
     pub rcv_nxt: u64,
     /// Out-of-order data held: disjoint, non-touching [start, end) ranges keyed by start.
@@ -76,9 +80,11 @@ impl Receiver {
             delayed_ack: cfg.delayed_ack,
             delack_count: cfg.delayed_ack_count,
             delack_timeout: cfg.delayed_ack_timeout,
+            quick_acks: cfg.quick_acks_at_start,
             timestamps: cfg.timestamps,
             overhead: cfg.packet_overhead(),
             buffer: cfg.recv_buffer_bytes,
+            whole_buffer: cfg.receive_window == ReceiveWindow::WholeBuffer,
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             ooo_bytes: 0,
@@ -146,7 +152,7 @@ impl Receiver {
             self.unacked += 1;
             // A segment that fills (part of) a gap is acknowledged at once; otherwise
             // every delack_count-th segment, or when the delayed-ACK timer fires.
-            if filled_gap || ack_now || !self.delayed_ack || self.unacked >= self.delack_count {
+            if filled_gap || ack_now || !self.delayed_ack || self.unacked >= self.delack_count || self.quick_acks > 0 {
                 self.send_ack(now, ev, out);
             } else if !self.delack_timer.is_armed() {
                 self.delack_timer.set(Some(now + self.delack_timeout), ev, Event::DelAck { flow: self.flow });
@@ -266,8 +272,9 @@ impl Receiver {
 
     fn send_ack(&mut self, now: Time, ev: &mut EventQueue, out: &mut Vec<Packet>) {
         self.unacked = 0;
+        self.quick_acks = self.quick_acks.saturating_sub(1);
         self.delack_timer.set(None, ev, Event::DelAck { flow: self.flow });
-        let free = self.buffer.saturating_sub(self.ooo_bytes);
+        let free = if self.whole_buffer { self.buffer } else { self.buffer.saturating_sub(self.ooo_bytes) };
         let (rwnd, adv_cwnd) = match self.control.as_mut() {
             Some(c) => (c.advertised_window(free, now), c.advertised_cwnd().unwrap_or(0)),
             None => (free, 0),
@@ -326,6 +333,46 @@ mod tests {
         // covers segments of one state.
         let got = acks(EcnEcho::StateChange, &[false, false, true, true, false, false, false]);
         assert_eq!(got, vec![(2000, false), (3000, true), (4000, true), (5000, false), (7000, false)]);
+    }
+
+    /// The (cumulative ACK, advertised window) of each ACK for 1000-byte segments arriving
+    /// in the order given (segment indices), with delayed ACKs every second segment.
+    fn acks_of(cfg: &TcpConfig, order: &[u64]) -> Vec<(u64, u64)> {
+        let mut r = Receiver::new(0, 1, 0, cfg, None);
+        let (mut ev, mut out) = (EventQueue::default(), Vec::new());
+        for (i, &k) in order.iter().enumerate() {
+            let mut p = Packet::new(PacketKind::Data, 0, 0, 1, 1040, 0);
+            p.seq = k * 1000;
+            p.len = 1000;
+            r.on_data(&p, i as Time * 1000, &mut ev, &mut out);
+        }
+        out.iter().map(|a| (a.ack, a.rwnd)).collect()
+    }
+
+    #[test]
+    fn ns3_acknowledges_the_first_segment_at_once_then_every_second() {
+        // RFC 5681 §4.2: an ACK for every second segment from the first.
+        let rfc = acks_of(&TcpConfig::default(), &[0, 1, 2, 3, 4]);
+        assert_eq!(rfc.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2000, 4000]);
+        // ns-3 (tcp-socket-base.cc:2445-2447): the first in-order segment at once, so the
+        // pairs that follow are (1, 2) and (3, 4).
+        let ns3 = TcpConfig { quick_acks_at_start: 1, ..TcpConfig::default() };
+        assert_eq!(acks_of(&ns3, &[0, 1, 2, 3, 4]).iter().map(|a| a.0).collect::<Vec<_>>(), vec![1000, 3000, 5000]);
+        // Any ACK sent uses the quick ACK up: a first segment lost makes the duplicate ACK
+        // the first ACK, and in-order data after the repair is delayed again.
+        let got = acks_of(&ns3, &[1, 0, 2, 3, 4]);
+        assert_eq!(got.iter().map(|a| a.0).collect::<Vec<_>>(), vec![0, 2000, 4000]);
+    }
+
+    #[test]
+    fn out_of_order_data_shrinks_the_free_space_window_but_not_ns3s() {
+        let buffer = 10_000;
+        let free = TcpConfig { recv_buffer_bytes: buffer, ..TcpConfig::default() };
+        // Segment 0 is missing: 1, 2, 3 are held, each answered by a duplicate ACK.
+        let got = acks_of(&free, &[1, 2, 3]);
+        assert_eq!(got, vec![(0, 9000), (0, 8000), (0, 7000)]);
+        let whole = TcpConfig { receive_window: ReceiveWindow::WholeBuffer, ..free };
+        assert_eq!(acks_of(&whole, &[1, 2, 3]), vec![(0, buffer), (0, buffer), (0, buffer)]);
     }
 
     /// The TSecr of each ACK for segments (start, TSval in ms), one ACK per segment.

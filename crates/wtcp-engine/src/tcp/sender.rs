@@ -12,8 +12,8 @@
 //!
 //! With `handshake = true` the sender first sends a SYN, retransmitted with the backed-off
 //! initial RTO until the SYN-ACK arrives (RFC 6298 §2.1, §5.7); the SYN-ACK gives the
-//! first RTT sample unless the SYN was resent, and data follows at once (the first data
-//! segment acknowledges the SYN-ACK; no separate third packet).
+//! first RTT sample unless the SYN was resent, and data follows at once: after a pure ACK
+//! with `handshake_ack` (ns-3, Linux), else the first data segment acknowledges the SYN-ACK.
 //!
 //! With `sack = false` and `reno_sack = true` (the `ns3` profile) an algorithm with NewReno
 //! recovery recovers as ns-3.44's TcpSocketBase does without SACK: invented SACKs from
@@ -416,6 +416,14 @@ impl Sender {
             self.rtt.reinitialise_after_syn_loss(3_000_000_000);
         }
         io.counters.handshake_s = Some((io.now - self.syn_sent_at) as f64 / 1e9);
+        if self.cfg.handshake_ack {
+            // RFC 9293 §3.5: the handshake's third segment, a pure ACK ahead of the data
+            // (ns-3 ProcessSynSent, tcp-socket-base.cc:2373 then 2389; Linux tcp_rcv_synsent_state_process).
+            let mut a = Packet::new(PacketKind::HandshakeAck, self.flow, self.src, self.dst, self.cfg.packet_overhead(), io.now);
+            a.ts_val = io.now;
+            a.ts_ecr = p.ts_val;
+            io.out.push(a);
+        }
         self.start(io);
     }
 
