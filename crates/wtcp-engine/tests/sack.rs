@@ -240,3 +240,32 @@ fn the_loss_exit_credit_applies_only_with_sack_and_not_to_a_paced_model() {
         assert_eq!(column(&rfc, "cwnd"), column(&ns3, "cwnd"), "{more:?}");
     }
 }
+
+/// The ACK that enters recovery is judged on the pipe before the fast retransmission (RFC
+/// 9937; Linux tcp_cwnd_reduction, ns-3 EnterRecovery). simple2 on the `ns3` profile with
+/// Westwood+ and a fixed list of lost packets: the second recovery (1.368 s) starts with
+/// two segments in the pipe and ssthresh 2448 bytes, so it sends the retransmission and
+/// nothing new. Judged after the retransmission (pipe 3000 > ssthresh) PRR's proportional
+/// branch let a new segment go with it, which ns-3 does not send.
+#[test]
+fn the_ack_entering_recovery_sends_only_the_retransmission_when_the_pipe_is_at_ssthresh() {
+    let r = common::load(
+        "python/wtcp/scenarios/reference-simple2.toml",
+        &[
+            ("profile", "\"ns3\""),
+            ("flows.0.cc", "\"westwoodplus\""),
+            ("links.1.ab.loss", "{ model = \"list\", packets = [6, 8, 36, 38, 45, 58, 63, 95, 109, 118] }"),
+            ("run.duration_s", "3"),
+            ("trace.enabled", "true"),
+            ("trace.interval_ms", "1"),
+        ],
+    );
+    let r = wtcp_engine::run(&r);
+    let (rec, snd_max, ssthresh) = (column(&r, "in_recovery"), column(&r, "snd_max"), column(&r, "ssthresh"));
+    let t = &r.traces.as_ref().unwrap().flow_time;
+    let entries: Vec<usize> = (1..rec.len()).filter(|&i| rec[i] == 1.0 && rec[i - 1] == 0.0).collect();
+    let i = entries[1];
+    assert!((t[i] - 1.368).abs() < 1e-9, "second recovery at {}", t[i]);
+    assert!((2400.0..2500.0).contains(&ssthresh[i]), "ssthresh {}", ssthresh[i]);
+    assert_eq!(snd_max[i], snd_max[i - 1], "new data sent by the entering ACK");
+}

@@ -65,6 +65,10 @@ impl Prr {
             // Attempt to catch up to ssthresh, as permitted by the limit.
             (ssthresh - pipe).min(limit)
         };
+        // RFC 9937 (Linux tcp_cwnd_reduction, ns-3 DoRecovery): the ACK that enters
+        // recovery, before anything was sent (prr_out = 0), allows at least the fast
+        // retransmission.
+        let sndcnt = if self.prr_out == 0 { sndcnt.max(mss) } else { sndcnt };
         self.window = Some(pipe + sndcnt);
         pipe + sndcnt
     }
@@ -85,6 +89,21 @@ mod tests {
     use super::*;
 
     const M: u64 = 1000;
+
+    /// RFC 9937: the ACK that enters recovery computes SndCnt with prr_out = 0 on the pipe
+    /// before the fast retransmission and allows at least that retransmission. Two segments
+    /// in the pipe, ssthresh 2448 bytes (the case of `tests/sack.rs`' Westwood+ run): PRR-CRB
+    /// catches up only 448 bytes, raised to the one segment of the retransmission.
+    #[test]
+    fn the_entering_ack_allows_at_least_the_fast_retransmission() {
+        let (pipe_before, ssthresh) = (2 * M, 2448);
+        let mut prr = Prr::start(pipe_before).with_dupack_credit(true);
+        assert_eq!(prr.on_ack(M, true, pipe_before, ssthresh, M, ReductionBound::Delivered), pipe_before + M);
+        prr.on_sent(M);
+        // Later ACKs get no floor: the next duplicate delivers a segment (pipe 2000) and
+        // PRR-CRB allows only the 448 bytes up to ssthresh, less than a segment.
+        assert_eq!(prr.on_ack(M, true, pipe_before, ssthresh, M, ReductionBound::Delivered), ssthresh);
+    }
 
     /// One loss in a window of 20 segments, ssthresh = 10 (Reno's halving), one segment
     /// delivered per ACK (the set-up of RFC 6937 Appendix A's first example): PRR sends one

@@ -176,6 +176,9 @@ pub struct Sender {
     sb: Option<Scoreboard>,
     /// PRR state of the current recovery (RFC 6937), with `recovery = "prr"`.
     prr: Option<Prr>,
+    /// The fast retransmission that opened this recovery, not yet counted in PRR's
+    /// prr_out: the ACK that entered recovery computes its sending allowance first.
+    prr_entry_retransmission: u64,
     /// Whether the flow is cwnd-limited (`tcp.cwnd_limited`, `cwnd_use.rs`).
     cwnd_use: CwndUse,
     /// ns-3's scoreboard without SACK (`reno_sack`), for NewReno-style recovery.
@@ -248,6 +251,7 @@ impl Sender {
                 if rack { sb.with_rack() } else { sb }
             }),
             prr: None,
+            prr_entry_retransmission: 0,
             cwnd_use: CwndUse::new(cfg_cwnd_limited),
             reno,
             in_loss: false,
@@ -1045,6 +1049,7 @@ impl Sender {
         self.in_loss = false;
         self.inflation = 0.0;
         self.prr = None;
+        self.prr_entry_retransmission = 0;
         if let Some(rack) = self.rack.as_mut() {
             rack.on_recovery_exit();
         }
@@ -1275,8 +1280,8 @@ impl Sender {
             // RFC 6675 (4.3): HighRxt and RescueRxt at the retransmitted segment.
             sb.on_first_retransmit(seq, len);
         }
-        if let Some(prr) = self.prr.as_mut() {
-            prr.on_sent(len);
+        if self.prr.is_some() {
+            self.prr_entry_retransmission = len;
         }
     }
 
@@ -1296,16 +1301,22 @@ impl Sender {
         let Some(sb) = self.sb.as_ref() else { return };
         let mss = self.mss;
         let mut pipe = sb.pipe(self.snd_una, self.snd_max);
+        let entry = std::mem::take(&mut self.prr_entry_retransmission);
         let window = match self.prr.as_mut() {
             Some(prr) => {
-                // RFC 6937 PRR-SSRB; ns-3 adds its extra segment only on an ACK of
+                // RFC 9937 (Linux tcp_cwnd_reduction, ns-3 EnterRecovery): the ACK that
+                // enters recovery computes SndCnt on the pipe before the fast retransmission
+                // (prr_out = 0); the retransmission then counts as sent.
+                // PRR-SSRB; ns-3 adds its extra segment only on an ACK of
                 // retransmitted data (`prr_extra_segment`).
                 let bound = match self.cfg.prr_extra_segment {
                     PrrExtraSegment::EveryAck => ReductionBound::SlowStart,
                     PrrExtraSegment::RetransmissionAcked if kind == AckKind::RetransmissionAcked => ReductionBound::SlowStart,
                     PrrExtraSegment::RetransmissionAcked => ReductionBound::Delivered,
                 };
-                prr.on_ack(delivered, kind == AckKind::Duplicate, pipe, self.win.ssthresh.max(0.0) as u64, mss, bound)
+                let window = prr.on_ack(delivered, kind == AckKind::Duplicate, pipe.saturating_sub(entry), self.win.ssthresh.max(0.0) as u64, mss, bound);
+                prr.on_sent(entry);
+                window
             }
             None => self.win.cwnd.max(0.0) as u64,
         };
@@ -1416,6 +1427,7 @@ impl Sender {
         self.in_recovery = false;
         self.inflation = 0.0;
         self.prr = None;
+        self.prr_entry_retransmission = 0;
         if let Some(sb) = self.sb.as_mut() {
             sb.on_timeout(self.snd_una);
         }
