@@ -1049,7 +1049,6 @@ impl Sender {
         self.in_loss = false;
         self.inflation = 0.0;
         self.prr = None;
-        self.prr_entry_retransmission = 0;
         if let Some(rack) = self.rack.as_mut() {
             rack.on_recovery_exit();
         }
@@ -1427,7 +1426,6 @@ impl Sender {
         self.in_recovery = false;
         self.inflation = 0.0;
         self.prr = None;
-        self.prr_entry_retransmission = 0;
         if let Some(sb) = self.sb.as_mut() {
             sb.on_timeout(self.snd_una);
         }
