@@ -12,15 +12,17 @@ with it explicitly (`ns3_type`) where the translator has no exact counterpart.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
 import math
+import random
 import statistics
 import textwrap
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +131,83 @@ class Case:
     ns3_type: str | None = None
     ns3_recovery: str | None = None
     matched: dict[str, Any] = field(default_factory=dict)  # what `matching` set, in both engines
+    losses: CommonLosses | None = None  # the same packets lost in both engines, per seed
+
+    def seeded(self, seed: int) -> tuple[Scenario, Scenario | None]:
+        """The scenarios each engine runs for `seed` (with its list of common losses)."""
+        if self.losses is None:
+            return self.wtcp, self.ns3
+        lost = self.losses.overrides(seed)
+        return self.wtcp.with_overrides(lost), self.ns3.with_overrides(lost) if self.ns3 else None
+
+
+# Bytes of the smallest data packet a link can carry (IPv4 and TCP headers without
+# options, one byte of payload), for the bound on the packets a run can expose.
+SMALLEST_DATA_PACKET = 41
+
+
+@dataclass(frozen=True)
+class CommonLosses:
+    """Common random numbers across the engines (Law, Simulation Modeling and Analysis,
+    variance reduction by common random numbers): the uniform loss model of one link
+    direction (`path`, e.g. `links.1.ab.loss`) becomes, for each seed, one list of the
+    packets it loses, drawn independently with probability `rate` for each of the first
+    `packets` packets the model sees, from a stream fixed by the seed and the rate. Both
+    engines run that list (the nth packet the model exposes, counted alike in both), so
+    while they send the same sequence they lose the same segments, and the difference
+    between them is that of their models rather than that of two draws."""
+
+    path: str
+    rate: float
+    packets: int
+
+    @staticmethod
+    def of(scenario: Scenario, rate_path: str) -> CommonLosses | None:
+        """For the uniform loss at `rate_path` (`links.N.DIR.loss.rate`) of `scenario`,
+        with a list long enough for every packet the link could carry in the run (None
+        at rate 0)."""
+        parts = rate_path.split(".")
+        if len(parts) != 5 or parts[0] != "links" or parts[3:] != ["loss", "rate"]:
+            raise scenario_error(rate_path, "common losses need a uniform loss rate; allowed: links.N.ab.loss.rate or links.N.ba.loss.rate")
+        link = scenario.document["links"][int(parts[1])]
+        loss = (link.get(parts[2]) or {}).get("loss") or {}
+        if loss.get("model") != "uniform":
+            raise scenario_error(f"{'.'.join(parts[:4])}.model", f"is {loss.get('model')!r}; common losses replace a uniform loss model; allowed: uniform")
+        rate = float(loss["rate"])
+        if rate <= 0.0:
+            return None
+        if "rate_mbps" not in link:
+            raise scenario_error(f"links.{parts[1]}.rate_mbps", "common losses bound the packets a link carries by its rate; allowed: a link with rate_mbps")
+        bits = link["rate_mbps"] * 1e6 * float(scenario.document["run"]["duration_s"])
+        packets = math.ceil(bits / (8 * (SMALLEST_DATA_PACKET + int(link.get("link_header_bytes", 0)))))
+        return CommonLosses(".".join(parts[:4]), rate, packets)
+
+    def overrides(self, seed: int) -> dict[str, Any]:
+        return {self.path: {"model": "list", "packets": lost_packets(seed, self.rate, self.packets)}}
+
+    def key(self) -> str:
+        return f"common-losses/{self.path}/{self.rate!r}/{self.packets}"
+
+    def check(self, scenario: Scenario, result: Result) -> None:
+        """Raise when the run's lossy hop carried more packets than the list covers (the
+        rest would have gone through unlost): the bound assumes packets of at least
+        `SMALLEST_DATA_PACKET` bytes, which a scenario with smaller ones breaks."""
+        _, index, direction, _ = self.path.split(".")
+        link = scenario.document["links"][int(index)]
+        a, b = (link["a"], link["b"]) if direction == "ab" else (link["b"], link["a"])
+        carried = [d["tx_packets"] for d in result.raw["drops"] if d["from"] == a and d["to"] == b and d["link"] == link.get("name", d["link"])]
+        if carried and max(carried) > self.packets:
+            raise scenario_error(self.path, f"the hop carried {max(carried)} packets, more than the {self.packets} the common loss list covers "
+                                 f"(packets under {SMALLEST_DATA_PACKET} bytes); allowed: losses drawn in each engine")
+
+
+@functools.lru_cache(maxsize=16)
+def lost_packets(seed: int, rate: float, packets: int) -> list[int]:
+    """Packets 1..`packets` each lost with probability `rate`, from a stream fixed by the
+    seed and the rate (the same list for every algorithm, variant and scenario)."""
+    rng = random.Random(f"common-losses/{seed}/{rate!r}")
+    draw = rng.random
+    return [k for k in range(1, packets + 1) if draw() < rate]
 
 
 def cases(scenario: Scenario, points: Sequence[dict[str, Any]], algorithms: Sequence[str | Config] | None, check: bool = True) -> list[Case]:
@@ -194,12 +273,13 @@ def case_keys(case: Case, ns3_attributes: Sequence[str] = ()) -> tuple[str, str]
     from wtcp.ns3 import plan
 
     doc = case.wtcp.document
-    wtcp_key = _digest({**doc, "run": {k: v for k, v in doc.get("run", {}).items() if k != "seed"}})
+    losses = case.losses.key() if case.losses else None
+    wtcp_key = _digest({**doc, "run": {k: v for k, v in doc.get("run", {}).items() if k != "seed"}, **({"common_losses": losses} if losses else {})})
     if case.ns3 is None:
         return wtcp_key, ""
     ns3_plan = asdict(plan(case.ns3.document, case.ns3_type))
     ns3_plan.pop("seed", None)
-    return wtcp_key, _digest([ns3_plan, case.ns3_recovery, list(ns3_attributes)])
+    return wtcp_key, _digest([ns3_plan, case.ns3_recovery, list(ns3_attributes), *([losses] if losses else [])])
 
 
 def run_case(case: Case, seeds: Sequence[int], on_run: Callable[[], None] | None = None, ns3_attributes: Sequence[str] = (),
@@ -219,12 +299,19 @@ def run_case(case: Case, seeds: Sequence[int], on_run: Callable[[], None] | None
     elif reuse_ns3:
         row.ns3 = old.ns3  # type: ignore[union-attr]
     for seed in seeds:
+        ours, theirs = case.seeded(seed)
         if not reuse_wtcp:
-            row.wtcp.add(case.wtcp.run(seed=seed, engine="wtcp"))
+            result = ours.run(seed=seed, engine="wtcp")
+            if case.losses:
+                case.losses.check(ours, result)
+            row.wtcp.add(result)
             if on_run:
                 on_run()
         if not reuse_ns3:
-            row.ns3.add(run_ns3(case, seed, ns3_attributes))
+            result = run_ns3(replace(case, ns3=theirs), seed, ns3_attributes)
+            if case.losses and theirs is not None:
+                case.losses.check(theirs, result)
+            row.ns3.add(result)
             if on_run:
                 on_run()
     return row

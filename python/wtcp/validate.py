@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from wtcp.crosscheck import FLAG_PERCENT, Case, Config, EngineStats, Row, cases, crosscheck, run_case
+from wtcp.crosscheck import FLAG_PERCENT, Case, CommonLosses, Config, EngineStats, Row, cases, run_case
 from wtcp.errors import CliError
 from wtcp.safefile import atomic_write_text
 from wtcp.scenario import Scenario
@@ -40,6 +40,9 @@ WIDE_PERCENT = 10.0  # the second band the summary counts
 # ns-3 always opens the connection and clears the backoff on new ACKs, whatever they say.
 NS3_FIXED = ("tcp.handshake", "tcp.backoff_reset")
 UNEXPLAINED = "not explained (untested)"
+# How a point's random losses are drawn: `common`, one list of lost packets per seed and
+# rate that both engines run (crosscheck.CommonLosses); `drawn`, each engine draws its own.
+LOSSES = ("common", "drawn")
 
 
 class SuiteError(ValueError):
@@ -93,10 +96,18 @@ class ScenarioSpec:
     algorithms: list[Config]
     variants: list[Variant]
     set: dict[str, Any]
+    losses: str = "drawn"
 
     def scenario(self) -> Scenario:
         sc = Scenario.from_file(self.file)
         return sc.with_overrides(self.set) if self.set else sc
+
+    def with_losses(self, case: Case) -> Case:
+        """`case` with the suite's way of drawing losses (common: the same packets lost in
+        both engines, per seed)."""
+        if self.losses != "common":
+            return case
+        return replace(case, losses=CommonLosses.of(case.wtcp, self.loss_path))
 
 
 @dataclass
@@ -106,6 +117,7 @@ class Suite:
     scenarios: list[ScenarioSpec]
     ablations: list[Ablation]
     quick: bool = False
+    losses: str = "drawn"
 
     def size(self) -> int:
         """Runs of the main grid (both engines)."""
@@ -165,11 +177,15 @@ def _subset(names: list[str], known: dict[str, Any], where: str) -> list[Any]:
     return [known[n] for n in names]
 
 
-def load_suite(directory: Path, quick: bool = False, only: Sequence[str] = (), seeds: int | None = None) -> Suite:
-    """Read `directory`/suite.toml and its scenario files (`only`: these scenarios)."""
+def load_suite(directory: Path, quick: bool = False, only: Sequence[str] = (), seeds: int | None = None, losses: str | None = None) -> Suite:
+    """Read `directory`/suite.toml and its scenario files (`only`: these scenarios;
+    `losses`: in place of the suite's)."""
     where = directory / SUITE_FILE
     doc = _read(where)
-    _check_keys(doc, ("scenarios", "seeds", "loss_rates", "variants", "algorithms", "quick", "ablations"), str(where))
+    _check_keys(doc, ("scenarios", "seeds", "losses", "loss_rates", "variants", "algorithms", "quick", "ablations"), str(where))
+    losses = losses or doc.get("losses", "drawn")
+    if losses not in LOSSES:
+        raise SuiteError(f"{where}: losses: is {losses!r}; allowed: {', '.join(LOSSES)}")
     algorithms = {c.label: c for c in (_config(a, f"{where}: algorithms.{i}") for i, a in enumerate(doc.get("algorithms", [])))}
     variants = {}
     for i, v in enumerate(doc.get("variants", [{"name": "as is"}])):
@@ -208,7 +224,7 @@ def load_suite(directory: Path, quick: bool = False, only: Sequence[str] = (), s
         if "algorithms" in s:
             algs = [a for a in algs if a.label in s["algorithms"]]
         rates = loss_rates if quick or "loss_rates" not in s else [float(x) for x in s["loss_rates"]]
-        specs.append(ScenarioSpec(s.get("name", name), Path(os.path.normpath(directory / s["scenario"])), s["loss"], rates, algs, list(variants.values()), {**s.get("set", {}), **quick_set}))
+        specs.append(ScenarioSpec(s.get("name", name), Path(os.path.normpath(directory / s["scenario"])), s["loss"], rates, algs, list(variants.values()), {**s.get("set", {}), **quick_set}, losses))
     ablations = []
     for i, a in enumerate(doc.get("ablations", [])):
         w = f"{where}: ablations.{i}"
@@ -220,7 +236,7 @@ def load_suite(directory: Path, quick: bool = False, only: Sequence[str] = (), s
             raise SuiteError(f"{w}.set: `{bad[0]}` is not an option ns-3 fixes; allowed: {', '.join(NS3_FIXED)}")
         ablations.append(Ablation(a["name"], a.get("doc", ""), when, dict(a.get("set", {})), tuple(a.get("ns3_attributes", ())), a.get("ns3"), a.get("ns3_recovery"),
                                   a.get("cc_params"), dict(a.get("wtcp_set", {}))))
-    return Suite(directory, n_seeds, specs, ablations, quick)
+    return Suite(directory, n_seeds, specs, ablations, quick, losses)
 
 
 # --- running ---------------------------------------------------------------------------
@@ -247,7 +263,7 @@ def run_scenario(spec: ScenarioSpec, seeds: Sequence[int], on_run: Callable[[], 
         stored = (cached or {}).get(key(case.label, case.point))
         return stored.row if stored else None
 
-    rows = crosscheck(sc, points, spec.algorithms, seeds, on_run=on_run, old=old)
+    rows = [run_case(case, seeds, on_run, old=old(case)) for case in map(spec.with_losses, cases(sc, points, spec.algorithms))]
     return [Point(*key(r.algorithm, r.point), r) for r in rows]
 
 
@@ -263,6 +279,7 @@ def run_ablation(spec: ScenarioSpec, point: Point, ablation: Ablation, seeds: Se
     [case] = cases(spec.scenario(), [overrides], [config], check=not ablation.wtcp_only())
     if ablation.wtcp_set:
         case = replace(case, wtcp=case.wtcp.with_overrides(ablation.wtcp_set))
+    case = spec.with_losses(case)
     if ablation.wtcp_only():
         # ns-3's side is the point's own: only wtcp runs again.
         case = replace(case, ns3=None)
@@ -396,14 +413,20 @@ def verdict_summary(points: Sequence[Point], ablations: Sequence[str] | None = N
     return "Flagged points after their ablations: " + (", ".join(parts) if parts else "none") + "."
 
 
-def within_seed_noise(point: Point) -> bool:
+def within_seed_noise(point: Point, paired: bool = False) -> bool:
     """Whether the point's gap lies inside the 95 % interval of the difference of the two
-    engines' seed means (Welch: standard error from each engine's seed variance, Student's
-    t at the Welch-Satterthwaite degrees of freedom, rounded down). False with fewer than 2
-    seeds a side or no spread at all (a deterministic point's gap is never noise)."""
+    engines' seed means. Independent draws (Welch): standard error from each engine's seed
+    variance, Student's t at the Welch-Satterthwaite degrees of freedom, rounded down.
+    `paired` (common losses: seed i ran the same loss list in both engines): the per-seed
+    differences' mean and standard error, t at n - 1. False with fewer than 2 seeds a side
+    or no spread at all (a deterministic point's gap is never noise)."""
     w, n = point.row.wtcp.goodput_mbps, point.row.ns3.goodput_mbps
     if len(w) < 2 or len(n) < 2:
         return False
+    if paired and len(w) == len(n):
+        d = [a - b for a, b in zip(w, n)]
+        se = math.sqrt(statistics.variance(d) / len(d))
+        return se > 0.0 and abs(statistics.fmean(d)) <= t975(len(d) - 1) * se
     vw, vn = statistics.variance(w) / len(w), statistics.variance(n) / len(n)
     if vw + vn == 0.0:
         return False
@@ -412,13 +435,25 @@ def within_seed_noise(point: Point) -> bool:
     return abs(statistics.fmean(w) - statistics.fmean(n)) <= half
 
 
-def noise_summary(points: Sequence[Point]) -> str:
+def noise_summary(points: Sequence[Point], losses: str = "drawn") -> str:
+    """How many flagged points differ by less than seed noise: with common losses, a lossy
+    point's seeds are paired (the same losses in both engines), a lossless one's are not."""
     flagged = [p for p in points if p.row.flagged()]
     if not flagged:
         return ""
-    noisy = sum(1 for p in flagged if within_seed_noise(p))
+    common = losses == "common"
+    noisy = sum(1 for p in flagged if within_seed_noise(p, paired=common and p.loss > 0))
+    test = "paired per seed for lossy points, Welch for lossless ones" if common else "Welch"
     return (f"Seed noise: {noisy} of the {len(flagged)} flagged points differ by less than the 95 % interval of the "
-            "difference of the two engines' seed means (Welch); more seeds would be needed to tell those gaps from chance.")
+            f"difference of the two engines' seed means ({test}); more seeds would be needed to tell those gaps from chance.")
+
+
+LOSSES_TEXT = {
+    "common": "Losses are common to both engines: per seed and loss rate, one list of lost packets (each of the lossy hop's "
+              "packets lost independently with the rate's probability) that both engines run, so that they lose the same "
+              "segments while they send the same ones (`losses = \"common\"`).",
+    "drawn": "Each engine draws its own losses at the point's rate from its own random streams (`losses = \"drawn\"`).",
+}
 
 
 def render(suite: Suite, points: Sequence[Point], meta: dict[str, Any]) -> list[str]:
@@ -430,7 +465,7 @@ def render(suite: Suite, points: Sequence[Point], meta: dict[str, Any]) -> list[
         "<!-- Do not edit by hand: `wtcp validate` rewrites everything between these markers. -->",
         "",
         f"Suite `{_shown(suite.directory, suite.directory)}/` ({'quick subset' if suite.quick else 'full'}), mean of {suite.seeds} seed{'s' if suite.seeds != 1 else ''} "
-        f"(seeds 1-{suite.seeds}) per point, TCP flows summed. diff = (wtcp - ns-3) / ns-3 of the goodput; "
+        f"(seeds 1-{suite.seeds}) per point, TCP flows summed. " + LOSSES_TEXT[suite.losses] + " diff = (wtcp - ns-3) / ns-3 of the goodput; "
         f"**!** beyond {FLAG_PERCENT:g} %. retx = retransmitted segments (in brackets those the receiver already held), TO = timeouts. "
         "Ablations (suite.toml `[[ablations]]`) run on flagged points only: the gap after the "
         "one change, the same seeds. verdict: *closed by A* when A brings the gap within "
@@ -443,7 +478,7 @@ def render(suite: Suite, points: Sequence[Point], meta: dict[str, Any]) -> list[
         "",
         verdict_summary(points, names),
         "",
-        *([noise_summary(points), ""] if noise_summary(points) else []),
+        *([noise_summary(points, suite.losses), ""] if noise_summary(points, suite.losses) else []),
         "| scenario | within 5 % | within 10 % | points |",
         "|---|---|---|---|",
     ]
@@ -586,16 +621,17 @@ def validate(suite: Suite, results: Path | None = None, reuse: bool = False, on_
 @click.option("--scenario", "only", multiple=True, metavar="NAME", help="Only this scenario of the suite (repeatable).")
 @click.option("--seeds", type=click.IntRange(min=1), help="Seeds 1..N per point (default: the suite's).")
 @click.option("--results", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Write every per-seed number as JSON (after each scenario and ablation).")
+@click.option("--losses", type=click.Choice(LOSSES), help="How random losses are drawn, in place of the suite's `losses`: one list per seed and rate run by both engines (common), or each engine's own draws (drawn).")
 @click.option("--reuse", is_flag=True, help="Take ns-3's numbers already in --results where it ran the same scenario; wtcp runs again (not after a change to ns-3 or to the suite's ablations.cc).")
 @click.option("--against", type=click.Choice(["ns3", "linux"]), default="ns3", show_default=True,
               help="The reference: ns-3 3.44, or this machine's kernel through the linux engine (suite validation/linux, wtcp with the linux profile; root; wall time = the runs' durations).")
-def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only: tuple[str, ...], seeds: int | None, results: Path | None, reuse: bool, against: str) -> None:
+def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only: tuple[str, ...], seeds: int | None, results: Path | None, losses: str | None, reuse: bool, against: str) -> None:
     """Run the validation suite in wtcp and ns-3 (or the Linux kernel) and report the differences."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     if against == "linux":
-        if only or seeds is not None or reuse:
+        if only or seeds is not None or reuse or losses:
             raise click.UsageError("--against linux takes --quick, --suite, --out and --results only")
         return validate_linux_command(quick, out, suite_dir, results)
     from wtcp.ns3 import run as ns3_run
@@ -604,7 +640,7 @@ def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only
         raise click.UsageError("--reuse needs --results FILE")
     directory = suite_dir or default_suite_dir()
     try:
-        suite = load_suite(directory, quick=quick, only=only, seeds=seeds)
+        suite = load_suite(directory, quick=quick, only=only, seeds=seeds, losses=losses)
     except SuiteError as e:
         raise CliError(str(e)) from None
     err = Console(stderr=True)

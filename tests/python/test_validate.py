@@ -182,3 +182,14 @@ def test_a_gap_inside_the_seeds_spread_is_noise_and_a_steady_gap_is_not():
     assert not within_seed_noise(_point([0.8], [1.1]))
     points = [_point([0.8, 1.0, 1.2], [0.9, 1.1, 1.3]), _point([0.99, 1.00, 1.01], [1.09, 1.10, 1.11]), _point([1.0, 1.0], [1.01, 1.01])]
     assert noise_summary(points).startswith("Seed noise: 1 of the 2 flagged points")
+
+
+def test_with_common_losses_the_seeds_are_paired():
+    from wtcp.validate import within_seed_noise
+
+    # Seeds spread widely (different loss lists) but wtcp is 0.1 Mb/s below ns-3 on each
+    # list: independent-sample Welch calls it noise, the paired difference does not.
+    steady = _point([0.8, 1.0, 1.2], [0.9, 1.1, 1.3])
+    assert within_seed_noise(steady) and not within_seed_noise(steady, paired=True)
+    # Per-seed differences that change sign are noise when paired too.
+    assert within_seed_noise(_point([0.8, 1.2, 1.0], [0.9, 1.1, 1.1]), paired=True)

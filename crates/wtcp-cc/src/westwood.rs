@@ -30,9 +30,12 @@
 //!   ACK is counted, and the sample divides by the elapsed time (windows tile the ACK
 //!   stream; at most 1.00x there); Linux opens the first window at connection start, we at
 //!   the first ACK.
-//! - RTT: ns-3's `m_lastRtt` is the smoothed RTT and its `m_minRtt` is the minimum of the
-//!   smoothed RTT (not of raw samples), hence `window_rtt = "srtt"` and
-//!   `min_rtt_of = "srtt"`. Linux uses the latest raw sample and the minimum raw sample
+//! - RTT: ns-3 passes Westwood+ the smoothed RTT (`PktsAcked(.., m_tcb->m_srtt)`,
+//!   tcp-socket-base.cc:2038-2228) and its `m_minRtt` is the minimum of the smoothed RTT,
+//!   not of raw samples (3804), hence `window_rtt = "srtt"` and `min_rtt_of = "srtt"`.
+//!   With `"srtt"` a handshake's RTT measurement counts (ns-3 times the SYN-ACK, 1421):
+//!   its small packets make it the minimum on a slow hop (simple2: 22.48 ms against
+//!   23.07 ms from data, so ssthresh 2.6 % lower). Linux uses the latest raw sample and the minimum raw sample
 //!   (`"sample"`), and forgets RTTmin on an RTO (`reset_min_rtt_on_timeout = true`).
 //! - Filter: ns-3 Tustin `bw = 0.9*bw + 0.1*(s + s_prev)/2` starting from zero, so the
 //!   estimate has a time constant of about ten RTTs (65 % of a step after ten samples): early estimates are low, and a loss before any
@@ -48,10 +51,13 @@
 //!   min(acked, one segment) (the correction shared with `"linux"`, next item). ns-3 (3.44,
 //!   `TcpSocketBase::ProcessAck`) credits the ACK that leaves CA_RECOVERY with everything
 //!   from the old head, although its comment there means only the segments "we have not
-//!   passed to PktsAcked", and after an RTO it forgets its duplicate count and credits the
-//!   jump over the segments the receiver held in full: a segment a duplicate had reported
-//!   was counted again by the cumulative ACK that covered it, with or without SACK (with one
-//!   loss in a window, the whole window twice). That is a double count, not a
+//!   passed to PktsAcked", and without SACK, after an RTO, it forgets its duplicate count
+//!   and credits the jump over the segments the receiver held in full: a segment a
+//!   duplicate had reported was counted again by the cumulative ACK that covered it (with
+//!   one loss in a window, the whole window twice; with SACK, ns-3 credits that ACK with
+//!   its rate sampler's delivered bytes, which leave out what was SACKed, so a segment a
+//!   duplicate reported is not credited again there, except above the recovery point on
+//!   the ACK that leaves CA_LOSS). That is a double count, not a
 //!   reading of Grieco and Mascolo, whose sample is the data "acknowledged during the last
 //!   RTT" (algorithms.md §4.2). On the ns-3 "simple2" path (2 Mb/s hop, 1.919 Mb/s of
 //!   payload; 8 seeds, 200 s) the median estimate read 2.17 / 2.34 / 2.50 Mb/s with SACK at
@@ -61,7 +67,13 @@
 //!   (identical for full-sized segments). `"linux"` is the MobiCom/Linux rule (see
 //!   `westwood`). `"ns3_literal"` keeps ns-3.44's calls with their double count; no paper
 //!   reads so, and only the `ns3` profile sets it, so that wtcp and ns-3 can be compared
-//!   on equal terms.
+//!   on equal terms. Not reproduced by it: with SACK, ns-3 counts an ACK that advances
+//!   SND.UNA and also SACKs new data as a duplicate (`isDupack = scoreboardUpdated`,
+//!   2003; `m_dupAckCount` grows and is not reset) and, when that ACK starts recovery,
+//!   passes it `PktsAcked(1)` as a partial ACK (2082-2108), where wtcp credits its
+//!   delivered bytes before recovery starts; and ns-3 counts only duplicates that bring
+//!   new SACK information, wtcp every duplicate. The median estimates quoted above were
+//!   measured before `"ns3_literal"` took ns-3's delivered bytes.
 //! - Each byte once (both accountings, [`DeliveryCounter`], also Prairie's and Dynamic's):
 //!   `accounted` holds the bytes duplicates credited that no cumulative ACK has covered; a
 //!   cumulative ACK of `acked` bytes reports at least min(acked, MSS) of fresh arrivals, the
@@ -537,8 +549,14 @@ impl DeliveryCounter {
     }
 
     /// ns-3.44's `PktsAcked` calls as they are (`Accounting::Ns3Literal`): a duplicate
-    /// outside recovery and CA_LOSS counts one segment and is remembered; a new ACK in
-    /// CA_OPEN counts its segments less the remembered duplicates, nothing kept beyond.
+    /// counts one segment (remembered outside recovery and CA_LOSS, as `m_dupAckCount`); a
+    /// cumulative ACK in CA_OPEN or CA_DISORDER counts the bytes it delivered less the
+    /// remembered duplicates, one in CA_LOSS below the recovery point the bytes it
+    /// delivered, a partial ACK one segment. "Delivered" is ns-3's `currentDelivered`
+    /// (tcp-socket-base.cc:1892, 2044), the growth of its rate sampler's delivered count,
+    /// which takes each byte once when it is first SACKed or cumulatively acknowledged
+    /// (tcp-rate-ops.cc:165-170): `AckSample::delivered_bytes`. Without SACK that is the
+    /// advance (ns-3's invented SACKs deliver nothing, tcp-tx-buffer.cc:1368-1398).
     fn ns3_literal(&mut self, ack: &AckSample, mss: u64) -> u64 {
         if ack.dup {
             if !ack.in_recovery && self.loss_recover.is_none() {
@@ -550,10 +568,20 @@ impl DeliveryCounter {
             return 0;
         }
         let dups = std::mem::take(&mut self.dupacks);
-        if ack.in_recovery || self.loss_recover.is_some() {
-            return self.ns3_cumulative(ack, mss);
+        if ack.in_recovery {
+            return mss; // partial ACK: PktsAcked(1)
         }
-        ack.acked_bytes.saturating_sub(dups * mss)
+        if let Some(recover) = self.loss_recover {
+            if ack.ack >= recover {
+                // Leaving CA_LOSS: (ack - m_recover) / MSS (tcp-socket-base.cc:2224-2228).
+                self.loss_recover = None;
+                return ack.ack - recover;
+            }
+            // In CA_LOSS below m_recover: currentDelivered / MSS (2134-2136).
+            return ack.delivered_bytes;
+        }
+        // CA_OPEN / CA_DISORDER: currentDelivered / MSS, less the duplicate count (2162-2173).
+        ack.delivered_bytes.saturating_sub(dups * mss)
     }
 
     /// What ns-3 passes to `PktsAcked` for a cumulative ACK (before the correction of
@@ -611,6 +639,18 @@ impl MinRtt {
                 RttSource::Srtt => cx.rtt.srtt(),
                 RttSource::Sample => ack.rtt,
             });
+        }
+    }
+
+    /// The connection opens after a handshake the sender timed. Over the smoothed RTT (ns-3)
+    /// RTTmin starts from that measurement: ns-3's SYN-ACK goes through EstimateRtt, which
+    /// sets `m_minRtt` (tcp-socket-base.cc:1421, 3804). Over raw samples (Linux) it does
+    /// not: Linux initialises Westwood once the connection is open (`tcp_westwood_init`,
+    /// RTTmin at its initial value), after the SYN-ACK was timed. Nothing without a
+    /// handshake (no estimate yet).
+    fn on_handshake(&mut self, cx: &Ctx) {
+        if self.of == RttSource::Srtt {
+            self.observe(cx.rtt.srtt());
         }
     }
 
@@ -866,6 +906,7 @@ impl CongestionControl for Westwood {
 
     fn init(&mut self, _w: &mut Window, cx: &mut Ctx) {
         self.counter.start(cx.snd_una);
+        self.min_rtt.on_handshake(cx);
     }
 
     fn on_ack(&mut self, ack: &AckSample, w: &mut Window, cx: &mut Ctx) {
@@ -1174,6 +1215,25 @@ mod tests {
     }
 
     #[test]
+    fn a_timed_handshake_starts_rttmin() {
+        // The connection opened with a 40 ms handshake (the sender's estimator holds it
+        // when the algorithm starts); data then sees 50 ms: RTTmin is the handshake's.
+        let p = WestwoodPlusParams { filter: BwFilter::None, ..WestwoodPlusParams::default() };
+        let mut h = Harness::new(build_plus(&p));
+        h.rtt.on_sample(40 * MS);
+        h.call(|cc, w, cx| cc.init(w, cx));
+        for _ in 0..40 {
+            ack_at(&mut h, 2, 10 * MS, 50 * MS);
+        }
+        h.w.cwnd = 40.0 * M;
+        h.loss(Loss::FastRetransmit);
+        // The windows close one SRTT after they open, and SRTT moves from 40 toward 50 ms:
+        // whatever the estimate, ssthresh is it times 40 ms, not 50 ms.
+        let bwe = bwe_bps(&mut h) / 8.0;
+        assert!(approx(h.w.ssthresh, (bwe * 0.04).max(2.0 * M)), "{} vs {}", h.w.ssthresh, bwe * 0.04);
+    }
+
+    #[test]
     fn ns3_response_raises_a_small_cwnd_but_the_paper_response_caps_only() {
         let p = WestwoodPlusParams { filter: BwFilter::None, ..WestwoodPlusParams::default() };
         for (response, raises) in [(Response::Ns3, true), (Response::Paper, false)] {
@@ -1264,6 +1324,26 @@ mod tests {
         assert_eq!(c.on_ack(&below, mss), 5000);
         let across = AckSample { ack: 32_000, acked_bytes: 7000, ..AckSample::default() };
         assert_eq!(c.on_ack(&across, mss), 2000);
+    }
+
+    #[test]
+    fn ns3_literal_accounting_takes_sacked_bytes_once_after_a_timeout() {
+        // Twenty duplicates each SACK one segment above a lost head; an RTO; the resent
+        // head's ACK jumps 21 segments, of which ns-3's rate sampler delivers only the head
+        // (the rest were delivered when SACKed): PktsAcked(1), not 21.
+        let mut c = DeliveryCounter::new(Accounting::Ns3Literal);
+        c.start(0);
+        for _ in 0..20 {
+            assert_eq!(c.on_ack(&AckSample { ack: 0, dup: true, delivered_bytes: 1000, ..AckSample::default() }, 1000), 1000);
+        }
+        c.on_timeout(30_000);
+        let head = AckSample { ack: 21_000, acked_bytes: 21_000, delivered_bytes: 1000, ..AckSample::default() };
+        assert_eq!(c.on_ack(&head, 1000), 1000);
+        // Without SACK the advance is what was delivered: 21 segments.
+        let mut c = DeliveryCounter::new(Accounting::Ns3Literal);
+        c.start(0);
+        c.on_timeout(30_000);
+        assert_eq!(c.on_ack(&AckSample { ack: 21_000, acked_bytes: 21_000, delivered_bytes: 21_000, ..AckSample::default() }, 1000), 21_000);
     }
 
     #[test]

@@ -244,9 +244,10 @@ fn the_loss_exit_credit_applies_only_with_sack_and_not_to_a_paced_model() {
 /// The ACK that enters recovery is judged on the pipe before the fast retransmission (RFC
 /// 9937; Linux tcp_cwnd_reduction, ns-3 EnterRecovery). simple2 on the `ns3` profile with
 /// Westwood+ and a fixed list of lost packets: the second recovery (1.368 s) starts with
-/// two segments in the pipe and ssthresh 2448 bytes, so it sends the retransmission and
-/// nothing new. Judged after the retransmission (pipe 3000 > ssthresh) PRR's proportional
-/// branch let a new segment go with it, which ns-3 does not send.
+/// two segments in the pipe and ssthresh between two and three segments (2385 bytes), so
+/// it sends the retransmission and nothing new. Judged after the retransmission (pipe 3000
+/// > ssthresh) PRR's proportional branch let a new segment go with it, which ns-3 does not
+/// send.
 #[test]
 fn the_ack_entering_recovery_sends_only_the_retransmission_when_the_pipe_is_at_ssthresh() {
     let r = common::load(
@@ -266,6 +267,8 @@ fn the_ack_entering_recovery_sends_only_the_retransmission_when_the_pipe_is_at_s
     let entries: Vec<usize> = (1..rec.len()).filter(|&i| rec[i] == 1.0 && rec[i - 1] == 0.0).collect();
     let i = entries[1];
     assert!((t[i] - 1.368).abs() < 1e-9, "second recovery at {}", t[i]);
-    assert!((2400.0..2500.0).contains(&ssthresh[i]), "ssthresh {}", ssthresh[i]);
+    // The case: the pipe before the retransmission (2 segments) is within ssthresh, the
+    // pipe after it (3) is not.
+    assert!(2000.0 <= ssthresh[i] && ssthresh[i] < 3000.0, "ssthresh {}", ssthresh[i]);
     assert_eq!(snd_max[i], snd_max[i - 1], "new data sent by the entering ACK");
 }

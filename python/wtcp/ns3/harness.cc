@@ -406,6 +406,35 @@ class GilbertElliott : public ErrorModel
     }
 };
 
+// The list model as wtcp's net::loss: the packets at the given 0-based indices among
+// those the filter exposes are lost. Decides as ns-3's ReceiveListErrorModel does
+// (error-model.cc:522-538) but walks its sorted list with a cursor instead of scanning
+// the whole list per packet, so a list of a whole run's losses stays O(1) per packet.
+class PacketList : public ErrorModel
+{
+  public:
+    std::vector<uint32_t> lost; // sorted
+    uint64_t seen = 0;
+    size_t next = 0;
+
+  private:
+    bool DoCorrupt(Ptr<Packet>) override
+    {
+        uint64_t index = seen++;
+        while (next < lost.size() && lost[next] < index)
+        {
+            next++;
+        }
+        return next < lost.size() && lost[next] == index;
+    }
+
+    void DoReset() override
+    {
+        seen = 0;
+        next = 0;
+    }
+};
+
 // Queue limited in bytes as wtcp counts them: IP packet sizes, without the link-layer
 // header the device has already added (the packet in transmission is not in the queue).
 class ByteQueue : public DropTailQueue<Packet>
@@ -936,9 +965,9 @@ class Harness
         }
         else if (model == 3)
         {
-            Ptr<ReceiveListErrorModel> m = CreateObject<ReceiveListErrorModel>();
-            std::list<uint32_t> indices(list.begin(), list.end());
-            m->SetList(indices);
+            Ptr<PacketList> m = CreateObject<PacketList>();
+            std::sort(list.begin(), list.end());
+            m->lost = std::move(list);
             f->inner = m;
         }
         else if (model == 4)

@@ -18,7 +18,8 @@ What is translated (ns-3 3.44 names):
 - 802.11 channels (`[[wifi]]`): wifi.py and wifi.cc.
 - loss of a link direction, on the receiving device: `RateErrorModel` per packet
   (uniform) or per bit (BER, over the whole frame with its PPP header),
-  `ReceiveListErrorModel` (list; packet k is index k - 1), and a Gilbert-Elliott model
+  the harness's `PacketList` (list; packet k is index k - 1; decides as ns-3's
+  `ReceiveListErrorModel`, O(1) per packet), and a Gilbert-Elliott model
   stepped as wtcp's. `loss_applies_to = "data"` passes ACKs (and SYN/FIN) untouched and
   counts only data packets; scheduled and random outages drop what finishes transmission
   inside them.
@@ -469,7 +470,7 @@ def dir_plan(p: str, d: dict[str, Any]) -> DirPlan | None:
         elif model == "list":
             packets = [int(n) for n in loss["packets"]]
             if any(n > U32 for n in packets):
-                raise refuse(f"{p}.loss.packets", f"counts beyond 32 bits; ns-3's ReceiveListErrorModel takes 32-bit indices; allowed: packets up to {U32}")
+                raise refuse(f"{p}.loss.packets", f"counts beyond 32 bits; the ns-3 engine's list model takes 32-bit indices; allowed: packets up to {U32}")
             out.model, out.packets = 3, sorted(n - 1 for n in packets)
         elif model == "gilbert_elliott":
             out.model = 4

@@ -240,7 +240,7 @@ const NS3: Profile = Profile {
         e("wifi.llc_snap_bytes", I(8), "wifi-net-device.cc:587-589 WifiNetDevice::Send adds an LlcSnapHeader (8 bytes) to every packet"),
         e("wifi.ack_timeout", N("rx_start"), "frame-exchange-manager.cc:578-580 timeout = txDuration + SIFS + slot + PHY preamble and header of the ACK (819-823 for the CTS); RxStartIndication (290-305) reschedules it to the PSDU's end"),
         e("cc.newreno.halve", N("pipe"), "tcp-congestion-ops.cc TcpNewReno::GetSsThresh halves BytesInFlight"),
-        e("cc.westwoodplus.accounting", N("ns3_literal"), "tcp-socket-base.cc ProcessAck: PktsAcked gets (ACK - old head) when leaving recovery and the jump when leaving CA_LOSS, bytes duplicates already counted included"),
+        e("cc.westwoodplus.accounting", N("ns3_literal"), "tcp-socket-base.cc ProcessAck: PktsAcked gets (ACK - old head) when leaving recovery (2209), bytes duplicates already counted included, and elsewhere the bytes its rate sampler newly delivered (currentDelivered, 1892, 2044)"),
         e("cc.cubic.hystart", B(false), "ns-3.44's TcpCubic HyStart is the 2011 one, not RFC 9406's; off in both engines"),
         e("cc.cubic.reduce", N("cwnd"), "tcp-cubic.cc TcpCubic::GetSsThresh multiplies cwnd by beta"),
         e("cc.cubic.arithmetic", N("ns3"), "tcp-cubic.cc IncreaseWindow, Update, GetSsThresh, CubicReset: whole segments, a growth counter m_cWndCnt never reset, uint32 target and ssthresh, W_max kept over a timeout"),
