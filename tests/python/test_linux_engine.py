@@ -118,6 +118,62 @@ def test_traces_carry_the_kernels_sender_state_and_the_relays_queues(tmp_path):
     assert {"delivery_rate_bps", "ca_state"} <= set(cc["name"])
 
 
+# One CUBIC flow on a 20 Mb/s path of 80 ms RTT whose queue holds two BDPs: slow start
+# overshoots by hundreds of packets unless HyStart ends it near the BDP (138 segments).
+HYSTART_PATH = """
+profile = "linux"
+[run]
+duration_s = 2
+measure_from_s = 1
+[trace]
+enabled = true
+interval_ms = 5
+[[nodes]]
+name = "s"
+[[nodes]]
+name = "r"
+[[nodes]]
+name = "d"
+[[links]]
+a = "s"
+b = "r"
+rate_mbps = 100
+delay_ms = 1
+queue = { limit_packets = 1000 }
+[[links]]
+a = "r"
+b = "d"
+rate_mbps = 20
+delay_ms = 39
+queue = { limit_packets = 280 }
+[[flows]]
+name = "f"
+src = "s"
+dst = "d"
+cc = "cubic"
+"""
+
+
+def first_ssthresh(result) -> tuple[float, float]:
+    """(time, bytes) of the first ssthresh the flow's trace shows."""
+    f = result.traces.flows
+    f = f[(f.flow == 0) & (f.ssthresh < 1e9)]
+    return float(f.time.iloc[0]), float(f.ssthresh.iloc[0])
+
+
+@pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")
+def test_the_linux_profiles_cubic_leaves_slow_start_where_the_kernels_hystart_does():
+    sc = wtcp.Scenario.from_toml(HYSTART_PATH)
+    kernel_t, kernel_ssthresh = first_ssthresh(sc.run(engine="linux"))
+    wtcp_t, wtcp_ssthresh = first_ssthresh(sc.run(seed=1))
+    # tcp_cubic.c's HyStart (the ACK train) ends slow start at about the BDP, without a loss.
+    assert abs(wtcp_ssthresh - kernel_ssthresh) <= 0.1 * kernel_ssthresh, (wtcp_ssthresh, kernel_ssthresh)
+    assert abs(wtcp_t - kernel_t) <= 0.05, (wtcp_t, kernel_t)
+    # RFC 9406 HyStart++ in its place leaves slow start much later and higher.
+    _, plus_plus = first_ssthresh(sc.with_overrides({"flows.0.cc_params": {"hystart_variant": "rfc9406"}}).run(seed=1))
+    assert plus_plus > 1.5 * kernel_ssthresh
+
+
 def write(tmp_path, text: str):
     f = tmp_path / "s.toml"
     f.write_text(text)

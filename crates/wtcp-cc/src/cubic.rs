@@ -16,8 +16,11 @@
 //!   ssthresh = cwnd. Only while ssthresh is still unset (§4.3 SHOULD: the initial slow
 //!   start); later slow starts, and all of them with `hystart = false`, are RFC 5681 slow
 //!   start (`reno::slow_start`, one SMSS per ACK). Linux and ns-3 ship the older HyStart
-//!   (Ha and Rhee 2011: ACK-train and delay detection), which is not implemented; the
-//!   two exit slow start on different signals.
+//!   (Ha and Rhee 2011: ACK-train and delay detection); `hystart_variant = "linux"` (the
+//!   `linux` profile) runs Linux's in its place: in slow start from 16 segments until it
+//!   fires, again after a timeout (`cubic/hystart_linux.rs`); slow start itself is then
+//!   RFC 5681's, or Linux's with `arithmetic = "linux"`. Under `arithmetic = "ns3"` no
+//!   epoch is kept for its one-second discard of samples.
 //! - `slow_start = "segments_acked"` (the `ns3` profile): slow start as ns-3.44's TcpCubic
 //!   runs it (tcp-cubic.cc:194-214, approximating Linux's QUICKACK): cwnd grows by every
 //!   whole segment the ACK newly delivers (RFC 6937 DeliveredData: with SACK, bytes SACKed
@@ -80,6 +83,7 @@ use crate::api::{AckSample, CongestionControl, Ctx, Loss, Signal, Time, Verdict,
 use crate::registry::{AlgorithmInfo, ParamInfo, Range, MAX_GAIN};
 use crate::reno::{slow_start, HalveOf, OncePerWindow, Reno, RenoParams};
 
+mod hystart_linux;
 mod linux;
 mod ns3;
 
@@ -96,6 +100,13 @@ pub const PARAMS: &[ParamInfo] = &[
     ParamInfo { name: "reno_friendly", unit: "bool", default: "true", doc: "RFC 9438 §4.3 Reno-friendly region (Linux tcp_friendliness: on)", range: Range::Any },
     ParamInfo { name: "alpha_switch", unit: "bool", default: "true", doc: "alpha_cubic becomes 1 once W_est >= cwnd_prior (RFC 9438 §4.3 SHOULD)", range: Range::Any },
     ParamInfo { name: "hystart", unit: "bool", default: "true", doc: "HyStart++ (RFC 9406) in the initial slow start; false: RFC 5681 slow start", range: Range::Any },
+    ParamInfo {
+        name: "hystart_variant",
+        unit: "rfc9406|linux",
+        default: "rfc9406",
+        doc: "with hystart: HyStart++ (RFC 9406) in the initial slow start, or the HyStart of Linux's tcp_cubic.c (ACK train and delay increase from 16 segments, ssthresh = cwnd when it fires; re-armed by a timeout)",
+        range: Range::Any,
+    },
     ParamInfo {
         name: "slow_start",
         unit: "rfc5681|segments_acked",
@@ -163,6 +174,8 @@ pub struct CubicParams {
     pub reduce: HalveOf,
     /// HyStart++ (RFC 9406) in the initial slow start (default true).
     pub hystart: bool,
+    /// Which HyStart `hystart` runs.
+    pub hystart_variant: HyStartVariant,
     /// Slow start outside HyStart++.
     pub slow_start: SlowStart,
     /// What the §4.4-4.5 increment (target - cwnd)/cwnd is applied per.
@@ -195,6 +208,16 @@ pub enum GrowthUnit {
     Segment,
 }
 
+/// Which HyStart runs when `hystart` is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HyStartVariant {
+    /// RFC 9406 HyStart++, in the initial slow start.
+    Rfc9406,
+    /// Linux tcp_cubic.c HyStart (`cubic/hystart_linux.rs`).
+    Linux,
+}
+
 /// How slow start grows the window (outside HyStart++).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -216,6 +239,7 @@ impl Default for CubicParams {
             alpha_switch: true,
             reduce: HalveOf::FlightSize,
             hystart: true,
+            hystart_variant: HyStartVariant::Rfc9406,
             slow_start: SlowStart::Rfc5681,
             growth_unit: GrowthUnit::Ack,
             arithmetic: Arithmetic::Real,
@@ -284,6 +308,8 @@ struct State {
     w_cubic: f64,
     region: Region,
     hystart: HyStart,
+    /// `HyStartVariant::Linux`.
+    linux_hystart: hystart_linux::LinuxHyStart,
     /// `SlowStart::SegmentsAcked`, `Arithmetic::Ns3` and `Arithmetic::Linux`: acknowledged
     /// bytes short of a whole segment.
     ss_pending: u64,
@@ -319,6 +345,7 @@ impl Cubic {
                 w_cubic: f64::NAN,
                 region: Region::SlowStart,
                 hystart: HyStart::default(),
+                linux_hystart: hystart_linux::LinuxHyStart::default(),
                 ss_pending: 0,
                 ns3: ns3::Ns3Cubic::default(),
                 linux: linux::LinuxCubic::default(),
@@ -475,6 +502,37 @@ impl Cubic {
         }
     }
 
+    fn linux_hystart(&self) -> bool {
+        self.params.hystart && self.params.hystart_variant == HyStartVariant::Linux
+    }
+
+    /// cubictcp_acked's HyStart part (Linux's HyStart): the ACK's RTT sample may end slow
+    /// start (ssthresh = cwnd), before the ACK grows the window.
+    fn linux_hystart_sample(&mut self, ack: &AckSample, w: &mut Window, cx: &Ctx) {
+        let Some(rtt) = ack.rtt.filter(|_| self.linux_hystart()) else { return };
+        let mss = cx.mss_f();
+        // Within a second (one HZ) of a congestion-avoidance epoch's start.
+        let fresh_epoch = match self.params.arithmetic {
+            Arithmetic::Linux => self.state.linux.fresh_epoch(&self.linux, cx.now),
+            _ => self.state.epoch_start.is_some_and(|e| cx.now.saturating_sub(e) < NS_PER_SEC as Time),
+        };
+        let sample = hystart_linux::Sample {
+            now: cx.now,
+            rtt,
+            cwnd: w.cwnd / mss,
+            ssthresh: w.ssthresh / mss,
+            snd_una: cx.snd_una,
+            snd_nxt: cx.snd_max,
+            paced: w.pacing_rate.is_some(),
+            srtt: cx.rtt.srtt(),
+            mss,
+            fresh_epoch,
+        };
+        if self.state.linux_hystart.on_rtt(&sample) {
+            w.ssthresh = w.cwnd;
+        }
+    }
+
     /// tcp_cubic.c cubictcp_cong_avoid on an ACK that delivered `delivered` bytes (Linux's
     /// acked_sacked, whole segments, the remainder carried): tcp_slow_start below
     /// ssthresh, the rest to bictcp_update and tcp_cong_avoid_ai.
@@ -522,6 +580,13 @@ impl CongestionControl for Cubic {
         "cubic"
     }
 
+    fn init(&mut self, _w: &mut Window, cx: &mut Ctx) {
+        // cubictcp_init: bictcp_reset, then bictcp_hystart_reset.
+        if self.linux_hystart() {
+            self.state.linux_hystart.reset(cx.now, cx.snd_max);
+        }
+    }
+
     // ns-3.44's TcpCubic credits the span of the ACK that ends recovery to its integer
     // counters (m_cWndCnt, and m_ackCnt as a new epoch starts, tcp-cubic.cc IncreaseWindow
     // and Update): `arithmetic = "ns3"` does the same. RFC 9438's real-valued growth has no
@@ -533,6 +598,7 @@ impl CongestionControl for Cubic {
             // tcp_cong_control in CA_Open and cubictcp_cong_avoid with its acked_sacked,
             // after pkts_acked has seen its RTT sample.
             self.linux_rtt(ack, cx.now);
+            self.linux_hystart_sample(ack, w, cx);
             if cx.cwnd_limited {
                 self.linux_growth(ack.delivered_bytes, w, cx);
             }
@@ -561,11 +627,13 @@ impl CongestionControl for Cubic {
         if self.params.arithmetic == Arithmetic::Linux {
             self.linux_rtt(ack, cx.now);
         }
+        self.linux_hystart_sample(ack, w, cx);
         if ack.dup || ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
         let mss = cx.mss_f();
-        let hystart_now = self.params.hystart && w.ssthresh.is_infinite() && w.cwnd < w.ssthresh;
+        let plus_plus = self.params.hystart && self.params.hystart_variant == HyStartVariant::Rfc9406;
+        let hystart_now = plus_plus && w.ssthresh.is_infinite() && w.cwnd < w.ssthresh;
         if self.params.arithmetic != Arithmetic::Real && !cx.cwnd_limited {
             // tcp-cubic.cc:187-192 and cubictcp_cong_avoid: no growth while the flow does
             // not use its window (`tcp.cwnd_limited`). HyStart still observes the ACK, and
@@ -582,7 +650,7 @@ impl CongestionControl for Cubic {
             return;
         }
         if w.cwnd < w.ssthresh {
-            if self.params.hystart && w.ssthresh.is_infinite() {
+            if plus_plus && w.ssthresh.is_infinite() {
                 // §4.10: the initial slow start with HyStart++ (RFC 9406).
                 self.hystart_ack(ack, w, cx, true);
             } else if self.params.slow_start == SlowStart::SegmentsAcked {
@@ -661,6 +729,10 @@ impl CongestionControl for Cubic {
                     self.state.cwnd_prior = w.cwnd / mss;
                     w.ssthresh = (self.reduce_base(w, cx) / mss * self.params.beta).max(2.0) * mss;
                 }
+                // cubictcp_state(TCP_CA_Loss): bictcp_reset and bictcp_hystart_reset.
+                if self.linux_hystart() {
+                    self.state.linux_hystart.reset(cx.now, cx.snd_max);
+                }
                 // §4.8 / RFC 5681 §3.1: cwnd = 1 segment.
                 w.cwnd = mss;
                 self.state.epoch_start = None;
@@ -706,6 +778,10 @@ impl CongestionControl for Cubic {
         out.push(("region", region));
         let hs = &s.hystart;
         out.push(("hystart_css", if hs.css_baseline_min_rtt.is_some() { 1.0 } else { 0.0 }));
+        if self.linux_hystart() {
+            out.push(("hystart_found", if s.linux_hystart.found() { 1.0 } else { 0.0 }));
+            out.push(("hystart_delay_min_s", s.linux_hystart.delay_min_s()));
+        }
     }
 }
 
@@ -1002,6 +1078,51 @@ mod tests {
             }
         }
         n
+    }
+
+    #[test]
+    fn linux_hystart_ends_slow_start_on_an_ack_train_where_hystart_plus_plus_goes_on() {
+        // One-segment ACKs 1 ms apart, each RTT sample 100 ms (no delay rise): only Linux's
+        // ACK-train detector can end slow start, once a round's train outlasts
+        // (delay_min + 1 ms) / 2; it then sets ssthresh = cwnd.
+        for (variant, ends) in [(HyStartVariant::Linux, true), (HyStartVariant::Rfc9406, false)] {
+            let p = CubicParams { arithmetic: Arithmetic::Linux, beta: 0.7001953125, hystart_variant: variant, ..CubicParams::default() };
+            let mut h = Harness::new(build(&p));
+            h.rtt.on_sample(100 * MS);
+            let mut ended = None;
+            for _ in 0..400 {
+                h.fill_window();
+                h.now += MS;
+                h.snd_una += u64::from(MSS);
+                let s = AckSample { ack: h.snd_una, acked_bytes: u64::from(MSS), delivered_bytes: u64::from(MSS), rtt: Some(100 * MS), ..AckSample::default() };
+                let before = h.w.cwnd;
+                h.call(|cc, w, cx| cc.on_ack(&s, w, cx));
+                if h.w.ssthresh.is_finite() {
+                    ended = Some((before, h.w.ssthresh));
+                    break;
+                }
+            }
+            assert_eq!(ended.is_some(), ends, "{variant:?}");
+            if let Some((cwnd, ssthresh)) = ended {
+                assert_eq!(ssthresh, cwnd);
+                assert!(cwnd >= 16.0 * SEG, "fired below hystart_low_window: {}", cwnd / SEG);
+                assert_eq!(var(&h, "hystart_found"), 1.0);
+            }
+        }
+    }
+
+    #[test]
+    fn with_linux_hystart_the_real_valued_slow_start_is_rfc5681s_not_hystart_plus_plus() {
+        // An ACK of 2 segments: HyStart++ adds min(N, L*SMSS) = 2 segments, RFC 5681 slow
+        // start min(N, SMSS) = 1.
+        for (variant, per_ack) in [(HyStartVariant::Linux, 1.0), (HyStartVariant::Rfc9406, 2.0)] {
+            let mut h = Harness::new(build(&CubicParams { hystart_variant: variant, ..CubicParams::default() }));
+            let before = h.w.cwnd;
+            for _ in 0..5 {
+                h.ack(2, 50 * MS);
+            }
+            assert_eq!(h.w.cwnd - before, 5.0 * per_ack * SEG, "{variant:?}");
+        }
     }
 
     #[test]

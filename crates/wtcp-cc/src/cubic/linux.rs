@@ -143,10 +143,15 @@ fn icbrt(a: u64) -> u32 {
 }
 
 impl LinuxCubic {
+    /// Within one HZ of the epoch's start (cubictcp_acked discards such samples).
+    pub(super) fn fresh_epoch(&self, k: &Consts, now: Time) -> bool {
+        self.epoch_start.is_some_and(|e| k.jiffies(now).saturating_sub(e) < k.hz)
+    }
+
     /// cubictcp_acked: an ACK's RTT sample.
     pub(super) fn on_rtt(&mut self, k: &Consts, now: Time, rtt: Time) {
         // Samples within a second of an epoch's start are discarded (after a recovery).
-        if self.epoch_start.is_some_and(|e| k.jiffies(now).saturating_sub(e) < k.hz) {
+        if self.fresh_epoch(k, now) {
             return;
         }
         let us = ((rtt / 1000).max(1)).min(u64::from(u32::MAX)) as u32;

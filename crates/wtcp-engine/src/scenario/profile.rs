@@ -301,7 +301,7 @@ const QUALNET: Profile = Profile {
 const LINUX: Profile = Profile {
     name: "linux",
     title: "Linux 6.x TCP (sysctl defaults; line numbers of 6.1.192)",
-    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), Linux's largest RTT variance per RTT (mdev_max) and its once-per-RTT decay, and the first sample's variance held for an RTT, the tail loss probe (TLP, RFC 8985 §7; RACK is modelled: tcp.loss_detection), Linux's HyStart (ACK train and delay, tcp_cubic.c; wtcp's CUBIC has RFC 9406 HyStart++ in its place), buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
+    note: "Not modelled, so the closest wtcp value is listed: the adaptive delayed ACK (40-200 ms, quick-ACK mode), Linux's largest RTT variance per RTT (mdev_max) and its once-per-RTT decay, and the first sample's variance held for an RTT, the tail loss probe (TLP, RFC 8985 §7; RACK is modelled: tcp.loss_detection), buffer auto-tuning, and CUBIC as the default algorithm (a flow's cc is its own).",
     fills: true,
     entries: &[
         e("tcp.mss_bytes", I(1448), "include/net/tcp.h:73: a 1500-byte MTU less 40 bytes of headers and 12 of timestamps"),
@@ -344,6 +344,7 @@ const LINUX: Profile = Profile {
         e("cc.cubic.beta", F(0.7001953125), "tcp_cubic.c: beta = 717 (/BICTCP_BETA_SCALE 1024)"),
         e("cc.cubic.alpha_switch", B(false), "tcp_cubic.c bictcp_update, tcp_friendliness: tcp_cwnd + 1 per (cwnd * beta_scale >> 3) packets acknowledged, beta_scale = 8 * (1024 + 717) / 3 / (1024 - 717): alpha fixed, no switch to 1"),
         e("cc.cubic.arithmetic", N("linux"), "tcp_cubic.c bictcp_update, cubictcp_cong_avoid, cubictcp_recalc_ssthresh, cubictcp_state, cubictcp_acked; tcp_cong.c tcp_slow_start, tcp_cong_avoid_ai: whole segments, integer counters, time in jiffies"),
+        e("cc.cubic.hystart_variant", N("linux"), "tcp_cubic.c: hystart = 1, hystart_detect = HYSTART_ACK_TRAIN | HYSTART_DELAY, hystart_low_window = 16, hystart_ack_delta_us = 2000; cubictcp_acked -> hystart_update sets snd_ssthresh = cwnd"),
         e("cc.cubic.hz", I(250), "CONFIG_HZ, a kernel build option (100, 250, 300 or 1000): 250 in Debian's kernels and in the 6.18 kernel the linux engine was validated on (/proc/config.gz)"),
     ],
 };
