@@ -36,7 +36,11 @@
 //!   With `"srtt"` a handshake's RTT measurement counts (ns-3 times the SYN-ACK, 1421):
 //!   its small packets make it the minimum on a slow hop (simple2: 22.48 ms against
 //!   23.07 ms from data, so ssthresh 2.6 % lower). Linux uses the latest raw sample and the minimum raw sample
-//!   (`"sample"`), and forgets RTTmin on an RTO (`reset_min_rtt_on_timeout = true`).
+//!   (`"sample"`), and forgets RTTmin on an RTO (`reset_min_rtt_on_timeout = true`). The
+//!   paper's reading takes RTTmin over samples ("the minimum RTT sample seen",
+//!   algorithms.md:532, a [REC] reconstruction; its pitfalls, :608: "over samples, not
+//!   over SRTT"), so this default (ns-3's) departs from it; the description says nothing
+//!   of the handshake, and `"sample"` leaves it out for Linux's reason, not the paper's.
 //! - Filter: ns-3 Tustin `bw = 0.9*bw + 0.1*(s + s_prev)/2` starting from zero, so the
 //!   estimate has a time constant of about ten RTTs (65 % of a step after ten samples): early estimates are low, and a loss before any
 //!   sample gets ssthresh = 2 MSS.
@@ -59,7 +63,7 @@
 //!   duplicate reported is not credited again there, except above the recovery point on
 //!   the ACK that leaves CA_LOSS). That is a double count, not a
 //!   reading of Grieco and Mascolo, whose sample is the data "acknowledged during the last
-//!   RTT" (algorithms.md §4.2). On the ns-3 "simple2" path (2 Mb/s hop, 1.919 Mb/s of
+//!   RTT" (algorithms.md §4.2:536-537, a [REC] reconstruction of it). On the ns-3 "simple2" path (2 Mb/s hop, 1.919 Mb/s of
 //!   payload; 8 seeds, 200 s) the median estimate read 2.17 / 2.34 / 2.50 Mb/s with SACK at
 //!   1 / 2 / 5 % loss and 2.18 / 2.36 / 2.38 without; now 2.02 / 2.03 / 1.72 and
 //!   2.01 / 2.02 / 1.22 (goodput without SACK 1.885 / 1.800 / 1.037 -> 1.861 / 1.750 /
@@ -508,7 +512,7 @@ impl DeliveryCounter {
         } else if ack.acked_bytes > 0 {
             let claimed = match self.accounting {
                 Accounting::Linux => ack.acked_bytes,
-                Accounting::Ns3 | Accounting::Ns3Literal => self.ns3_cumulative(ack, mss),
+                Accounting::Ns3 | Accounting::Ns3Literal => self.ns3_cumulative(ack, mss, ack.acked_bytes),
             };
             self.net_of_duplicates(claimed, ack.acked_bytes, mss)
         } else {
@@ -568,34 +572,27 @@ impl DeliveryCounter {
             return 0;
         }
         let dups = std::mem::take(&mut self.dupacks);
-        if ack.in_recovery {
-            return mss; // partial ACK: PktsAcked(1)
-        }
-        if let Some(recover) = self.loss_recover {
-            if ack.ack >= recover {
-                // Leaving CA_LOSS: (ack - m_recover) / MSS (tcp-socket-base.cc:2224-2228).
-                self.loss_recover = None;
-                return ack.ack - recover;
-            }
-            // In CA_LOSS below m_recover: currentDelivered / MSS (2134-2136).
-            return ack.delivered_bytes;
+        if ack.in_recovery || self.loss_recover.is_some() {
+            return self.ns3_cumulative(ack, mss, ack.delivered_bytes);
         }
         // CA_OPEN / CA_DISORDER: currentDelivered / MSS, less the duplicate count (2162-2173).
         ack.delivered_bytes.saturating_sub(dups * mss)
     }
 
     /// What ns-3 passes to `PktsAcked` for a cumulative ACK (before the correction of
-    /// [`Self::net_of_duplicates`]).
-    fn ns3_cumulative(&mut self, ack: &AckSample, mss: u64) -> u64 {
+    /// [`Self::net_of_duplicates`]), with `in_loss` as the credit of an ACK in CA_LOSS below
+    /// the recovery point (ns-3's currentDelivered, tcp-socket-base.cc:2134-2136).
+    fn ns3_cumulative(&mut self, ack: &AckSample, mss: u64, in_loss: u64) -> u64 {
         if ack.in_recovery {
             // Partial ACK: PktsAcked(1).
             return mss;
         }
         if let Some(recover) = self.loss_recover {
             if ack.ack < recover {
-                return ack.acked_bytes;
+                return in_loss;
             }
-            // Leaving CA_LOSS: only the part above the recovery point.
+            // Leaving CA_LOSS: only the part above the recovery point, (ack - m_recover) /
+            // MSS (2224-2228).
             self.loss_recover = None;
             return ack.ack - recover;
         }
