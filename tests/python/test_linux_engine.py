@@ -174,6 +174,54 @@ def test_the_linux_profiles_cubic_leaves_slow_start_where_the_kernels_hystart_do
     assert plus_plus > 1.5 * kernel_ssthresh
 
 
+TAIL_PATH = """
+profile = "linux"
+[run]
+duration_s = 1
+[tcp]
+mss_bytes = 1000
+[[nodes]]
+name = "s"
+[[nodes]]
+name = "r"
+[[nodes]]
+name = "d"
+[[links]]
+a = "s"
+b = "r"
+rate_mbps = 10
+delay_ms = 10
+[[links]]
+a = "r"
+b = "d"
+rate_mbps = 100
+delay_ms = 1
+ab = { loss = { model = "list", packets = [99, 100] } }
+[[flows]]
+name = "f"
+src = "s"
+dst = "d"
+cc = "cubic"
+bytes = 100000
+"""
+
+
+@pytest.mark.skipif(kernel_missing() is not None, reason=kernel_missing() or "")
+@pytest.mark.parametrize("probe", [True, False])
+def test_a_lost_tail_is_repaired_by_the_tail_loss_probe_as_in_the_kernel(probe):
+    """The last two of 100 segments are lost: with the probe (tcp_early_retrans = 3) one
+    probe and a fast recovery repair them, without it (0) the retransmission timer."""
+    sc = wtcp.Scenario.from_toml(TAIL_PATH).with_overrides({"tcp.tail_loss_probe": probe})
+    counts = ("loss_probes", "timeouts", "fast_retransmits", "retransmitted_segments")
+    kernel = sc.run(engine="linux").flows.iloc[0]
+    ours = sc.run(seed=1).flows.iloc[0]
+    expected = (1, 0, 1, 2) if probe else (0, 1, 0, 2)
+    assert tuple(int(kernel[c]) for c in counts) == expected, kernel
+    assert tuple(int(ours[c]) for c in counts) == expected, ours
+    # Completion: about 0.27 s with the probe, 0.47 s without (the RTO), in both.
+    assert abs(ours.fct_s - kernel.fct_s) <= 0.1 * kernel.fct_s, (ours.fct_s, kernel.fct_s)
+
+
 def write(tmp_path, text: str):
     f = tmp_path / "s.toml"
     f.write_text(text)

@@ -18,19 +18,22 @@ pub struct RttConfig {
     pub granularity: Time,
     /// Largest backoff exponent (the RTO doubles at most this many times).
     pub max_backoff: u32,
-    /// Linux's estimator instead of RFC 6298's (false). Two of its rules:
-    /// - the minimum bounds the variance term, RTO = SRTT + max(G, 4 RTTVAR, min), where
-    ///   RFC 6298 §2.4 bounds the whole RTO (tcp_input.c tcp_rtt_estimator: the first
-    ///   sample gives `max(mdev_us, tcp_rto_min_us)` and `mdev_max_us` restarts at
-    ///   `tcp_rto_min_us` each RTT, so `rttvar_us`, 4 RTTVAR, is at least the minimum;
-    ///   include/net/tcp.h `__tcp_set_rto`, called by tcp_input.c `tcp_set_rto`, adds it
-    ///   to SRTT);
-    /// - a sample below SRTT whose error exceeds RTTVAR moves RTTVAR by 1/32 of the
-    ///   difference, not 1/4 (tcp_rtt_estimator's `m < 0` branch: `m >>= 3` on the 4x
-    ///   scale), so a falling RTT after a queue drains does not inflate the RTO.
+    /// Linux's estimator instead of RFC 6298's (false): tcp_input.c `tcp_rtt_estimator`
+    /// (6.12, lines 884-946) and include/net/tcp.h `__tcp_set_rto`, RTO = SRTT +
+    /// `rttvar_us` (no clock granularity term), where, with mdev the smoothed deviation:
+    /// - a sample below SRTT whose error exceeds mdev moves mdev by 1/32 of the excess,
+    ///   not 1/4 (`m < 0` branch: `m >>= 3` on the 4x scale), so a falling RTT after a
+    ///   queue drains does not inflate the RTO;
+    /// - `rttvar_us` (4 RTTVAR) rises at once to the largest 4 mdev of the current round
+    ///   trip (`mdev_max_us`), and once per round trip (the first sample after SND.UNA
+    ///   passes SND.NXT of the last such step) falls by a quarter of its excess over that
+    ///   largest value, which then restarts at the minimum RTO: the minimum bounds the
+    ///   variance term (RTO = SRTT + max(4 RTTVAR, min)), where RFC 6298 §2.4 bounds the
+    ///   whole RTO. The first sample gives mdev = R/2 (RTO = 3R) and `rttvar_us` =
+    ///   max(2R, min).
     ///
-    /// Not reproduced: Linux keeps the largest variance of each RTT (`mdev_max_us`) and
-    /// lets `rttvar_us` fall by a quarter of the gap once per RTT, not per sample.
+    /// The round trips need the sender's SND.UNA and SND.NXT (`on_sample_at`); samples
+    /// given without them (`on_sample`) never end one.
     pub linux_estimator: bool,
 }
 
@@ -47,12 +50,26 @@ impl Default for RttConfig {
     }
 }
 
+/// Linux's variance state (`tcp_rtt_estimator`), in ns on Linux's 4x scale.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LinuxVariance {
+    /// 4 x the smoothed mean deviation (`mdev_us`).
+    mdev4: Time,
+    /// The largest `mdev4` of this round trip, at least the minimum RTO (`mdev_max_us`).
+    mdev_max4: Time,
+    /// The variance term of the RTO (`rttvar_us`).
+    rttvar4: Time,
+    /// SND.NXT when this round trip's step was taken (`rtt_seq`).
+    rtt_seq: u64,
+}
+
 /// SRTT/RTTVAR/RTO state of one sender.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RttEstimator {
     cfg: RttConfig,
     srtt: Option<Time>,
     rttvar: Time,
+    linux: LinuxVariance,
     latest: Option<Time>,
     min_rtt: Option<Time>,
     /// The un-backed-off RTO from the last computation.
@@ -66,6 +83,7 @@ impl RttEstimator {
             cfg,
             srtt: None,
             rttvar: 0,
+            linux: LinuxVariance::default(),
             latest: None,
             min_rtt: None,
             // RFC 6298 §2.1: RTO <- 1 s until a sample arrives (configurable).
@@ -74,8 +92,26 @@ impl RttEstimator {
         }
     }
 
-    /// Fold in one valid RTT measurement.
+    /// Fold in one valid RTT measurement (see `on_sample_at`).
     pub fn on_sample(&mut self, r: Time) {
+        self.on_sample_at(r, 0, 0);
+    }
+
+    /// Fold in one valid RTT measurement taken when SND.UNA and SND.NXT were `snd_una`
+    /// and `snd_nxt` (Linux's estimator counts round trips by them).
+    pub fn on_sample_at(&mut self, r: Time, snd_una: u64, snd_nxt: u64) {
+        if self.cfg.linux_estimator {
+            self.linux_sample(r, snd_una, snd_nxt);
+        } else {
+            self.rfc6298_sample(r);
+        }
+        self.latest = Some(r);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        // A fresh sample gives a fresh RTO: the backed-off value is dropped (RFC 6298 §5).
+        self.backoff = 0;
+    }
+
+    fn rfc6298_sample(&mut self, r: Time) {
         match self.srtt {
             None => {
                 // RFC 6298 §2.2: SRTT <- R, RTTVAR <- R/2.
@@ -84,29 +120,55 @@ impl RttEstimator {
             }
             Some(srtt) => {
                 // RFC 6298 §2.3: RTTVAR first (beta = 1/4), with the old SRTT ...
-                let err = srtt.abs_diff(r);
-                if self.cfg.linux_estimator && r < srtt && err > self.rttvar {
-                    // Linux: a falling RTT's excess error counts 1/32 (see RttConfig).
-                    self.rttvar += (err - self.rttvar) / 32;
-                } else {
-                    self.rttvar = self.rttvar - self.rttvar / 4 + err / 4;
-                }
+                self.rttvar = self.rttvar - self.rttvar / 4 + srtt.abs_diff(r) / 4;
                 // ... then SRTT (alpha = 1/8).
                 self.srtt = Some(srtt - srtt / 8 + r / 8);
             }
         }
-        self.latest = Some(r);
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         // RFC 6298 §2.2/2.3: RTO <- SRTT + max(G, K*RTTVAR), K = 4; §2.4 floor; §2.5 cap.
         let srtt = self.srtt.unwrap_or(r);
         let variance = self.cfg.granularity.max(4 * self.rttvar);
-        self.base_rto = if self.cfg.linux_estimator {
-            (srtt + variance.max(self.cfg.min_rto)).min(self.cfg.max_rto)
-        } else {
-            (srtt + variance).max(self.cfg.min_rto).min(self.cfg.max_rto)
-        };
-        // A fresh sample gives a fresh RTO: the backed-off value is dropped (RFC 6298 §5).
-        self.backoff = 0;
+        self.base_rto = (srtt + variance).max(self.cfg.min_rto).min(self.cfg.max_rto);
+    }
+
+    /// Linux `tcp_rtt_estimator` (see `RttConfig::linux_estimator`).
+    fn linux_sample(&mut self, r: Time, snd_una: u64, snd_nxt: u64) {
+        let min = self.cfg.min_rto;
+        let v = &mut self.linux;
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                v.mdev4 = 2 * r; // "make sure rto = 3*rtt"
+                v.rttvar4 = v.mdev4.max(min);
+                v.mdev_max4 = v.rttvar4;
+                v.rtt_seq = snd_nxt;
+            }
+            Some(srtt) => {
+                let quarter = v.mdev4 / 4;
+                if r < srtt {
+                    // A falling RTT: its error's excess over mdev counts 1/8 on this scale.
+                    let err = srtt - r;
+                    v.mdev4 = if err > quarter { v.mdev4 + (err - quarter) / 8 } else { v.mdev4 - (quarter - err) };
+                } else {
+                    v.mdev4 = v.mdev4 - quarter + (r - srtt);
+                }
+                self.srtt = Some(srtt - srtt / 8 + r / 8);
+                if v.mdev4 > v.mdev_max4 {
+                    v.mdev_max4 = v.mdev4;
+                    v.rttvar4 = v.rttvar4.max(v.mdev_max4);
+                }
+                if snd_una > v.rtt_seq {
+                    // Once per round trip: the variance falls towards this trip's largest.
+                    if v.mdev_max4 < v.rttvar4 {
+                        v.rttvar4 -= (v.rttvar4 - v.mdev_max4) / 4;
+                    }
+                    v.rtt_seq = snd_nxt;
+                    v.mdev_max4 = min;
+                }
+            }
+        }
+        self.rttvar = v.rttvar4 / 4;
+        self.base_rto = (self.srtt.unwrap_or(r) + v.rttvar4).min(self.cfg.max_rto);
     }
 
     /// RFC 6298 §5.5: on expiry RTO <- 2 * RTO (bounded by the maximum).
@@ -246,58 +308,110 @@ mod tests {
         assert_eq!(e.rto(), 1000 * MS);
     }
 
+    /// A Linux estimator fed one sample per round trip (SND.UNA passes the last step's
+    /// SND.NXT each time).
+    struct Trips {
+        e: RttEstimator,
+        una: u64,
+    }
+
+    impl Trips {
+        fn new(min_rto: Time) -> Self {
+            Trips { e: RttEstimator::new(RttConfig { min_rto, linux_estimator: true, ..RttConfig::default() }), una: 0 }
+        }
+        /// A sample in a new round trip.
+        fn next_trip(&mut self, r: Time) {
+            self.una += 10;
+            self.e.on_sample_at(r, self.una, self.una + 10);
+        }
+        /// A sample in the same round trip.
+        fn same_trip(&mut self, r: Time) {
+            self.e.on_sample_at(r, self.una, self.una + 10);
+        }
+    }
+
     #[test]
     fn linux_floors_the_variance_term_rfc_6298_the_whole_rto() {
-        let cfg = RttConfig { min_rto: 200_000_000, ..RttConfig::default() };
-        let linux_cfg = RttConfig { linux_estimator: true, ..cfg };
-        // A first sample of 50 ms: RTTVAR 25 ms; RFC 6298 50 + 100 -> the 200 ms floor,
-        // Linux 50 + max(100, 200) = 250 ms.
-        let (mut rfc, mut linux) = (RttEstimator::new(cfg), RttEstimator::new(linux_cfg));
-        rfc.on_sample(50_000_000);
-        linux.on_sample(50_000_000);
-        assert_eq!((rfc.base_rto(), linux.base_rto()), (200_000_000, 250_000_000));
-        // A steady 100 ms: RTTVAR decays to almost 0; RFC 200 ms, Linux SRTT + 200 ms.
+        let cfg = RttConfig { min_rto: 200 * MS, ..RttConfig::default() };
+        // A first sample of 50 ms: RFC 6298 50 + 100 -> the 200 ms floor; Linux 50 +
+        // max(2 x 50, 200) = 250 ms (tcp_rtt_estimator's first branch).
+        let mut rfc = RttEstimator::new(cfg);
+        let mut linux = Trips::new(200 * MS);
+        rfc.on_sample(50 * MS);
+        linux.next_trip(50 * MS);
+        assert_eq!((rfc.base_rto(), linux.e.base_rto()), (200 * MS, 250 * MS));
+        // A steady 100 ms: the deviation decays to almost 0; RFC 200 ms, Linux SRTT + the
+        // minimum, 300 ms.
         for _ in 0..60 {
-            rfc.on_sample(100_000_000);
-            linux.on_sample(100_000_000);
+            rfc.on_sample(100 * MS);
+            linux.next_trip(100 * MS);
         }
-        assert_eq!(rfc.base_rto(), 200_000_000);
-        assert!((linux.base_rto() as i64 - 300_000_000).abs() < 1_000_000, "{}", linux.base_rto());
-        // Above the floor both agree: a first sample of 1 s gives 1 s + 4 x 0.5 s = 3 s.
-        let (mut a, mut b) = (RttEstimator::new(cfg), RttEstimator::new(linux_cfg));
-        a.on_sample(1_000_000_000);
-        b.on_sample(1_000_000_000);
-        assert_eq!((a.base_rto(), b.base_rto()), (3_000_000_000, 3_000_000_000));
-        // The cap binds both.
-        let capped = RttConfig { max_rto: 2_000_000_000, ..linux_cfg };
-        let mut c = RttEstimator::new(capped);
-        c.on_sample(1_000_000_000);
-        assert_eq!(c.base_rto(), 2_000_000_000);
+        assert_eq!(rfc.base_rto(), 200 * MS);
+        assert!(linux.e.base_rto().abs_diff(300 * MS) < MS, "{}", linux.e.base_rto());
+        // Above the floor: a first sample of 1 s gives 1 s + 2 x 1 s = 3 s in both.
+        let mut a = RttEstimator::new(cfg);
+        let mut b = Trips::new(200 * MS);
+        a.on_sample(1000 * MS);
+        b.next_trip(1000 * MS);
+        assert_eq!((a.base_rto(), b.e.base_rto()), (3000 * MS, 3000 * MS));
+        // The cap binds.
+        let mut c = RttEstimator::new(RttConfig { max_rto: 2000 * MS, linux_estimator: true, ..cfg });
+        c.on_sample(1000 * MS);
+        assert_eq!(c.base_rto(), 2000 * MS);
     }
 
     #[test]
     fn linux_weighs_a_falling_rtts_excess_error_by_1_32() {
-        // SRTT 200 ms, RTTVAR 10 ms, then a sample of 100 ms (error 100 ms > RTTVAR).
-        let cfg = RttConfig { min_rto: 200_000_000, ..RttConfig::default() };
-        let settle = |mut e: RttEstimator| {
-            e.on_sample(200_000_000);
-            for _ in 0..200 {
-                e.on_sample(200_000_000);
+        // SRTT 200 ms with no deviation, then a sample of 100 ms: mdev (4x scale) moves by
+        // (100 ms - mdev/4) / 8, where RFC 6298 takes a quarter of the error.
+        let mut linux = Trips::new(0);
+        for _ in 0..200 {
+            linux.next_trip(200 * MS);
+        }
+        let mdev4 = linux.e.linux.mdev4;
+        linux.same_trip(100 * MS);
+        assert_eq!(linux.e.linux.mdev4, mdev4 + (100 * MS - mdev4 / 4) / 8);
+        // A rising RTT is weighed as RFC 6298's: 3/4 of mdev plus the error.
+        let mdev4 = linux.e.linux.mdev4;
+        let srtt = linux.e.srtt().unwrap();
+        linux.same_trip(srtt + 40 * MS);
+        assert_eq!(linux.e.linux.mdev4, mdev4 - mdev4 / 4 + 40 * MS);
+    }
+
+    #[test]
+    fn linux_holds_a_round_trips_largest_variance_and_lets_it_fall_a_quarter_per_trip() {
+        let mut l = Trips::new(200 * MS);
+        for _ in 0..100 {
+            l.next_trip(100 * MS);
+        }
+        assert_eq!(l.e.linux.rttvar4, 200 * MS, "settled at the minimum");
+        // A 500 ms sample: mdev (4x) jumps by the 400 ms error; the RTO's term follows at once.
+        l.same_trip(500 * MS);
+        let peak = l.e.linux.rttvar4;
+        assert!(peak >= 400 * MS, "{peak}");
+        // More samples of the same round trip, back at 100 ms, change nothing of it.
+        for _ in 0..5 {
+            l.same_trip(100 * MS);
+        }
+        assert_eq!(l.e.linux.rttvar4, peak);
+        // The next round trip: a quarter of the excess over that trip's largest mdev goes.
+        let largest = l.e.linux.mdev_max4;
+        l.next_trip(100 * MS);
+        let mdev4 = l.e.linux.mdev4;
+        assert!(mdev4 <= largest);
+        assert_eq!(l.e.linux.rttvar4, peak - (peak - largest) / 4);
+        // RFC 6298 in its place would have let it fall with every sample.
+        let rfc_like = {
+            let mut e = RttEstimator::new(RttConfig { min_rto: 200 * MS, ..RttConfig::default() });
+            for _ in 0..100 {
+                e.on_sample(100 * MS);
             }
-            e
+            e.on_sample(500 * MS);
+            for _ in 0..6 {
+                e.on_sample(100 * MS);
+            }
+            4 * e.rttvar()
         };
-        let mut rfc = settle(RttEstimator::new(cfg));
-        let mut linux = settle(RttEstimator::new(RttConfig { linux_estimator: true, ..cfg }));
-        let before = linux.rttvar();
-        rfc.on_sample(100_000_000);
-        linux.on_sample(100_000_000);
-        // RFC 6298: 3/4 RTTVAR + 100/4 ms; Linux: RTTVAR + (100 ms - RTTVAR) / 32.
-        assert_eq!(rfc.rttvar(), before - before / 4 + 25_000_000);
-        assert_eq!(linux.rttvar(), before + (100_000_000 - before) / 32);
-        // A rising RTT is weighted as RFC 6298 in both.
-        let (mut r2, mut l2) = (settle(RttEstimator::new(cfg)), settle(RttEstimator::new(RttConfig { linux_estimator: true, ..cfg })));
-        r2.on_sample(300_000_000);
-        l2.on_sample(300_000_000);
-        assert_eq!(r2.rttvar(), l2.rttvar());
+        assert!(rfc_like < l.e.linux.rttvar4, "{rfc_like} vs {}", l.e.linux.rttvar4);
     }
 }

@@ -198,6 +198,8 @@ pub struct TcpCounters {
     pub mac_hints: u64,
     /// ACKs whose first SACK block was a D-SACK (RFC 2883): a segment arrived twice.
     pub dsacks: u64,
+    /// Tail loss probes sent (RFC 8985 §7).
+    pub loss_probes: u64,
     /// SYNs sent (the first and its retransmissions; 0 without the handshake).
     pub syns_sent: u64,
     /// Seconds from the first SYN to the SYN-ACK.

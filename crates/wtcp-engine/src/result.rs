@@ -47,6 +47,8 @@ pub struct FlowResult {
     pub mac_hints: u64,
     /// D-SACKs received (RFC 2883; 0 without SACK).
     pub dsacks: u64,
+    /// Tail loss probes sent (RFC 8985 §7, `tcp.tail_loss_probe`).
+    pub loss_probes: u64,
     /// SYNs sent, retransmissions included (0 without the handshake).
     pub syns_sent: u64,
     /// Seconds from the first SYN to the SYN-ACK (null without the handshake).

@@ -761,6 +761,7 @@ impl<'s> World<'s> {
                 frto_spurious_timeouts: 0,
                 mac_hints: 0,
                 dsacks: 0,
+                loss_probes: 0,
                 syns_sent: 0,
                 handshake_s: None,
                 fct_s: None,
@@ -792,6 +793,7 @@ impl<'s> World<'s> {
                     r.frto_spurious_timeouts = c.frto_spurious;
                     r.mac_hints = c.mac_hints;
                     r.dsacks = c.dsacks;
+                    r.loss_probes = c.loss_probes;
                     r.syns_sent = c.syns_sent;
                     r.handshake_s = c.handshake_s;
                     // Flow completion time: from the application's start (the first SYN with

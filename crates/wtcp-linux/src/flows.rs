@@ -27,6 +27,8 @@ pub struct Slots {
     pub connect_error: Mutex<Option<String>>,
     /// Datagrams a UDP sender handed to its kernel.
     pub datagrams_sent: std::sync::atomic::AtomicU64,
+    /// When the receiving application had read the last byte of a finite transfer (run time).
+    pub completed_at: Mutex<Option<Time>>,
 }
 
 impl Slots {
@@ -108,8 +110,9 @@ pub fn tcp_send(fd: OwnedFd, at: Schedule, bytes: Option<u64>, slots: &Slots, st
     Ok(())
 }
 
-/// TCP receiver: accept, then read and discard until the end of the data or stop.
-pub fn tcp_receive(listener: OwnedFd, slots: &Slots, stop: &AtomicBool) -> std::io::Result<()> {
+/// TCP receiver: accept, then read and discard until the end of the data or stop; the
+/// time the last byte of a finite transfer (`bytes`) was read is the flow's completion.
+pub fn tcp_receive(listener: OwnedFd, bytes: Option<u64>, clock: Clock, slots: &Slots, stop: &AtomicBool) -> std::io::Result<()> {
     while !sock::wait(listener.as_raw_fd(), libc::POLLIN, 10) {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
@@ -120,6 +123,7 @@ pub fn tcp_receive(listener: OwnedFd, slots: &Slots, stop: &AtomicBool) -> std::
     slots.receiver_fd.store(raw, Ordering::Release);
     *slots.receiver.lock().expect("slot") = Some(conn);
     let mut buf = vec![0u8; CHUNK];
+    let mut read = 0u64;
     while !stop.load(Ordering::Relaxed) {
         if !sock::wait(raw, libc::POLLIN, 10) {
             continue;
@@ -128,6 +132,12 @@ pub fn tcp_receive(listener: OwnedFd, slots: &Slots, stop: &AtomicBool) -> std::
         let r = unsafe { libc::recv(raw, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
         if r == 0 {
             break;
+        }
+        if r > 0 {
+            read += r as u64;
+            if bytes == Some(read) {
+                *slots.completed_at.lock().expect("slot") = Some(clock.now());
+            }
         }
     }
     Ok(())

@@ -199,7 +199,7 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
             match p {
                 FlowPlan::Tcp { bytes, .. } => {
                     workers.push(s.spawn(move || flows::tcp_send(send_fd, at, *bytes, slots, done)));
-                    workers.push(s.spawn(move || flows::tcp_receive(recv_fd, slots, done)));
+                    workers.push(s.spawn(move || flows::tcp_receive(recv_fd, *bytes, clock, slots, done)));
                 }
                 FlowPlan::Cbr { rate_bps, payload_bytes } => {
                     let (rate, payload) = (*rate_bps, *payload_bytes);
@@ -312,6 +312,8 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
                     mib_timeouts: m("TcpExt.TCPTimeouts"),
                     max_backoff: max_backoff[i].max(u64::from(si.backoff)),
                     dsacks: u64::from(si.dsack_dups),
+                    loss_probes: m("TcpExt.TCPLossProbes"),
+                    fct_s: slots[i].completed_at.lock().expect("slot").map(|t| t.saturating_sub(f.start) as f64 / 1e9),
                     srtt,
                 })
             }
@@ -405,6 +407,11 @@ struct TcpNumbers {
     mib_timeouts: u64,
     max_backoff: u64,
     dsacks: u64,
+    /// The sender namespace's `TcpExt.TCPLossProbes`.
+    loss_probes: u64,
+    /// From the flow's start (its connect) to the receiving application's read of the
+    /// last byte of a finite transfer.
+    fct_s: Option<f64>,
     srtt: Option<f64>,
 }
 
@@ -465,9 +472,10 @@ fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str
         "frto_spurious_timeouts": null,
         "mac_hints": 0,
         "dsacks": n.dsacks,
+        "loss_probes": n.loss_probes,
         "syns_sent": null,
         "handshake_s": null,
-        "fct_s": null,
+        "fct_s": n.fct_s,
         "mean_srtt_s": n.srtt,
         "packets_received": null,
     });
@@ -501,6 +509,7 @@ fn cbr_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, st: &Udp
         "frto_spurious_timeouts": 0,
         "mac_hints": 0,
         "dsacks": null,
+        "loss_probes": 0,
         "syns_sent": null,
         "handshake_s": null,
         "fct_s": null,

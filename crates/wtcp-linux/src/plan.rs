@@ -7,8 +7,9 @@
 //!   (`net.ipv4.tcp_timestamps`), `tcp.sack` (`tcp_sack`), `tcp.ecn` (`tcp_ecn`: 1 asks
 //!   for ECN, 2 only accepts it), `tcp.frto` (`tcp_frto`), `tcp.dupack_threshold`
 //!   (`tcp_reordering`), `tcp.loss_detection` (`tcp_recovery`: 1 for RACK, 0 for the
-//!   duplicate-ACK rule; the tail loss probe, `tcp_early_retrans`, stays on: wtcp has none), `tcp.send_buffer_bytes` / `tcp.recv_buffer_bytes` (the maximum
-//!   of `tcp_wmem` / `tcp_rmem`);
+//!   duplicate-ACK rule), `tcp.tail_loss_probe` (`tcp_early_retrans`: 3 for the probe,
+//!   0 without), `tcp.send_buffer_bytes` / `tcp.recv_buffer_bytes` (the maximum of
+//!   `tcp_wmem` / `tcp_rmem`);
 //! - through the RTO sysctls of Linux 6.11+ / 6.15+: `tcp.rto_min_s` (`tcp_rto_min_us`)
 //!   and `tcp.rto_max_s` (`tcp_rto_max_ms`);
 //! - through the host's route (rtnetlink, `route.rs`): `tcp.initial_cwnd_segments`
@@ -134,6 +135,7 @@ fn sysctls(t: &TcpConfig, linux: &TcpConfig) -> Vec<(&'static str, String)> {
         ("net/ipv4/tcp_frto", if t.frto { "2" } else { "0" }.to_string()),
         ("net/ipv4/tcp_reordering", t.dupack_threshold.to_string()),
         ("net/ipv4/tcp_recovery", b(t.loss_detection == LossDetection::Rack)),
+        ("net/ipv4/tcp_early_retrans", if t.tail_loss_probe { "3" } else { "0" }.to_string()),
         // Linux 6.11+ and 6.15+: the RTO's floor and ceiling per namespace. Linux's floor
         // bounds the variance term (RTO = SRTT + max(4 RTTVAR, rto_min), tcp_input.c
         // tcp_set_rto), RFC 6298's the whole RTO: docs/linux-engine.md.

@@ -212,6 +212,8 @@ def collect(p: Plan, h: Any, events: int, wall: float, loop_cpu: float) -> dict[
             # D-SACKs and SYNs are not counted.
             "mac_hints": int(st.macHints),
             "dsacks": None,
+            # ns-3.44 has no tail loss probe.
+            "loss_probes": 0,
             "syns_sent": None,
             "handshake_s": None,
             "fct_s": ((st.completedNs - f.start_ns) / 1e9) if tcp and st.completedNs >= 0 else None,

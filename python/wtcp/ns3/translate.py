@@ -87,6 +87,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "timeout_in_recovery": "cut",
     "loss_detection": "dupack",
     "rearm_rto_on_head_retransmit": False,
+    "tail_loss_probe": False,
 }
 
 # The hash salt of an ns-3 FqCoDelQueueDisc (wtcp draws its own from the queue's stream;
@@ -642,6 +643,9 @@ def tcp_flow_plan(p: str, f: dict[str, Any], global_tcp: dict[str, Any], name: s
     detection, path = opt("loss_detection")
     if detection != "dupack":
         raise refuse(path, f"is \"{detection}\"; ns-3 3.44 has no RACK (RFC 8985): it finds loss by duplicate ACKs and SACK (TcpTxBuffer::IsLost); allowed: \"dupack\"")
+    probe, path = opt("tail_loss_probe")
+    if probe:
+        raise refuse(path, "is true; ns-3 3.44 has no tail loss probe (RFC 8985 §7): a lost tail waits for the retransmission timer; allowed: false")
     timer, path = opt("partial_ack_timer")
     if timer != "impatient":
         raise refuse(path, f"is \"{timer}\"; ns-3 restarts the RTO on the first partial ACK only (RFC 6582 Impatient, TcpSocketBase::ProcessAck); allowed: \"impatient\"")

@@ -61,6 +61,9 @@ pub struct TcpConfig {
     /// Every retransmission of the segment at SND.UNA restarts the retransmission timer
     /// (Linux tcp_xmit_retransmit_queue); RFC 6298 restarts it on ACKs of new data only.
     pub rearm_rto_on_head_retransmit: bool,
+    /// RFC 8985 §7 tail loss probe as Linux sends it (`tcp/tlp.rs`): with SACK, in the open
+    /// state, a probe when no ACK came for about two SRTTs.
+    pub tail_loss_probe: bool,
     /// When the RTO backoff is cleared.
     pub backoff_reset: BackoffReset,
     /// Open the connection with SYN / SYN-ACK before data (RFC 793, RFC 6298 §5.7).
@@ -130,6 +133,7 @@ impl Default for TcpConfig {
             recovery: Recovery::Classic,
             loss_detection: LossDetection::Dupack,
             rearm_rto_on_head_retransmit: false,
+            tail_loss_probe: false,
             backoff_reset: BackoffReset::RttSample,
             handshake: false,
             prr_recover_fs: RecoverFs::FlightSize,
@@ -1351,6 +1355,7 @@ fn resolve_tcp_flow(p: &str, fl: &FlowSpec, global: &TcpSection) -> R<TcpFlowCfg
         recovery,
         loss_detection,
         rearm_rto_on_head_retransmit: pick!(rearm_rto_on_head_retransmit).unwrap_or(d.rearm_rto_on_head_retransmit),
+        tail_loss_probe: pick!(tail_loss_probe).unwrap_or(d.tail_loss_probe),
         backoff_reset: pick!(backoff_reset).unwrap_or(d.backoff_reset),
         handshake: pick!(handshake).unwrap_or(d.handshake),
         prr_recover_fs: pick!(prr_recover_fs).unwrap_or(d.prr_recover_fs),

@@ -92,6 +92,7 @@ pub struct TcpSection {
     pub recovery: Option<Recovery>,
     pub loss_detection: Option<LossDetection>,
     pub rearm_rto_on_head_retransmit: Option<bool>,
+    pub tail_loss_probe: Option<bool>,
     pub backoff_reset: Option<BackoffReset>,
     pub handshake: Option<bool>,
     pub prr_recover_fs: Option<RecoverFs>,
@@ -285,8 +286,9 @@ pub enum PartialAckTimer {
 pub enum RtoEstimator {
     /// RFC 6298: the minimum bounds the whole RTO.
     Rfc6298,
-    /// Linux's: the minimum bounds the variance term, RTO = SRTT + max(4 RTTVAR, min), and
-    /// a falling RTT's excess error counts 1/32 (wtcp-cc `RttConfig::linux_estimator`).
+    /// Linux's: the minimum bounds the variance term, RTO = SRTT + max(4 RTTVAR, min), a
+    /// falling RTT's excess error counts 1/32, and the variance term holds each round
+    /// trip's largest deviation (wtcp-cc `RttConfig::linux_estimator`).
     Linux,
 }
 

@@ -9,6 +9,7 @@ pub mod reno_sack;
 pub mod sack;
 pub mod scoreboard;
 pub mod sender;
+pub mod tlp;
 
 pub use receiver::Receiver;
 pub use sender::{LossEvent, Sender, SenderIo, SENDER_TRACE_COLUMNS};

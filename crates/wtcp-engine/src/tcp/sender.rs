@@ -42,11 +42,14 @@ use super::rack::{Entry, Rack};
 use super::rate::{AckRate, RateEstimator, SentSnapshot};
 use super::reno_sack::RenoSack;
 use super::scoreboard::{Scoreboard, SackUpdate};
+use super::tlp::Tlp;
 use crate::events::{Event, EventQueue, LazyTimer};
 use crate::metrics::{LossCause, Oracle, TcpCounters};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{BackoffReset, LossDetection, LossExitCredit, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TcpConfig, TimeoutCountReset, TimeoutInRecovery};
 use crate::time::Time;
+
+mod probe;
 
 /// What an ACK is to PRR (`sack_send`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +160,15 @@ pub struct Sender {
     /// transmission record to time (ns-3 clears its RTT history at a timeout).
     rtt_records_from: u64,
     rto_timer: LazyTimer,
+    /// The retransmission timer holds the tail loss probe's timeout (Linux
+    /// `icsk_pending == ICSK_TIME_LOSS_PROBE`, `tlp.rs`).
+    probe_armed: bool,
+    /// The tail loss probe's episode (`tcp.tail_loss_probe` with SACK).
+    tlp: Option<Tlp>,
+    /// The ACK being processed showed that the probe repaired a loss (`probe_repair`).
+    probe_repair_pending: bool,
+    /// The recovery point of the timeout F-RTO last found spurious (Linux returns to CA_Open).
+    frto_undone: Option<u64>,
     requests: Requests,
     frto: Frto,
     /// New segments F-RTO may send beyond the window (RFC 5682 §2 step 2b).
@@ -200,6 +212,7 @@ impl Sender {
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, total: Option<u64>) -> Self {
         let mss = u64::from(cfg.mss);
         let (cfg_sack, dupack_threshold, handshake, cfg_cwnd_limited) = (cfg.sack, cfg.dupack_threshold, cfg.handshake, cfg.cwnd_limited);
+        let tlp = cfg.sack && cfg.tail_loss_probe;
         let reno = (cfg.reno_sack && !cfg.sack && cc.recovery_style() == RecoveryStyle::NewReno).then(|| RenoSack::new(mss));
         // RACK judges SACKed data: without SACK the duplicate-ACK rule (as Linux). An
         // algorithm without fast recovery keeps it too (no recovery episode bounds RACK's
@@ -237,6 +250,10 @@ impl Sender {
             timed: None,
             rtt_records_from: 0,
             rto_timer: LazyTimer::default(),
+            probe_armed: false,
+            tlp: tlp.then(Tlp::default),
+            probe_repair_pending: false,
+            frto_undone: None,
             requests: Requests::default(),
             srtt_since: None,
             ts_recent: 0,
@@ -452,6 +469,7 @@ impl Sender {
         }
         let window = self.send_window();
         self.rack_resend_below_nxt(window, io);
+        let snd_max_before = self.snd_max;
         while self.snd_nxt < self.data_end {
             let len = self.mss.min(self.data_end - self.snd_nxt);
             let mut outstanding = self.snd_nxt - self.snd_una;
@@ -485,6 +503,9 @@ impl Sender {
         }
         if self.snd_nxt >= self.data_end {
             self.check_app_limited();
+        }
+        if self.snd_max > snd_max_before {
+            self.probe_after_new_data(io);
         }
     }
 
@@ -539,13 +560,19 @@ impl Sender {
     }
 
     fn transmit(&mut self, seq: u64, len: u64, io: &mut SenderIo) {
+        self.transmit_copy(seq, len, true, io);
+    }
+
+    /// Send `len` bytes at `seq`; a retransmission counts as lost for the delivery rate
+    /// when `presumed_lost` (not a tail loss probe's).
+    fn transmit_copy(&mut self, seq: u64, len: u64, presumed_lost: bool, io: &mut SenderIo) {
         let idx = ((seq - self.snd_una) / self.mss) as usize;
         if idx >= self.segs.len() {
             self.segs.resize(idx + 1, SegTx::default());
         }
         let outstanding = self.snd_max - self.snd_una;
         let retransmission = seq < self.snd_max;
-        if retransmission {
+        if retransmission && presumed_lost {
             self.rate.on_lost(len);
         }
         // Linux tx.in_flight: the pipe with this segment counted once.
@@ -606,10 +633,12 @@ impl Sender {
 
     fn restart_rto(&mut self, io: &mut SenderIo) {
         let at = io.now + self.rtt.rto();
+        self.probe_armed = false;
         self.rto_timer.set(Some(at), io.ev, Event::Rto { flow: self.flow });
     }
 
     fn stop_rto(&mut self, io: &mut SenderIo) {
+        self.probe_armed = false;
         self.rto_timer.set(None, io.ev, Event::Rto { flow: self.flow });
     }
 
@@ -682,6 +711,7 @@ impl Sender {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
+        let window_grew = p.rwnd > self.rwnd;
         self.rwnd = p.rwnd;
         let mut s = AckSample::default();
         s.ack = ack;
@@ -713,8 +743,10 @@ impl Sender {
         let ts_ecr = self.cfg.timestamps.then_some(p.ts_ecr);
         self.count_delivered(una_before, ack, io.now, ts_ecr);
         s.delivered_total = self.rate.delivered_total();
+        let dsack_of_probe = self.dsack_of_probe(p);
         if let (Some(rack), Some(u)) = (self.rack.as_mut(), sacked) {
-            if u.dsack {
+            // Linux `tcp_dsack_seen`: a D-SACK of the tail loss probe is no reordering.
+            if u.dsack && !dsack_of_probe {
                 rack.on_dsack(ack, self.snd_nxt);
             }
         }
@@ -728,6 +760,7 @@ impl Sender {
         } else {
             AckKind::None
         };
+        self.probe_ack(p, ack > una_before, sacked, window_grew, dsack_of_probe);
         if self.reno.is_some() {
             if ack > self.snd_una {
                 self.reno_new_ack(p, s, io);
@@ -750,6 +783,7 @@ impl Sender {
         if frto != Frto::Off {
             self.frto_step(frto, ack > una_before, io);
         }
+        self.probe_state_check(io);
         self.take_rate_sample(io.now);
         self.send_available(io);
         self.end_send_pass(snd_max_before);
@@ -920,6 +954,7 @@ impl Sender {
                     // Step 3b: new, never-retransmitted data acknowledged: spurious.
                     io.counters.frto_spurious += 1;
                     self.frto = Frto::Off;
+                    self.frto_undone = self.recover;
                     self.in_loss = false; // the window is restored: no CA_LOSS exit to credit
                     self.call_cc(io, |cc, w, cx| cc.on_spurious_timeout(&prior, w, cx));
                 } else {
@@ -969,14 +1004,18 @@ impl Sender {
                 io.counters.rtt.record(r);
             }
             self.integrate_srtt(io.now, io.counters);
-            self.rtt.on_sample(r);
+            // Linux's estimator steps once per round trip: SND.NXT is its SND.MAX (Linux
+            // resends below it without moving SND.NXT back).
+            self.rtt.on_sample_at(r, self.snd_una, self.snd_max);
             self.srtt_since = Some(io.now);
         }
+        self.probe_repair(io);
         s.acked_bytes = acked;
         s.rtt = sample;
         s.delivered = ack;
         s.rate = self.take_rate_sample(io.now);
         if s.marked {
+            self.probe_on_congestion_mark();
             self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
             self.cwr_pending = true;
         }
@@ -1173,6 +1212,8 @@ impl Sender {
     fn rearm_after_new_ack(&mut self, io: &mut SenderIo) {
         if self.snd_una >= self.snd_max {
             self.stop_rto(io);
+        } else if self.tlp.is_some() {
+            self.rearm_probe_or_rto(io);
         } else {
             self.restart_rto(io);
         }
@@ -1203,6 +1244,7 @@ impl Sender {
         s.delivered = self.snd_una;
         s.rate = self.take_rate_sample(io.now);
         if s.marked {
+            self.probe_on_congestion_mark();
             self.call_cc(io, |cc, w, cx| cc.on_signal(Signal::CongestionMark, w, cx));
             self.cwr_pending = true;
         }
@@ -1232,6 +1274,7 @@ impl Sender {
     }
 
     fn enter_fast_retransmit(&mut self, io: &mut SenderIo) {
+        self.end_probe_episode(io);
         // RFC 6675 §5 (4.3) / RFC 5681 §3.2 step 3: retransmit HighACK + 1 (with RACK the
         // first segment it marked lost, Linux tcp_xmit_retransmit_queue).
         let rack_first = self.sb.as_ref().filter(|_| self.rack.is_some()).and_then(|sb| sb.next_lost(self.snd_una));
@@ -1376,6 +1419,12 @@ impl Sender {
     pub fn on_rto_event(&mut self, io: &mut SenderIo) {
         if !self.rto_timer.fire(io.now, io.ev, Event::Rto { flow: self.flow }) {
             return;
+        }
+        if std::mem::take(&mut self.probe_armed) {
+            return self.on_probe_timeout(io);
+        }
+        if let Some(tlp) = self.tlp.as_mut() {
+            tlp.reset(); // Linux tcp_enter_loss
         }
         if !self.established {
             // RFC 6298 §5.5-5.6 for the SYN: back off and resend.
