@@ -328,3 +328,18 @@ fn ns3_rtt_sampling_times_nothing_sent_before_a_timeout_and_reads_timestamps_in_
     let (_, _, _, _, _, exact) = rtt_around_a_timeout("\"every_ack\"", true);
     assert!(exact.iter().filter(|r| r.is_finite()).any(|&r| ((r * 1e3).round() - r * 1e3).abs() > 1e-6));
 }
+
+#[test]
+fn the_linux_profiles_receiver_acknowledges_its_first_16_segments_one_by_one() {
+    // Linux tcp_event_data_recv -> tcp_incr_quickack(sk, TCP_MAX_QUICKACKS): the kernel
+    // acknowledged segments 1-16 of a 100-segment transfer each alone, then every second
+    // (relay capture, docs/linux-engine.md).
+    let acks = |quick: Option<&str>| {
+        let mut set = vec![("profile", "\"linux\""), ("run.duration_s", "2"), ("flows.0.bytes", "100000"), ("links.1.rate_mbps", "100")];
+        set.extend(quick.map(|q| ("tcp.quick_acks_at_start", q)));
+        // Packets D -> BS: the SYN-ACK and the ACKs.
+        two_hop(&set).drops.iter().find(|d| d.from == "D" && d.to == "BS").unwrap().tx_packets
+    };
+    assert_eq!(acks(None), 1 + 16 + 84 / 2);
+    assert_eq!(acks(Some("0")), 1 + 100 / 2);
+}
