@@ -59,12 +59,14 @@ class Side:
     goodput_mbps: list[float] = field(default_factory=list)
     retransmissions: list[int] = field(default_factory=list)
     timeouts: list[int] = field(default_factory=list)
+    loss_probes: list[int] = field(default_factory=list)
 
     def add(self, raw: dict[str, Any]) -> None:
         tcp = [f for f in raw["flows"] if f["kind"] == "tcp"]
         self.goodput_mbps.append(sum(f["goodput_bps"] for f in tcp) / 1e6)
         self.retransmissions.append(sum(f["retransmitted_segments"] for f in tcp))
         self.timeouts.append(sum(f["timeouts"] for f in tcp))
+        self.loss_probes.append(sum(f["loss_probes"] for f in tcp))
 
     def mean(self, name: str) -> float:
         values = getattr(self, name)
@@ -169,7 +171,7 @@ def render(suite: LinuxSuite, points: Sequence[LinuxPoint], meta: dict[str, Any]
         "",
         f"Suite `{suite.directory.name}/` against Linux {kernel}: {suite.repetitions} repetitions of {suite.duration_s:g} s per point, "
         f"TCP flows summed; wtcp with the `linux` profile, the kernel through the linux engine over the same emulated links. "
-        f"diff = (wtcp - Linux) / Linux of the goodput, **!** beyond {FLAG_PERCENT:g} %. retx = retransmitted segments, TO = timeouts (means). "
+        f"diff = (wtcp - Linux) / Linux of the goodput, **!** beyond {FLAG_PERCENT:g} %. retx = retransmitted segments, TO = timeouts, TLP = tail loss probes (means). "
         f"cwnd MAD/BDP: the mean absolute difference of the time-aligned cwnd (every {suite.trace_interval_ms:g} ms) over the path's bandwidth-delay product.",
         "",
         f"**{within5} of {total} points within {FLAG_PERCENT:g} %, {within10} within {WIDE_PERCENT:g} %.** "
@@ -177,14 +179,14 @@ def render(suite: LinuxSuite, points: Sequence[LinuxPoint], meta: dict[str, Any]
         "",
     ]
     for spec in suite.scenarios:
-        lines += [f"#### {spec.name}", "", "| algorithm | loss | wtcp Mb/s | Linux Mb/s | diff | | retx wtcp | retx Linux | TO wtcp | TO Linux | cwnd MAD/BDP |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"#### {spec.name}", "", "| algorithm | loss | wtcp Mb/s | Linux Mb/s | diff | | retx wtcp | retx Linux | TO wtcp | TO Linux | TLP wtcp | TLP Linux | cwnd MAD/BDP |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for p in (p for p in points if p.scenario == spec.name):
             d = p.diff_percent()
             flag = "" if abs(d) <= FLAG_PERCENT else "**!**"
             lines.append(f"| {p.algorithm} | {p.loss * 100:g} % | {p.wtcp.mean('goodput_mbps'):.3f} | {p.linux.mean('goodput_mbps'):.3f} | {_pct(d)} | {flag} | "
                          f"{p.wtcp.mean('retransmissions'):.0f} | {p.linux.mean('retransmissions'):.0f} | {p.wtcp.mean('timeouts'):.1f} | {p.linux.mean('timeouts'):.1f} | "
-                         f"{statistics.fmean(p.cwnd_mad_bdp):.2f} |")
+                         f"{p.wtcp.mean('loss_probes'):.1f} | {p.linux.mean('loss_probes'):.1f} | {statistics.fmean(p.cwnd_mad_bdp):.2f} |")
         lines.append("")
     lines.append(END)
     return lines
