@@ -313,20 +313,22 @@ mod tests {
     struct Trips {
         e: RttEstimator,
         una: u64,
+        nxt: u64,
     }
 
     impl Trips {
         fn new(min_rto: Time) -> Self {
-            Trips { e: RttEstimator::new(RttConfig { min_rto, linux_estimator: true, ..RttConfig::default() }), una: 0 }
+            Trips { e: RttEstimator::new(RttConfig { min_rto, linux_estimator: true, ..RttConfig::default() }), una: 0, nxt: 0 }
         }
-        /// A sample in a new round trip.
+        /// A sample in a new round trip: SND.UNA passes the SND.NXT of the last one.
         fn next_trip(&mut self, r: Time) {
-            self.una += 10;
-            self.e.on_sample_at(r, self.una, self.una + 10);
+            self.una = self.nxt + 1;
+            self.nxt = self.una + 10;
+            self.e.on_sample_at(r, self.una, self.nxt);
         }
         /// A sample in the same round trip.
         fn same_trip(&mut self, r: Time) {
-            self.e.on_sample_at(r, self.una, self.una + 10);
+            self.e.on_sample_at(r, self.una, self.nxt);
         }
     }
 
@@ -393,6 +395,9 @@ mod tests {
         for _ in 0..5 {
             l.same_trip(100 * MS);
         }
+        assert_eq!(l.e.linux.rttvar4, peak);
+        // SND.UNA reaching the last step's SND.NXT is not past it (Linux `after()`): no step.
+        l.e.on_sample_at(100 * MS, l.nxt, l.nxt + 10);
         assert_eq!(l.e.linux.rttvar4, peak);
         // The next round trip: a quarter of the excess over that trip's largest mdev goes.
         let largest = l.e.linux.mdev_max4;

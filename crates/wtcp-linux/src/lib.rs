@@ -310,6 +310,7 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
                     fast_retransmits: m("TcpExt.TCPSackRecovery") + m("TcpExt.TCPRenoRecovery"),
                     timeouts,
                     mib_timeouts: m("TcpExt.TCPTimeouts"),
+                    undo: UNDO_COUNTERS.map(|(_, name)| m(name)),
                     max_backoff: max_backoff[i].max(u64::from(si.backoff)),
                     dsacks: u64::from(si.dsack_dups),
                     loss_probes: m("TcpExt.TCPLossProbes"),
@@ -394,6 +395,18 @@ pub fn run(sc: &Scenario, stop: &AtomicBool) -> Result<(String, Option<Traces>),
     Ok((metrics, traces))
 }
 
+/// What Linux undid or found spurious, which wtcp's `linux` profile does not model (undo on
+/// D-SACK or timestamps) or counts elsewhere, for `flows[i].kernel.undo`: the result's key
+/// and the MIB counter (include/uapi/linux/snmp.h).
+const UNDO_COUNTERS: [(&str, &str); 6] = [
+    ("full", "TcpExt.TCPFullUndo"),
+    ("partial", "TcpExt.TCPPartialUndo"),
+    ("dsack", "TcpExt.TCPDSACKUndo"),
+    ("loss", "TcpExt.TCPLossUndo"),
+    ("spurious_rtos", "TcpExt.TCPSpuriousRTOs"),
+    ("loss_probe_recoveries", "TcpExt.TCPLossProbeRecovery"),
+];
+
 struct TcpNumbers {
     goodput_bps: f64,
     throughput_bps: f64,
@@ -405,6 +418,8 @@ struct TcpNumbers {
     /// The sender namespace's `TcpExt.TCPTimeouts` (every RTO, a SYN's too), beside
     /// `tcpi_total_rto`, so that a reader can check one counter against the other.
     mib_timeouts: u64,
+    /// The sender namespace's undo and spurious-loss counters (`UNDO_COUNTERS`).
+    undo: [u64; 6],
     max_backoff: u64,
     dsacks: u64,
     /// The sender namespace's `TcpExt.TCPLossProbes`.
@@ -453,7 +468,8 @@ fn tcp_row(i: usize, f: &wtcp_engine::scenario::FlowCfg, sc: &Scenario, cc: &str
         "kind": "tcp",
         "cc": name,
         // What the kernel ran: its algorithm, and its window, MSS and RTO when it connected.
-        "kernel": {"cc": cc, "initial_cwnd_segments": at_connect.map(|c| c.0), "mss_bytes": at_connect.map(|c| c.1), "rto_at_connect_s": at_connect.map(|c| f64::from(c.2) / 1e6), "mib_timeouts": n.mib_timeouts},
+        "kernel": {"cc": cc, "initial_cwnd_segments": at_connect.map(|c| c.0), "mss_bytes": at_connect.map(|c| c.1), "rto_at_connect_s": at_connect.map(|c| f64::from(c.2) / 1e6), "mib_timeouts": n.mib_timeouts,
+            "undo": UNDO_COUNTERS.iter().zip(n.undo).map(|((key, _), v)| (key.to_string(), json!(v))).collect::<serde_json::Map<_, _>>()},
         "src": sc.nodes[f.src],
         "dst": sc.nodes[f.dst],
         "goodput_bps": n.goodput_bps,

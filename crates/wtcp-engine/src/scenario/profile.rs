@@ -320,7 +320,7 @@ const LINUX: Profile = Profile {
         e("tcp.delayed_ack", B(true), "tcp_input.c:5645-5665 __tcp_ack_snd_check"),
         e("tcp.delayed_ack_count", I(2), "tcp_input.c:5645-5665: an ACK once more than one full-sized segment is unacknowledged"),
         e("tcp.delayed_ack_timeout_s", F(0.04), "include/net/tcp.h:135-138 TCP_DELACK_MIN (HZ/25)"),
-        e("tcp.quick_acks_at_start", I(16), "tcp_input.c tcp_event_data_recv: the first data segment calls tcp_incr_quickack(sk, TCP_MAX_QUICKACKS = 16), min(rcv_wnd / (2 rcv_mss), 16) with rcv_mss starting at 536 (tcp_initialize_rcv_mss): 16 for an initial window above 17 kB; include/net/tcp.h tcp_dec_quickack_mode: one fewer per ACK of new data (6.12)"),
+        e("tcp.quick_acks_at_start", I(16), "tcp_input.c tcp_event_data_recv: the first data segment calls tcp_incr_quickack(sk, TCP_MAX_QUICKACKS = 16) after tcp_measure_rcv_mss: min(rcv_wnd / (2 x that segment's length), 16), 16 for an initial receive window of 32 segments or more (Linux's default, 64 kB; fewer below, e.g. with an initial window above 10, which the linux engine passes as initrwnd, or a small tcp.recv_buffer_bytes); include/net/tcp.h tcp_dec_quickack_mode: one fewer per ACK of new data (6.12)"),
         e("tcp.send_buffer_bytes", I(4_194_304), "tcp.c:4904-4906 net.ipv4.tcp_wmem[2]"),
         e("tcp.recv_buffer_bytes", I(6_291_456), "tcp.c:4908-4910 net.ipv4.tcp_rmem[2] (auto-tuning's ceiling)"),
         e("tcp.ecn", B(false), "tcp_ipv4.c:3306 net.ipv4.tcp_ecn = 2 (accept ECN when asked, never ask)"),

@@ -4,7 +4,8 @@
 //! fast recovery and only the retransmission timer is left. TLP arms a shorter probe
 //! timeout (PTO) instead while the connection is open; when it fires, one segment goes
 //! out (new data if the receive window allows, else the last segment again) so that its
-//! ACK or SACK lets RACK or the duplicate-ACK rule find the loss. A retransmitted probe
+//! SACK lets RACK find the loss (with the duplicate-ACK rule a lone SACK is not enough, and
+//! the timer still repairs it). A retransmitted probe
 //! that turns out to have repaired a loss reduces the window as a fast recovery would.
 //!
 //! The sender (`sender.rs`, `sender/probe.rs`) owns the timer: as in Linux, the PTO takes
