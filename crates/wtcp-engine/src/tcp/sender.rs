@@ -167,7 +167,7 @@ pub struct Sender {
     tlp: Option<Tlp>,
     /// The ACK being processed showed that the probe repaired a loss (`probe_repair`).
     probe_repair_pending: bool,
-    /// The recovery point of the timeout F-RTO last found spurious (Linux returns to CA_Open).
+    /// The recovery point of the timeout F-RTO last found spurious (`past_recovery_point`).
     frto_undone: Option<u64>,
     requests: Requests,
     frto: Frto,
@@ -856,10 +856,10 @@ impl Sender {
     /// marked lost on the scoreboard, the RACK timer for the next. `una_before` indexes
     /// `segs`; data below `una` is acknowledged.
     fn rack_detect(&mut self, una_before: u64, una: u64, io: &mut SenderIo) {
+        // Linux: "in recovery" covers the loss state after a timeout (icsk_ca_state >= Recovery).
+        let recovering = self.in_recovery || !self.past_recovery_point(una);
         let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sb.as_mut()) else { return };
         let mss = self.mss;
-        // Linux: "in recovery" covers the loss state after a timeout (icsk_ca_state >= Recovery).
-        let recovering = self.in_recovery || self.recover.is_some_and(|r| una < r);
         let segs_sacked = sb.sacked().bytes_above(una) / mss;
         let min_rtt = self.rtt.min_rtt().unwrap_or(0);
         let srtt = self.rtt.srtt().unwrap_or(min_rtt);
@@ -972,6 +972,13 @@ impl Sender {
         self.frto = Frto::Off;
         self.frto_allowance = 0;
         self.snd_nxt = self.snd_una.max(self.rto_head_end);
+    }
+
+    /// SND.UNA `una` is past the last recovery's or timeout's recovery point, or F-RTO found
+    /// that timeout spurious (RFC 5682 §2 step 3b; Linux `tcp_try_undo_loss` returns to
+    /// CA_Open, where a new loss starts a fast recovery at once).
+    fn past_recovery_point(&self, una: u64) -> bool {
+        self.recover.is_none_or(|r| una >= r) || (self.recover.is_some() && self.recover == self.frto_undone)
     }
 
     /// Recovery ends on the first new ACK only for Reno-style algorithms without SACK; with
@@ -1266,7 +1273,7 @@ impl Sender {
         if triggered {
             // RFC 6582 §3.2 step 2: a new recovery only if the ACK covers `recover` (set by
             // timeouts only under FastRetransmitOnly).
-            let allowed = self.reno_exit() || self.recover.is_none_or(|r| self.snd_una >= r);
+            let allowed = self.reno_exit() || self.past_recovery_point(self.snd_una);
             if allowed {
                 self.enter_fast_retransmit(io);
             }
@@ -1296,6 +1303,7 @@ impl Sender {
         if self.cc.recovery_style() != RecoveryStyle::FastRetransmitOnly {
             self.in_recovery = true;
             self.recover = Some(self.snd_max);
+            self.frto_undone = None;
             self.partial_acks = 0;
             if let Some(sb) = self.sb.as_mut() {
                 // RFC 6675 §5 (4.1): RecoveryPoint = HighData; no inflation (pipe instead).
@@ -1472,6 +1480,7 @@ impl Sender {
         // RFC 6582 §3.2 step 1 on timeout: recover = highest sequence sent; leave recovery
         // (RFC 6675 §5.1: RecoveryPoint = HighData, the SACK recovery ends).
         self.recover = Some(self.snd_max);
+        self.frto_undone = None;
         self.in_recovery = false;
         self.inflation = 0.0;
         self.prr = None;

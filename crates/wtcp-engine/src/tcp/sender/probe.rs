@@ -15,8 +15,7 @@ impl Sender {
     /// that timeout), nothing above SND.UNA SACKed or marked lost, the head never
     /// retransmitted (else CA_Disorder).
     fn probe_may_run(&self) -> bool {
-        let past_recovery = self.recover.is_none_or(|r| self.snd_una >= r) || (self.recover.is_some() && self.recover == self.frto_undone);
-        let open = !self.in_recovery && self.frto == Frto::Off && past_recovery;
+        let open = !self.in_recovery && self.frto == Frto::Off && self.past_recovery_point(self.snd_una);
         let disorder = self.sb.as_ref().is_some_and(|sb| sb.sacked().bytes_above(self.snd_una) > 0 || sb.next_lost(self.snd_una).is_some())
             || self.segs.front().is_some_and(|s| s.tx_count > 1);
         self.tlp.is_some() && self.established && self.snd_max > self.snd_una && open && !disorder
