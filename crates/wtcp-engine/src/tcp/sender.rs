@@ -776,12 +776,15 @@ impl Sender {
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dup_ack(s, sacked, io);
         }
+        // F-RTO first: an ACK that finds the timeout spurious may start a fast recovery for
+        // what RACK marked (Linux: tcp_process_loss undoes, then the same ACK's
+        // tcp_time_to_recover runs in CA_Open).
+        if frto != Frto::Off {
+            self.frto_step(frto, ack > una_before, io);
+        }
         self.rack_act(io);
         if self.in_recovery && self.sb.is_some() {
             self.sack_send(delivered, kind, io);
-        }
-        if frto != Frto::Off {
-            self.frto_step(frto, ack > una_before, io);
         }
         self.probe_state_check(io);
         self.take_rate_sample(io.now);
