@@ -8,7 +8,8 @@
 //! recovery (the duplicate-ACK count or IsLost(SND.UNA) starts it; NextSeg picks what
 //! to send while cwnd - pipe allows) or RFC 6937 PRR over the same pipe, and RFC 2883
 //! D-SACKs counted. After a timeout the SACK information is kept and go-back-N skips
-//! SACKed segments (as Linux does).
+//! SACKed segments (as Linux does). With `tail_loss_probe = true` the RFC 8985 §7 probe
+//! timeout shares the retransmission timer's slot (`sender/probe.rs`, `tlp.rs`).
 //!
 //! With `handshake = true` the sender first sends a SYN, retransmitted with the backed-off
 //! initial RTO until the SYN-ACK arrives (RFC 6298 §2.1, §5.7); the SYN-ACK gives the
