@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,12 @@ import pytest
 import wtcp
 
 SHORT_DURATION_S = 11.0  # reference-simple2 measures from 1 s
+
+# A non-interactive shell starts a background job (`make test &`) with SIGINT ignored, and
+# Python then installs no KeyboardInterrupt handler: the Ctrl-C tests would wait for runs
+# of hours. The suite takes Python's usual handler.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
