@@ -9,7 +9,17 @@
 //! - `westwoodplus`: L. A. Grieco, S. Mascolo, "Performance evaluation and comparison of
 //!   Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 34(2), 2004; defaults
 //!   follow ns-3's `TcpWestwoodPlus` (ns-3.44), except that each acknowledged byte is
-//!   credited once (`accounting`, below). One sample per RTT.
+//!   credited once (`accounting`, below). One sample per RTT. The seed papers that compare
+//!   against Westwood+ ran it in ns-2 (tcp-ewr.txt:87; tcp-taichung.txt:167, with the
+//!   Politecnico di Bari modules, [18] l. 257, and Impatient NewReno), not ns-3: these
+//!   defaults are not what they ran.
+//!
+//! The five seed papers describe Westwood and Westwood+ in a line at most (e.g. "updating
+//! ssthresh and cwnd to the large values in proportion to the estimated available
+//! bandwidth", dynamic-responding-tcp.txt:86; tcp-nj-plus.txt:57): they fix neither the
+//! RTT RTTmin is taken over, nor how ACKs are counted, nor the response to fast retransmit
+//! against a timeout. The readings below come from the original papers and the simulators'
+//! sources.
 //!
 //! Both grow the window as Reno does and use NewReno fast recovery. `westwood` with
 //! `flavour = "ns2"` reproduces UCLA's ns-2 TCPW-NR instead of the paper's description.
@@ -325,7 +335,8 @@ pub struct WestwoodPlusParams {
     pub sampling: Sampling,
     /// The RTT that sizes a window: `srtt` (ns-3) or `sample` (Linux, latest raw sample).
     pub window_rtt: RttSource,
-    /// RTTmin is the minimum of: `srtt` (ns-3 `m_minRtt`) or `sample` (Linux, paper).
+    /// RTTmin is the minimum of: `srtt` (ns-3 `m_minRtt`) or `sample` (Linux; the original
+    /// paper's reading, a reconstruction: the seed papers are silent).
     pub min_rtt_of: RttSource,
     /// Minimum window in milliseconds for `sampling = "linux"` (Linux: HZ/20 = 50 ms).
     pub linux_min_window_ms: f64,
@@ -362,9 +373,9 @@ impl Default for WestwoodPlusParams {
 pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
     name: "westwood",
     summary: "Per-ACK bandwidth samples through a Tustin low-pass filter; after a loss ssthresh = BWE * RTTmin, cwnd = min(cwnd, ssthresh).",
-    reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
+    reference: "Casetti, Gerla, Mascolo, Sanadidi, Wang, ACM MobiCom 2001",
     params: &[
-        ParamInfo { name: "flavour", unit: "paper|ns2", default: "paper", doc: "paper: MobiCom 2001 (the parameters below); ns2: UCLA's ns-2 TCPW-NR, the Westwood of 2004-2008 ns-2 comparisons (NJ+, Jersey)", range: Range::Any },
+        ParamInfo { name: "flavour", unit: "paper|ns2", default: "paper", doc: "paper: MobiCom 2001 (the parameters below); ns2: UCLA's ns-2 TCPW-NR, the Westwood of 2004-2008 ns-2 comparisons (NJ+ compares with Westwood in ns-2 without naming the agent)", range: Range::Any },
         ParamInfo { name: "ns2_tick_ms", unit: "ms", default: "10.0", doc: "ns2 flavour: TCP clock tick the RTT samples are rounded to (ns-2 tcpTick_)", range: Range::above(0.0, 1000.0) },
         ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed", range: Range::above(0.0, MAX_SECONDS * 1e3) },
         ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)", range: Range::Any },
@@ -387,7 +398,7 @@ pub const WESTWOODPLUS_INFO: AlgorithmInfo = AlgorithmInfo {
         ParamInfo { name: "tustin_alpha", unit: "1", default: "0.9", doc: "weight of the previous estimate in the Tustin filter (ns-3: 0.9)", range: Range::closed(0.0, 1.0) },
         ParamInfo { name: "sampling", unit: "ns3|linux", default: "ns3", doc: "window: one RTT with sample = bytes/RTT (ns-3), or first ACK after max(RTT, 50 ms) with bytes/elapsed (Linux)", range: Range::Any },
         ParamInfo { name: "window_rtt", unit: "srtt|sample", default: "srtt", doc: "RTT that sizes a window: smoothed (ns-3) or latest raw sample (Linux)", range: Range::Any },
-        ParamInfo { name: "min_rtt_of", unit: "srtt|sample", default: "srtt", doc: "RTTmin is the minimum smoothed RTT (ns-3) or the minimum raw sample (Linux, paper)", range: Range::Any },
+        ParamInfo { name: "min_rtt_of", unit: "srtt|sample", default: "srtt", doc: "RTTmin is the minimum smoothed RTT (ns-3) or the minimum raw sample (Linux; the original paper's reading, a reconstruction)", range: Range::Any },
         ParamInfo { name: "linux_min_window_ms", unit: "ms", default: "50.0", doc: "minimum window for linux sampling (Linux: 50 ms)", range: Range::closed(0.0, MAX_SECONDS * 1e3) },
         ParamInfo { name: "accounting", unit: "ns3|linux|ns3_literal", default: "ns3", doc: "byte accounting of duplicate and cumulative ACKs: ns-3's PktsAcked calls (each byte once), Linux's rule (each byte once), or ns-3.44's calls with their double count (the ns3 profile, to match ns-3)", range: Range::Any },
         ParamInfo { name: "response", unit: "ns3|paper|linux", default: "ns3", doc: "loss response: ns3 sets cwnd = ssthresh, paper caps cwnd at ssthresh, linux halves then sets BWE*RTTmin at recovery exit", range: Range::Any },

@@ -1219,14 +1219,13 @@ impl Sender {
         }
     }
 
-    /// RFC 6298 §5.2-5.3: stop the timer when all data is acked, else restart it.
+    /// RFC 6298 §5.2-5.3: stop the timer when all data is acked, else restart it (or arm
+    /// the tail loss probe in its place).
     fn rearm_after_new_ack(&mut self, io: &mut SenderIo) {
         if self.snd_una >= self.snd_max {
             self.stop_rto(io);
-        } else if self.tlp.is_some() {
-            self.rearm_probe_or_rto(io);
         } else {
-            self.restart_rto(io);
+            self.rearm_probe_or_rto(io);
         }
     }
 

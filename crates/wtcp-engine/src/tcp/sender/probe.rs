@@ -15,10 +15,13 @@ impl Sender {
     /// that timeout), nothing above SND.UNA SACKed or marked lost, the head never
     /// retransmitted (else CA_Disorder).
     fn probe_may_run(&self) -> bool {
+        if self.tlp.is_none() || !self.established || self.snd_max <= self.snd_una {
+            return false;
+        }
         let open = !self.in_recovery && self.frto == Frto::Off && self.past_recovery_point(self.snd_una);
         let disorder = self.sb.as_ref().is_some_and(|sb| sb.sacked().bytes_above(self.snd_una) > 0 || sb.next_lost(self.snd_una).is_some())
             || self.segs.front().is_some_and(|s| s.tx_count > 1);
-        self.tlp.is_some() && self.established && self.snd_max > self.snd_una && open && !disorder
+        open && !disorder
     }
 
     /// How long until the RTO counted from the head's last transmission (Linux
@@ -92,8 +95,9 @@ impl Sender {
         }
     }
 
-    /// An ACK of new data: the PTO again, else the RTO (from now, or from the head's last
-    /// transmission if a PTO was armed: Linux `tcp_set_xmit_timer`, `tcp_rearm_rto`).
+    /// An ACK of new data: the PTO again (with `tcp.tail_loss_probe`), else the RTO (from
+    /// now, or from the head's last transmission if a PTO was armed: Linux
+    /// `tcp_set_xmit_timer`, `tcp_rearm_rto`; RFC 6298 §5.3 without the probe).
     pub(super) fn rearm_probe_or_rto(&mut self, io: &mut SenderIo) {
         if self.schedule_probe(true, io) {
             return;
