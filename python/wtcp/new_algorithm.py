@@ -289,11 +289,13 @@ mod tests {
 TEST_TEMPLATE = '''//! __NAME__ in the engine: what any working congestion control must do on a small network.
 //! Add the behaviour tests of the scheme's paper here (docs/new-algorithm.md).
 
+// The helpers of the engine's own integration tests.
+#[path = "engine/common/mod.rs"]
 mod common;
 
 use common::two_hop;
 
-/// S -10 Mb/s, 10 ms- BS -2 Mb/s, 1 ms- D with a 100-packet queue (tests/common).
+/// S -10 Mb/s, 10 ms- BS -2 Mb/s, 1 ms- D with a 100-packet queue (tests/engine/common).
 #[test]
 fn __NAME___fills_a_lossless_bottleneck() {
     let r = two_hop(&[("flows.0.cc", "__NAME__"), ("run.duration_s", "60")]);

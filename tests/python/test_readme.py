@@ -92,6 +92,10 @@ def test_a_readme_command_runs_as_written(workdir, command, request):
     elif any(n in command for n in NEEDS_NS3):
         request.getfixturevalue("ns3")
     if "wtcp-reproduce" in command:
+        if getattr(request.config.option, "loadgroup", False):
+            # pytest-xdist keeps a group on one worker by the "@group" its node id ends in;
+            # without it the shared run below runs once per worker (pytest 9.2 broke this).
+            assert request.node.nodeid.endswith("@reproduce-all"), request.node.nodeid
         # The README's `wtcp reproduce all --out wtcp-reproduce`, run once for this test and
         # test_reproduce; its folder stands in the work folder for the commands after it.
         reproduced, folder = request.getfixturevalue("reproduce_all_quick")

@@ -52,7 +52,7 @@
 //!   delivers a whole window at once, and the rate sample takes its interval from a
 //!   go-back-N retransmission sent less than an RTT before: BtlBw can jump far above the
 //!   path (measured: 2.39 MB/s on a 2 Mb/s link, 2 % loss, the test path of
-//!   `tests/algorithms.rs`; with SACK the receiver's blocks keep those segments from being
+//!   `tests/engine/algorithms.rs`; with SACK the receiver's blocks keep those segments from being
 //!   resent). Whether Linux's reno path samples the same is untested.
 //! - ssthresh is not part of BBR (Linux returns "infinite"). It is set to the saved window
 //!   at each loss (so it is finite after a timeout and unchanged by repeated ones) and to

@@ -799,7 +799,7 @@ mod tests {
     #[test]
     fn linux_timeout_cuts_from_the_window_it_finds_and_clears_w_max() {
         // Keeping a fast recovery's ssthresh at a timeout inside it is the sender's rule
-        // (`tcp.timeout_in_recovery = "keep"`, tests/tcp_behaviour.rs); the algorithm's
+        // (`tcp.timeout_in_recovery = "keep"`, tests/engine/tcp_behaviour.rs); the algorithm's
         // response is tcp_enter_loss's ssthresh() and cubictcp_state's reset.
         let mut h = linux_cubic();
         h.w.cwnd = 100.0 * SEG;

@@ -220,7 +220,7 @@
 //!   1 % loss and 99 % of 6.1 k at 5 % on `ewr-dumbbell`, the rest spurious fast
 //!   retransmits); without fast recovery every window with a second loss that three new
 //!   duplicates cannot reveal ends in an RTO (44 per 100 s at 1 %, NewReno 16). See
-//!   `crates/wtcp-engine/tests/faithful_ewr.rs`.
+//!   `crates/wtcp-engine/tests/engine/faithful_ewr.rs`.
 //! - alpha and beta are in segments: the paper gives them no unit ("alpha=1 and beta=9",
 //!   l. 52); x = WindowSize * (1 - RTTmin/RTT) is in WindowSize's unit, and Vegas and Veno,
 //!   whose backlog this is, count packets.

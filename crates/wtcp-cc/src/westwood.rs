@@ -35,7 +35,7 @@
 //!   ACK belongs to no window, so samples read high by up to one ACK interval per RTT. With
 //!   delayed ACKs on the "simple2" path the estimate reads up to 1.13x the payload rate
 //!   averaged over an RTT (median 2.00 to 2.03 Mb/s at 0.5 to 2 % loss on its 1.919 Mb/s;
-//!   `crates/wtcp-engine/tests/estimator_bounds.rs`). Linux (`sampling = "linux"`): the
+//!   `crates/wtcp-engine/tests/engine/estimator_bounds.rs`). Linux (`sampling = "linux"`): the
 //!   window closes on the first ACK more than max(RTT, 50 ms) after it opened, before that
 //!   ACK is counted, and the sample divides by the elapsed time (windows tile the ACK
 //!   stream; at most 1.00x there); Linux opens the first window at connection start, we at
@@ -98,7 +98,7 @@
 //!   again with a segment a duplicate already counted. With SACK, RFC 6675 recovers a burst
 //!   of losses with one partial ACK per hole: with SACK and an ACK per segment, Westwood read
 //!   1.15x the payload rate over an RTT after a slow-start overflow at 0 % loss, Prairie
-//!   1.24x, Dynamic 2.43x at 1 % loss (`tests/estimator_bounds.rs`'s set-ups, run when
+//!   1.24x, Dynamic 2.43x at 1 % loss (`tests/engine/estimator_bounds.rs`'s set-ups, run when
 //!   the accounting was changed); in that case now 1.00x (with delayed ACKs Prairie
 //!   and Dynamic reach about 1.09x). The duplicates' bytes stay owed across an RTO (the
 //!   receiver still holds those segments; the ACK after the retransmission covers them).

@@ -96,7 +96,7 @@ EIFS_MATCHED = {"b": ("lowest_mandatory", "lowest_mandatory_dsss"), "a": ("lowes
 @lru_cache(maxsize=1)
 def wtcp_defaults() -> dict[str, Any]:
     """wtcp's built-in `[[wifi]]` defaults, from the `rfc` profile's table, which documents
-    them (crates/wtcp-engine/tests/profiles.rs checks it against the core)."""
+    them (crates/wtcp-engine/tests/engine/profiles.rs checks it against the core)."""
     from wtcp.profiles import profile  # noqa: PLC0415 - the core, loaded on first use
 
     return {e["key"].removeprefix("wifi."): tomllib.loads(f"v = {e['value']}")["v"] for e in profile("rfc")["entries"] if e["key"].startswith("wifi.")}

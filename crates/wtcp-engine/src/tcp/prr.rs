@@ -92,7 +92,7 @@ mod tests {
 
     /// RFC 9937: the ACK that enters recovery computes SndCnt with prr_out = 0 on the pipe
     /// before the fast retransmission and allows at least that retransmission. Two segments
-    /// in the pipe, ssthresh 2448 bytes (the case of `tests/sack.rs`' Westwood+ run): PRR-CRB
+    /// in the pipe, ssthresh 2448 bytes (the case of `tests/engine/sack.rs`' Westwood+ run): PRR-CRB
     /// catches up only 448 bytes, raised to the one segment of the retransmission.
     #[test]
     fn the_entering_ack_allows_at_least_the_fast_retransmission() {

@@ -27,7 +27,7 @@
 //! - EIFS follows every frame sensed and not received ([`EifsTrigger::AnyError`], ns-2's
 //!   reading), a same-slot collision included; 802.11-2007 9.2.3.4 and ns-3 start it only
 //!   after a frame whose PLCP header was received ([`EifsTrigger::HeaderReceived`], the
-//!   ns3 profile's). Against ns-3's `wifi-bianchi.cc` tables (`tests/wifi_ns3_gate.rs`):
+//!   ns3 profile's). Against ns-3's `wifi-bianchi.cc` tables (`tests/engine/wifi_ns3_gate.rs`):
 //!   200 of 200 points within 1.5 % with `header_received`, 178 with `any_error`.
 //! - A busy period decides the EIFS anew (a frame received correctly after an erroneous
 //!   one ends it; its start is taken as the end of the busy period, as 802.11 words it,
@@ -158,7 +158,7 @@ pub enum EifsTrigger {
     /// an equal-power overlap ends in an L-SIG failure without `NotifyRxEndError`
     /// (`ofdm-phy.cc`, `phy-entity.cc`); whether a DSSS header survives such an overlap
     /// depends on ns-3's SINR (its 1 Mb/s header often does), so for 802.11b ns-3 may
-    /// start EIFS where this rule does not (untested; `tests/wifi_ns3_gate.rs` measures
+    /// start EIFS where this rule does not (untested; `tests/engine/wifi_ns3_gate.rs` measures
     /// the 802.11b throughputs within 0.5 % of ns-3's all the same).
     HeaderReceived,
 }
