@@ -68,6 +68,18 @@ def test_what_ns3_cannot_match_is_refused_with_its_path_and_the_value_that_match
     assert allowed in info.value.reason
 
 
+def test_an_802_11n_channel_runs_in_wtcp_and_the_ns3_engine_refuses_it_by_its_phy():
+    doc = wtcp.load(wtcp.builtin_scenario_path("wifi-one-hop")).document
+    for key in ("data_rate_mbps", "basic_rate_mbps"):
+        del doc["wifi"][0][key]
+    sc = wtcp.Scenario.from_dict(doc).with_overrides({"wifi.0.phy": "n", "wifi.0.mcs": 7, "run.duration_s": 10.0})
+    assert sc.run().flows.loc[0, "goodput_bps"] > 20e6
+    with pytest.raises(Ns3TranslationError) as info:
+        plan(sc.with_overrides({"profile": "ns3"}).document)
+    assert info.value.path == "wifi.0.phy"
+    assert 'allowed: "b", "g", "a"' in info.value.reason
+
+
 def document_file(sc: wtcp.Scenario, tmp_path) -> str:
     """The scenario's document as a TOML file (top-level keys, inline tables)."""
     from wtcp.toml_text import to_toml_value

@@ -147,8 +147,10 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     """Translate channel `wifi.i` or refuse it. `positions` (node -> x, y, path) is shared
     by the channels: an ns-3 node has one position."""
     p = f"wifi.{i}"
-    known(w, WIFI_KEYS, p)
     phy = w["phy"]
+    if phy not in DEFAULT_RATES:
+        raise refuse(f"{p}.phy", f"is {toml_text(phy)}; the ns-3 engine translates 802.11b, g and a channels, not yet 802.11n; allowed: \"b\", \"g\", \"a\"")
+    known(w, WIFI_KEYS, p)
     data_default, basic_default = DEFAULT_RATES[phy]
     data = kbps(w.get("data_rate_mbps", data_default))
     basic = kbps(w.get("basic_rate_mbps", basic_default))

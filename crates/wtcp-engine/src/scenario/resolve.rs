@@ -16,7 +16,7 @@ use crate::net::capacity::Capacity;
 use crate::net::link::ArqCfg;
 use crate::net::queue::{Aqm, RedCfg, WarningCfg};
 use crate::net::routing::{Hop, RouteTable, Topology};
-use crate::wifi::{phy::PhyParams, WifiConfig};
+use crate::wifi::{phy::PhyParams, HtMode, WifiConfig};
 use crate::time::{secs, Time};
 
 pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent, TimeoutInRecovery, ReceiveWindow};
@@ -797,18 +797,40 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         WifiPhy::B => (PhyParams::B, 11.0, 1.0),
         WifiPhy::G => (PhyParams::G, 54.0, 24.0),
         WifiPhy::A => (PhyParams::A, 54.0, 24.0),
+        WifiPhy::N => (PhyParams::N, 0.0, 0.0),
     };
     let rate = |field: &str, v: Option<f64>, default: f64| -> R<u32> {
         let mbps = v.unwrap_or(default);
         let kbps = (mbps * 1000.0).round();
         if !(kbps > 0.0 && kbps < 1e7) || !phy.supports(kbps as u32) {
-            return err(format!("{p}.{field}"), format!("is {mbps}; not a rate of 802.11{} (b: 1, 2, 5.5, 11; a and g: 6, 9, 12, 18, 24, 36, 48, 54)", match w.phy { WifiPhy::B => "b", WifiPhy::G => "g", WifiPhy::A => "a" }));
+            return err(format!("{p}.{field}"), format!("is {mbps}; not a rate of 802.11{} (b: 1, 2, 5.5, 11; a and g: 6, 9, 12, 18, 24, 36, 48, 54)", match w.phy { WifiPhy::B => "b", WifiPhy::G => "g", WifiPhy::A => "a", WifiPhy::N => "n" }));
         }
         Ok(kbps as u32)
     };
-    let mut config = WifiConfig { phy, ..WifiConfig::b11() };
-    config.data_kbps = rate("data_rate_mbps", w.data_rate_mbps, data_default)?;
-    config.basic_kbps = rate("basic_rate_mbps", w.basic_rate_mbps, basic_default)?;
+    let mut config = if w.phy == WifiPhy::N {
+        for (field, set) in [("data_rate_mbps", w.data_rate_mbps.is_some()), ("basic_rate_mbps", w.basic_rate_mbps.is_some())] {
+            if set {
+                return err(format!("{p}.{field}"), "is not an 802.11n setting (its data rate is `mcs` with `channel_width_mhz` and `short_gi`; its ACKs go at 802.11's control response rate); allowed: leave it out");
+            }
+        }
+        let mcs = w.mcs.unwrap_or(7);
+        let width = w.channel_width_mhz.unwrap_or(20);
+        let mode = HtMode::new(mcs, width, w.short_gi.unwrap_or(false)).map_err(|e| {
+            let field = if mcs > 15 { "mcs" } else { "channel_width_mhz" };
+            ScenarioError::new(format!("{p}.{field}"), format!("is {e}"))
+        })?;
+        WifiConfig::n(mode)
+    } else {
+        for (field, set) in [("mcs", w.mcs.is_some()), ("channel_width_mhz", w.channel_width_mhz.is_some()), ("short_gi", w.short_gi.is_some())] {
+            if set {
+                return err(format!("{p}.{field}"), "is an 802.11n setting; allowed with phy = \"n\" only (b, g and a take `data_rate_mbps`)");
+            }
+        }
+        let mut config = WifiConfig { phy, ..WifiConfig::b11() };
+        config.data_kbps = rate("data_rate_mbps", w.data_rate_mbps, data_default)?;
+        config.basic_kbps = rate("basic_rate_mbps", w.basic_rate_mbps, basic_default)?;
+        config
+    };
     config.eifs = w.eifs.unwrap_or_default();
     config.backoff_rule = w.backoff_rule.unwrap_or(config.backoff_rule);
     config.eifs_trigger = w.eifs_trigger.unwrap_or(config.eifs_trigger);

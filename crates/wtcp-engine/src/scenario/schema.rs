@@ -343,15 +343,27 @@ pub struct WifiSpec {
     /// Defaults to `"wifiN"`.
     #[serde(default)]
     pub name: Option<String>,
-    /// `"b"` (802.11b DSSS, long preamble), `"g"` (802.11g ERP-OFDM) or `"a"` (802.11a
-    /// OFDM, 5 GHz).
+    /// `"b"` (802.11b DSSS, long preamble), `"g"` (802.11g ERP-OFDM), `"a"` (802.11a
+    /// OFDM, 5 GHz) or `"n"` (802.11n HT-mixed format, 5 GHz, best-effort EDCA, no
+    /// aggregation).
     pub phy: WifiPhy,
-    /// Rate of data frames (b: 1, 2, 5.5, 11; g: 6 .. 54). Default: 11 (b), 54 (g).
+    /// Rate of data frames (b: 1, 2, 5.5, 11; g: 6 .. 54). Default: 11 (b), 54 (g). Not
+    /// for n (its `mcs` sets the rate).
     #[serde(default)]
     pub data_rate_mbps: Option<f64>,
-    /// Rate of control frames (RTS, CTS, ACK). Default: 1 (b), 24 (g).
+    /// Rate of control frames (RTS, CTS, ACK). Default: 1 (b), 24 (g). Not for n (its
+    /// ACKs follow 802.11's control response rule).
     #[serde(default)]
     pub basic_rate_mbps: Option<f64>,
+    /// n: the HT MCS of data frames, 0-15 (8-15: two spatial streams). Default 7.
+    #[serde(default)]
+    pub mcs: Option<u8>,
+    /// n: 20 or 40 (MHz). Default 20.
+    #[serde(default)]
+    pub channel_width_mhz: Option<u16>,
+    /// n: the 400 ns guard interval. Default false (800 ns).
+    #[serde(default)]
+    pub short_gi: Option<bool>,
     /// The ACK in the EIFS: `"lowest_mandatory"` (default, the standard: 1 Mb/s for b, 6
     /// Mb/s for g) or `"basic_rate"` (at `basic_rate_mbps`).
     #[serde(default)]
@@ -447,6 +459,8 @@ pub enum WifiPhy {
     B,
     G,
     A,
+    /// 802.11n (HT) in the 5 GHz band, without aggregation.
+    N,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

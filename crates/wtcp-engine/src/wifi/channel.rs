@@ -38,7 +38,7 @@ impl WifiChannel {
     /// `"{label}:sta{i}"` of (seed, replication).
     pub fn new(id: u32, cfg: WifiConfig, positions: &[(f64, f64)], seed: u64, replication: u64, label: &str) -> WifiChannel {
         assert!(cfg.prop_delay < cfg.phy.sifs, "the propagation delay must be shorter than SIFS");
-        assert!(cfg.phy.supports(cfg.data_kbps) && cfg.phy.supports(cfg.basic_kbps), "rate not in the PHY's rate set");
+        assert!((cfg.ht.is_some() || cfg.phy.supports(cfg.data_kbps)) && cfg.phy.supports(cfg.basic_kbps), "rate not in the PHY's rate set");
         assert!(cfg.tx_range <= cfg.cs_range, "the transmission range must not exceed the carrier-sense range");
         let n = positions.len();
         let mut hears = vec![false; n * n];
@@ -51,7 +51,7 @@ impl WifiChannel {
             }
         }
         let drop_tail = QueueCfg { limit_packets: Some(cfg.queue_limit as u32), limit_bytes: None, aqm: Aqm::DropTail };
-        let rate = f64::from(cfg.data_kbps) * 1e3;
+        let rate = cfg.data_rate_bps();
         let st = positions
             .iter()
             .enumerate()
@@ -96,7 +96,7 @@ impl WifiChannel {
     /// `queue_limit` packets); station i's discipline draws from the stream
     /// `"{label}:sta{i}:queue"`.
     pub fn with_queues(mut self, queues: &[QueueCfg], seed: u64, replication: u64, label: &str) -> Self {
-        let rate = f64::from(self.cfg.data_kbps) * 1e3;
+        let rate = self.cfg.data_rate_bps();
         for (i, (sta, q)) in self.st.iter_mut().zip(queues).enumerate() {
             sta.queue = Qdisc::new(q, rate, stream(seed, replication, &format!("{label}:sta{i}:queue")));
         }
@@ -232,7 +232,7 @@ impl WifiChannel {
     }
 
     fn data_time(&self, h: &Head) -> Time {
-        self.cfg.phy.airtime(self.mpdu_bytes(h.size), self.cfg.data_kbps)
+        self.cfg.data_airtime(self.mpdu_bytes(h.size))
     }
 
     /// Start (or restart) the countdown if the station may count: from the slot boundary
@@ -288,8 +288,11 @@ impl WifiChannel {
     }
 
     fn airtime(&self, air: &Air) -> Time {
-        let kbps = if air.frame == Frame::Data { self.cfg.data_kbps } else { self.cfg.basic_kbps };
-        self.cfg.phy.airtime(air.bytes, kbps)
+        if air.frame == Frame::Data {
+            self.cfg.data_airtime(air.bytes)
+        } else {
+            self.cfg.phy.airtime(air.bytes, self.cfg.basic_kbps)
+        }
     }
 
     fn start_tx(&mut self, s: usize, air: Air, now: Time, ev: &mut EventQueue) {

@@ -99,7 +99,7 @@ pub mod phy;
 
 pub use channel::WifiChannel;
 pub use dcf::StationStats;
-pub use phy::{PhyKind, PhyParams};
+pub use phy::{HtMode, PhyKind, PhyParams};
 
 use crate::net::DropCause;
 use crate::packet::PacketId;
@@ -264,8 +264,10 @@ pub enum RetryCount {
 #[derive(Clone, Debug, PartialEq)]
 pub struct WifiConfig {
     pub phy: PhyParams,
-    /// Rate of data frames, kb/s.
+    /// Rate of data frames, kb/s (with `ht`, that mode's rate rounded, for reports).
     pub data_kbps: u32,
+    /// 802.11n: data frames are HT-mixed PPDUs at this mode (`phy` is [`PhyParams::N`]).
+    pub ht: Option<HtMode>,
     /// Basic rate of control frames (RTS, CTS, ACK), kb/s.
     pub basic_kbps: u32,
     /// The ACK airtime in the EIFS (default: at the PHY's lowest mandatory rate).
@@ -307,6 +309,7 @@ impl WifiConfig {
         WifiConfig {
             phy: PhyParams::B,
             data_kbps: 11_000,
+            ht: None,
             basic_kbps: 1_000,
             eifs: EifsRule::LowestMandatory,
             rts_threshold: None,
@@ -332,6 +335,25 @@ impl WifiConfig {
     /// 802.11g at 54 Mb/s data, 24 Mb/s control.
     pub fn g54() -> WifiConfig {
         WifiConfig { phy: PhyParams::G, data_kbps: 54_000, basic_kbps: 24_000, ..WifiConfig::b11() }
+    }
+
+    /// 802.11n (5 GHz) at `mode`, its ACKs at the control response rate (9.7.6.5.2).
+    pub fn n(mode: HtMode) -> WifiConfig {
+        let data_kbps = (mode.rate_bps() / 1e3).round() as u32;
+        WifiConfig { phy: PhyParams::N, data_kbps, ht: Some(mode), basic_kbps: mode.control_response_kbps(), ..WifiConfig::b11() }
+    }
+
+    /// The rate of data frames, b/s.
+    pub fn data_rate_bps(&self) -> f64 {
+        self.ht.map_or(f64::from(self.data_kbps) * 1e3, |m| m.rate_bps())
+    }
+
+    /// Airtime of a data frame of `bytes` MAC bytes.
+    pub fn data_airtime(&self, bytes: u32) -> Time {
+        match self.ht {
+            Some(mode) => mode.airtime(bytes),
+            None => self.phy.airtime(bytes, self.data_kbps),
+        }
     }
 }
 

@@ -3,6 +3,10 @@
 //! Sources: IEEE Std 802.11-2007, clause 15 (DSSS, 1 and 2 Mb/s), clause 18 (HR/DSSS,
 //! 5.5 and 11 Mb/s), clause 17 (OFDM, 802.11a) and clause 19 (ERP, 802.11g); MAC frame sizes from
 //! clause 7.2; Bianchi, IEEE JSAC 18(3) 2000, Table II (FHSS numbers, same structure).
+//! 802.11n (HT, [`HtMode`]): IEEE Std 802.11-2012 clause 20 (HT-mixed format TXTIME,
+//! 20.4.3 Equations 20-91/20-92; N_SYM, Equation 20-32; MCS parameters, 20.6) and 9.19.2
+//! (EDCA: AIFS[AC] = aSIFSTime + AIFSN[AC] x aSlotTime, best effort's AIFSN 3, Table 8-105;
+//! EIFS - DIFS + AIFS[AC] after an error, 9.19.2.3); the control response rate, 9.7.6.5.
 //!
 //! Deviations / ambiguities resolved:
 //! - 802.11b uses the long PLCP preamble only (144 + 48 bits at 1 Mb/s = 192 us).
@@ -22,6 +26,19 @@
 //!   ("Mandatory rates for IEEE 802.11g PHY: 1, 2, 5.5, 11, 6, 12, 24 Mbps", Linux
 //!   mac80211); ns-3's `Configure80211g` (EIFS - DIFS = 10 + 304 us) and INET's mixed `g`
 //!   set read it so. That mixed-mode reading is not modelled, like the DSSS rates.
+//! - 802.11n is modelled in the 5 GHz band only (802.11a's slot, SIFS and OFDM control
+//!   frames, no signal extension), HT-mixed format, BCC coding, no STBC, one or two spatial
+//!   streams (MCS 0-15, N_ES = 1: no such rate exceeds 300 Mb/s), 20 or 40 MHz. Its stations
+//!   are QoS stations sending best-effort traffic: a QoS data header (26 + 4 FCS bytes,
+//!   8.2.4.5) and EDCA's AIFS[BE] (43 us) where DCF waits DIFS, with CW 15..1023; no
+//!   aggregation, so every data frame is one MPDU acknowledged by an ACK.
+//! - Short guard interval: Equation 20-92 as read, T_SYML x ceil(T_SYMS x N_SYM / T_SYML)
+//!   for the data symbols (the HT preamble and HT-SIG are whole 4 us symbols, so rounding
+//!   their sum with them is the same). ns-3.44's `CalculateTxDuration` does not round
+//!   (36 + 3.6 x 48 = 208.8 us for a 1530-byte MPDU at MCS 7, against 212 us here); Linux's
+//!   ath9k rounds 3.6 x N_SYM to the microsecond.
+//! - A receiver's PHY header ([`PhyParams::plcp_header`]) is the legacy 20 us (through
+//!   L-SIG) for HT-mixed PPDUs too; their HT-SIG ends 8 us later.
 
 use crate::time::Time;
 
@@ -34,7 +51,8 @@ pub enum PhyKind {
     Dsss,
     /// Clauses 17/19: ERP-OFDM with the 6 us signal extension.
     ErpOfdm,
-    /// Clause 17: OFDM in the 5 GHz band (802.11a), no signal extension.
+    /// Clause 17: OFDM in the 5 GHz band (802.11a), no signal extension. Also the control
+    /// frames of 802.11n in that band.
     Ofdm,
 }
 
@@ -46,6 +64,9 @@ pub struct PhyParams {
     pub slot: Time,
     /// aSIFSTime.
     pub sifs: Time,
+    /// Slots after SIFS before a station may count down: 2 for DCF's DIFS (9.3.2.3), 3 for
+    /// EDCA's best-effort AIFS (9.19.2, Table 8-105).
+    pub aifsn: u32,
     /// aCWmin / aCWmax (contention window bounds, in slots; CW + 1 is a power of two).
     pub cw_min: u32,
     pub cw_max: u32,
@@ -66,6 +87,7 @@ impl PhyParams {
         kind: PhyKind::Dsss,
         slot: 20 * US,
         sifs: 10 * US,
+        aifsn: 2,
         cw_min: 31,
         cw_max: 1023,
         mac_header_bytes: 28,
@@ -82,6 +104,7 @@ impl PhyParams {
         kind: PhyKind::ErpOfdm,
         slot: 9 * US,
         sifs: 10 * US,
+        aifsn: 2,
         cw_min: 15,
         cw_max: 1023,
         mac_header_bytes: 28,
@@ -98,13 +121,21 @@ impl PhyParams {
     /// extension.
     pub const A: PhyParams = PhyParams { kind: PhyKind::Ofdm, sifs: 16 * US, ..PhyParams::G };
 
-    /// DIFS = SIFS + 2 slots (9.2.10).
+    /// 802.11n in the 5 GHz band (clause 20 over clause 17's timing): 802.11a's slot,
+    /// SIFS, CW bounds and OFDM control frames; best-effort EDCA (AIFSN 3, 9.19.2 Table
+    /// 8-105: CWmin = aCWmin, CWmax = aCWmax) and QoS data frames (24-byte header + 2-byte
+    /// QoS Control + FCS, 8.2.4.5). Data frames go at an [`HtMode`], not at `rates_kbps`.
+    pub const N: PhyParams = PhyParams { aifsn: 3, mac_header_bytes: 30, ..PhyParams::A };
+
+    /// The time a station waits after SIFS before counting down: DIFS = SIFS + 2 slots
+    /// (9.2.10), or under EDCA AIFS[AC] = SIFS + AIFSN slots (9.19.2.3).
     pub fn difs(&self) -> Time {
-        self.sifs + 2 * self.slot
+        self.sifs + u64::from(self.aifsn) * self.slot
     }
 
     /// EIFS = aSIFSTime + DIFS + ACKTxTime at the lowest PHY mandatory rate
-    /// (802.11-2007 9.2.3.4, 9.2.10).
+    /// (802.11-2007 9.2.3.4, 9.2.10); under EDCA EIFS - DIFS + AIFS[AC] (9.19.2.3), the
+    /// same formula with AIFS in DIFS's place.
     pub fn eifs(&self) -> Time {
         self.eifs_with_ack_at(self.lowest_mandatory_kbps)
     }
@@ -147,6 +178,85 @@ impl PhyParams {
                 (16 + 4 + 4 * symbols + extension) * US
             }
         }
+    }
+}
+
+/// One 802.11n HT-mixed format data rate: MCS 0-15 (MCS 8-15 are 0-7 on two spatial
+/// streams), a 20 or 40 MHz channel, the long (800 ns) or short (400 ns) guard interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HtMode {
+    pub mcs: u8,
+    pub width_mhz: u16,
+    pub short_gi: bool,
+}
+
+/// 20.6 (Tables 20-30 to 20-37): coded bits per subcarrier and coding rate of MCS 0-7 (the
+/// same per stream for MCS 8-15).
+const HT_MODULATION: [(u64, u64, u64); 8] = [(1, 1, 2), (2, 1, 2), (2, 3, 4), (4, 1, 2), (4, 3, 4), (6, 2, 3), (6, 3, 4), (6, 5, 6)];
+
+/// The non-HT reference rate of MCS 0-7, kb/s (9.7.9, Table 9-5): the modulation and
+/// coding rate's 802.11a rate; 64-QAM 5/6 maps to 54 Mb/s.
+const HT_NON_HT_REFERENCE_KBPS: [u32; 8] = [6_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000, 54_000];
+
+impl HtMode {
+    /// The mode, or what is wrong with it.
+    pub fn new(mcs: u8, width_mhz: u16, short_gi: bool) -> Result<HtMode, String> {
+        if mcs > 15 {
+            return Err(format!("MCS {mcs}; allowed: 0-15 (8-15: two spatial streams)"));
+        }
+        if width_mhz != 20 && width_mhz != 40 {
+            return Err(format!("channel width {width_mhz} MHz; allowed: 20, 40"));
+        }
+        Ok(HtMode { mcs, width_mhz, short_gi })
+    }
+
+    /// N_SS: spatial streams.
+    pub fn streams(&self) -> u64 {
+        u64::from(self.mcs / 8) + 1
+    }
+
+    /// N_DBPS = N_SD x N_BPSCS x R x N_SS (20.3.11.10.1 / Table 20-6: 52 data subcarriers in
+    /// 20 MHz, 108 in 40 MHz).
+    pub fn data_bits_per_symbol(&self) -> u64 {
+        let n_sd = if self.width_mhz == 40 { 108 } else { 52 };
+        let (bpscs, num, den) = HT_MODULATION[usize::from(self.mcs % 8)];
+        n_sd * bpscs * num * self.streams() / den
+    }
+
+    /// The data rate, b/s: N_DBPS per 4 us symbol (3.6 us with the short guard interval).
+    pub fn rate_bps(&self) -> f64 {
+        let symbol_us = if self.short_gi { 3.6 } else { 4.0 };
+        self.data_bits_per_symbol() as f64 / symbol_us * 1e6
+    }
+
+    /// The non-HT reference rate, kb/s (9.7.9), from which the control response rate of a
+    /// frame sent at this mode is chosen (9.7.6.5.2).
+    pub fn non_ht_reference_kbps(&self) -> u32 {
+        HT_NON_HT_REFERENCE_KBPS[usize::from(self.mcs % 8)]
+    }
+
+    /// Airtime of an HT-mixed format PPDU carrying `bytes` (one MPDU, header and FCS
+    /// included), 5 GHz (no signal extension). 20.4.3: L-STF + L-LTF 16 us, L-SIG 4 us,
+    /// HT-SIG 8 us, HT-STF 4 us and one 4 us HT-LTF per stream (N_LTF = 1 or 2), then N_SYM
+    /// = ceil((8 L + 16 + 6 N_ES) / N_DBPS) data symbols (Equation 20-32, BCC, N_ES = 1).
+    /// With the short guard interval the HT part is rounded up to whole 4 us symbols:
+    /// T_SYML x ceil((T_HT-PREAMBLE + T_HT-SIG + T_SYMS x N_SYM) / T_SYML) (Equation 20-92).
+    pub fn airtime(&self, bytes: u32) -> Time {
+        let n_sym = (8 * u64::from(bytes) + 16 + 6).div_ceil(self.data_bits_per_symbol());
+        let ht_preamble = 4 * US + 4 * US * self.streams();
+        let (legacy, ht_sig) = (16 * US + 4 * US, 8 * US);
+        if self.short_gi {
+            legacy + (ht_preamble + ht_sig + 3_600 * n_sym).div_ceil(4 * US) * 4 * US
+        } else {
+            legacy + ht_preamble + ht_sig + 4 * US * n_sym
+        }
+    }
+
+    /// The rate of the ACK (or CTS) answering a frame at this mode, kb/s (9.7.6.5.2): the
+    /// highest rate of the basic rate set not above the non-HT reference rate; the basic
+    /// rate set is 802.11a's mandatory rates, 6, 12 and 24 Mb/s (17.1).
+    pub fn control_response_kbps(&self) -> u32 {
+        [24_000, 12_000, 6_000].into_iter().find(|&r| r <= self.non_ht_reference_kbps()).unwrap_or(6_000)
     }
 }
 
@@ -211,5 +321,44 @@ mod tests {
         // Not the basic rate: 24 Mb/s control frames do not shorten it.
         assert_eq!(PhyParams::G.eifs_with_ack_at(24_000), (10 + 28 + 34) * US);
         assert!(PhyParams::G.eifs() > PhyParams::G.eifs_with_ack_at(24_000));
+    }
+    /// 802.11-2012 20.4.3 worked by hand for a 1530-byte QoS data MPDU (1500 IP bytes).
+    #[test]
+    fn ht_mixed_airtime_follows_the_txtime_equations() {
+        let m = |mcs, w, sgi| HtMode::new(mcs, w, sgi).unwrap();
+        // MCS 7, 20 MHz: N_DBPS = 52 x 6 x 5/6 = 260 (65 Mb/s); (12240 + 22) / 260 -> 48
+        // symbols; 16 + 4 + 8 (HT-SIG) + 4 (HT-STF) + 4 (one HT-LTF) + 48 x 4 = 228 us.
+        assert_eq!(m(7, 20, false).data_bits_per_symbol(), 260);
+        assert_eq!(m(7, 20, false).rate_bps(), 65e6);
+        assert_eq!(m(7, 20, false).airtime(1530), 228 * US);
+        // Short GI: 20 + 4 x ceil((8 + 8 + 3.6 x 48) / 4) = 20 + 4 x 48 = 212 us.
+        assert_eq!(m(7, 20, true).airtime(1530), 212 * US);
+        assert!((m(7, 20, true).rate_bps() - 72.222e6).abs() < 1e3);
+        // MCS 15, 40 MHz: two streams, N_DBPS = 108 x 6 x 5/6 x 2 = 1080 (270 / 300 Mb/s);
+        // 12 symbols; two HT-LTFs: 20 + 8 + 12 + 48 = 88 us long GI; short GI 20 + 4 x
+        // ceil((12 + 8 + 43.2) / 4) = 20 + 64 = 84 us.
+        assert_eq!(m(15, 40, false).data_bits_per_symbol(), 1080);
+        assert_eq!(m(15, 40, false).airtime(1530), 88 * US);
+        assert_eq!(m(15, 40, true).airtime(1530), 84 * US);
+        assert!((m(15, 40, true).rate_bps() - 300e6).abs() < 1.0);
+        // MCS 0 and MCS 8 (BPSK 1/2 on one and two streams): 6.5 and 13 Mb/s.
+        assert_eq!(m(0, 20, false).rate_bps(), 6.5e6);
+        assert_eq!(m(8, 20, false).rate_bps(), 13e6);
+        assert!(HtMode::new(16, 20, false).is_err() && HtMode::new(3, 80, false).is_err());
+    }
+
+    #[test]
+    fn ht_acks_go_at_the_highest_basic_rate_not_above_the_reference_rate() {
+        // 9.7.6.5.2 with 802.11a's mandatory rates as the basic rate set.
+        let ack = |mcs| HtMode::new(mcs, 20, false).unwrap().control_response_kbps();
+        assert_eq!([ack(0), ack(1), ack(2), ack(3), ack(4), ack(7), ack(9), ack(15)], [6_000, 12_000, 12_000, 24_000, 24_000, 24_000, 12_000, 24_000]);
+    }
+
+    #[test]
+    fn edca_best_effort_waits_aifs_and_its_eifs_uses_it() {
+        // 9.19.2.3: AIFS[BE] = 16 + 3 x 9 = 43 us; EIFS = SIFS + ACK at 6 Mb/s (44 us) + AIFS.
+        assert_eq!(PhyParams::N.difs(), 43 * US);
+        assert_eq!(PhyParams::N.eifs(), (16 + 44 + 43) * US);
+        assert_eq!((PhyParams::N.cw_min, PhyParams::N.cw_max, PhyParams::N.mac_header_bytes), (15, 1023, 30));
     }
 }

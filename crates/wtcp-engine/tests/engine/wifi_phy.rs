@@ -26,3 +26,66 @@ fn a_rate_outside_the_phys_set_names_the_field_and_the_rates() {
     assert_eq!(e.path, "wifi.0.data_rate_mbps");
     assert!(e.message.contains("not a rate of 802.11a") && e.message.contains("a and g: 6, 9"), "{e}");
 }
+
+/// One saturated 802.11n station: IP throughput of 1500-byte packets against the exchange
+/// time worked out from 802.11-2012: AIFS[BE] 43 us, the mean backoff of CWmin = 15 (7.5
+/// slots of 9 us), the HT-mixed data PPDU (phy.rs's hand-worked TXTIMEs for a 1530-byte
+/// QoS MPDU), SIFS 16 us, the ACK at the control response rate, two 1 us propagation delays.
+fn one_station_n(mcs: u8, width_mhz: u16, short_gi: bool) -> f64 {
+    use wtcp_engine::time::secs;
+    use wtcp_engine::wifi::{HtMode, WifiChannel, WifiConfig};
+    let cfg = WifiConfig::n(HtMode::new(mcs, width_mhz, short_gi).unwrap());
+    let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "n-one");
+    let (warmup, end) = (secs(1.0), secs(21.0));
+    let (_, received) = common::saturate_channel(&mut ch, 1, |_| 1, 1500, 1, warmup, end);
+    received as f64 * 12_000.0 / 20.0
+}
+
+#[test]
+fn one_saturated_802_11n_station_gets_the_exchange_time_of_its_mcs() {
+    // MCS 7, 20 MHz, long GI: data 228 us, ACK at 24 Mb/s 28 us.
+    let expected = 12_000.0 / ((43.0 + 67.5 + 228.0 + 16.0 + 28.0 + 2.0) * 1e-6);
+    let got = one_station_n(7, 20, false);
+    assert!((got - expected).abs() / expected < 0.01, "{got} vs {expected}");
+    // MCS 15, 40 MHz, short GI: data 84 us, ACK at 24 Mb/s.
+    let expected = 12_000.0 / ((43.0 + 67.5 + 84.0 + 16.0 + 28.0 + 2.0) * 1e-6);
+    let got = one_station_n(15, 40, true);
+    assert!((got - expected).abs() / expected < 0.01, "{got} vs {expected}");
+    // MCS 0: 6.5 Mb/s data (1530 bytes: 472 symbols, 36 + 1888 us) and the ACK at 6 Mb/s
+    // (44 us).
+    let expected = 12_000.0 / ((43.0 + 67.5 + 1924.0 + 16.0 + 44.0 + 2.0) * 1e-6);
+    let got = one_station_n(0, 20, false);
+    assert!((got - expected).abs() / expected < 0.01, "{got} vs {expected}");
+}
+
+#[test]
+fn an_802_11n_channel_refuses_legacy_rates_and_bad_modes_and_the_others_refuse_its_settings() {
+    let b = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/wifi-one-hop.toml")).unwrap();
+    let n = b.replace("phy = \"b\"", "phy = \"n\"").replace("data_rate_mbps = 11.0\n", "").replace("basic_rate_mbps = 1.0\n", "");
+    let with = |text: &str, pairs: &[(&str, &str)]| {
+        let ov: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        wtcp_engine::Scenario::from_toml_str(text, &ov)
+    };
+    // 802.11b's rates with phy = "n": refused by name, pointing to `mcs`.
+    let e = with(&b, &[("wifi.0.phy", "\"n\"")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.data_rate_mbps", "{e}");
+    assert!(e.message.contains("mcs"), "{e}");
+    let e = with(&n, &[("wifi.0.basic_rate_mbps", "24")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.basic_rate_mbps", "{e}");
+    // Modes outside 802.11n's.
+    let e = with(&n, &[("wifi.0.mcs", "16")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.mcs");
+    assert!(e.message.contains("0-15"), "{e}");
+    let e = with(&n, &[("wifi.0.channel_width_mhz", "80")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.channel_width_mhz");
+    assert!(e.message.contains("20, 40"), "{e}");
+    // An 802.11n setting on 802.11b.
+    let e = with(&b, &[("wifi.0.short_gi", "true")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.short_gi");
+    assert!(e.message.contains("phy = \"n\""), "{e}");
+    // And a valid one runs: a TCP download at MCS 7 gets most of the 31.4 Mb/s one
+    // saturated station would (the TCP ACKs share the channel).
+    let sc = with(&n, &[("wifi.0.mcs", "7"), ("run.duration_s", "20")]).unwrap();
+    let g = wtcp_engine::run(&sc).flows[0].goodput_bps;
+    assert!(g > 20e6 && g < 31.4e6, "{g}");
+}

@@ -73,6 +73,6 @@ fn wifi_mistakes_are_reported_with_their_path() {
     check("wifi.0.data_rate_mbps", "7", "wifi.0.data_rate_mbps");
     check("wifi.0.stations.1.node", "X", "wifi.0.stations.1.node");
     check("wifi.0.ber", "2", "wifi.0.ber");
-    check("wifi.0.phy", "n", "wifi.0.phy");
+    check("wifi.0.phy", "z", "wifi.0.phy");
     check("wifi.0.stations.1.x", "900", "flows.0");
 }
