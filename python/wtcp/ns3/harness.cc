@@ -785,9 +785,11 @@ class Harness
         routing->AddNetworkRouteTo(Ipv4Address(dest), Ipv4Mask(mask), Ipv4Address(gateway), ifIndex);
     }
 
-    // An 802.11 channel (wifi.cc): standard 0 = 802.11b, 1 = 802.11g, 2 = 802.11a; data
-    // and control (RTS; CTS and ACK answer at ns-3's control answer rate) modes by name;
-    // stations on `stationNodes` at (xs, ys), addressed network + 1, + 2, ... in a /16.
+    // An 802.11 channel (wifi.cc): standard 0 = 802.11b, 1 = 802.11g, 2 = 802.11a, 3 =
+    // 802.11n in the 5 GHz band (`widthMhz`, `shortGi`; QoS stations sending best effort,
+    // A-MPDU and A-MSDU off); data and control (RTS; CTS and ACK answer at ns-3's control
+    // answer rate) modes by name; stations on `stationNodes` at (xs, ys), addressed
+    // network + 1, + 2, ... in a /16.
     int AddWifiChannel(int standard,
                        std::string dataMode,
                        std::string controlMode,
@@ -804,8 +806,11 @@ class Harness
                        uint32_t network,
                        bool relayHints,
                        int64_t slotNs,
-                       std::vector<int> queueDisc)
+                       std::vector<int> queueDisc,
+                       uint32_t widthMhz,
+                       bool shortGi)
     {
+        const bool ht = standard == 3;
         auto net = std::make_unique<WifiNet>();
         WifiNet* w = net.get();
         w->index = static_cast<int>(wifis.size());
@@ -832,7 +837,11 @@ class Harness
         WifiHelper helpers[2];
         for (int fc = 0; fc < 2; fc++)
         {
-            helpers[fc].SetStandard(standard == 0 ? WIFI_STANDARD_80211b : standard == 1 ? WIFI_STANDARD_80211g : WIFI_STANDARD_80211a);
+            helpers[fc].SetStandard(standard == 0 ? WIFI_STANDARD_80211b : standard == 1 ? WIFI_STANDARD_80211g : standard == 2 ? WIFI_STANDARD_80211a : WIFI_STANDARD_80211n);
+            if (ht)
+            {
+                helpers[fc].ConfigHtOptions("ShortGuardIntervalSupported", BooleanValue(shortGi));
+            }
             helpers[fc].SetRemoteStationManager("ns3::ConstantRateWifiManager",
                                               "DataMode", StringValue(dataMode),
                                               "ControlMode", StringValue(controlMode),
@@ -843,7 +852,19 @@ class Harness
         phy.SetChannel(channel);
         phy.SetPreambleDetectionModel("ns3::ThresholdPreambleDetectionModel", "MinimumRssi", DoubleValue(kPreambleMinimumRssiDbm));
         WifiMacHelper mac;
-        mac.SetType("ns3::AdhocWifiMac", "QosSupported", BooleanValue(false), "FrameRetryLimit", UintegerValue(retryLimit));
+        if (ht)
+        {
+            phy.Set("ChannelSettings", StringValue("{0, " + std::to_string(widthMhz) + ", BAND_5GHZ, 0}"));
+            phy.Set("Antennas", UintegerValue(2));
+            phy.Set("MaxSupportedTxSpatialStreams", UintegerValue(2));
+            phy.Set("MaxSupportedRxSpatialStreams", UintegerValue(2));
+            mac.SetType("ns3::AdhocWifiMac", "QosSupported", BooleanValue(true), "FrameRetryLimit", UintegerValue(retryLimit),
+                        "BE_MaxAmpduSize", UintegerValue(0), "BE_MaxAmsduSize", UintegerValue(0));
+        }
+        else
+        {
+            mac.SetType("ns3::AdhocWifiMac", "QosSupported", BooleanValue(false), "FrameRetryLimit", UintegerValue(retryLimit));
+        }
         NetDeviceContainer devices;
         for (size_t s = 0; s < n; s++)
         {
@@ -869,7 +890,8 @@ class Harness
             {
                 dev->GetPhy()->SetSlot(NanoSeconds(slotNs));
             }
-            Ptr<WifiMacQueue> q = dev->GetMac()->GetTxop()->GetWifiMacQueue();
+            Ptr<Txop> txop = ht ? Ptr<Txop>(dev->GetMac()->GetQosTxop(AC_BE)) : dev->GetMac()->GetTxop();
+            Ptr<WifiMacQueue> q = txop->GetWifiMacQueue();
             // The MPDU in service stays in ns-3's queue until it is acknowledged or given up;
             // wtcp's limit counts the packets waiting behind it (in the disc, if any).
             q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queueDisc[s] ? 1 : queueLimits[s] + 1));

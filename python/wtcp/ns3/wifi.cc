@@ -279,7 +279,9 @@ class WifiNet
     // included, holds MaxSize packets (wifi-mac-queue.cc:238, fcfs-wifi-queue-scheduler.cc:84).
     void OnMacTx(int s, Ptr<const Packet> p)
     {
-        Ptr<WifiMacQueue> q = devs[s]->GetMac()->GetTxop()->GetWifiMacQueue();
+        Ptr<WifiMac> mac = devs[s]->GetMac();
+        Ptr<Txop> txop = mac->GetQosSupported() ? Ptr<Txop>(mac->GetQosTxop(AC_BE)) : mac->GetTxop();
+        Ptr<WifiMacQueue> q = txop->GetWifiMacQueue();
         if (q->QueueBase::GetNPackets() >= q->GetMaxSize().GetValue())
         {
             stats[s].queueDrops += 1;

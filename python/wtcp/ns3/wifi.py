@@ -42,7 +42,7 @@ from wtcp.ns3.refuse import known, refuse, toml_text
 WIFI_KEYS = (
     "name", "phy", "data_rate_mbps", "basic_rate_mbps", "eifs", "rts_threshold_bytes", "short_retry_limit", "long_retry_limit", "queue_packets",
     "queue", "backoff_rule", "eifs_trigger", "ack_timeout", "llc_snap_bytes", "cw_after_give_up", "retry_count", "arrival_backoff", "after_timeout", "ber", "tx_range_m", "cs_range_m", "hint_delay_ms", "mac_hint",
-    "mac_hint_relay_delay_ms", "stations",
+    "mac_hint_relay_delay_ms", "stations", "mcs", "channel_width_mhz", "short_gi", "short_gi_txtime",
 )
 STATION_KEYS = ("node", "x", "y", "queue")
 QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch", "eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay")
@@ -74,7 +74,7 @@ MODES = {
 # rates; ofdm-phy.cc:494-501: 6, 12, 24; erp-ofdm-phy.cc:159-166: 802.11b's and ERP 6, 12,
 # 24), of which an answer takes the highest not above the eliciting frame's rate.
 BASIC_KBPS = {"b": (1000, 2000, 5500, 11000), "g": (6000, 12000, 24000), "a": (6000, 12000, 24000)}
-STANDARD = {"b": 0, "g": 1, "a": 2}
+STANDARD = {"b": 0, "g": 1, "a": 2, "n": 3}
 DEFAULT_RATES = {"b": (11.0, 1.0), "g": (54.0, 24.0), "a": (54.0, 24.0)}
 
 # What wtcp's scenario must say where ns-3's behaviour is fixed: (value, ns-3's behaviour).
@@ -90,7 +90,8 @@ MATCHED: dict[str, tuple[Any, str]] = {
 }
 # The EIFS's ACK: 802.11b's 1 Mb/s DSSS in ns-3's 802.11g too (Configure80211g); the PHY's
 # lowest mandatory rate otherwise, which both of wtcp's readings give for b and a.
-EIFS_MATCHED = {"b": ("lowest_mandatory", "lowest_mandatory_dsss"), "a": ("lowest_mandatory", "lowest_mandatory_dsss"), "g": ("lowest_mandatory_dsss",)}
+EIFS_MATCHED = {"b": ("lowest_mandatory", "lowest_mandatory_dsss"), "a": ("lowest_mandatory", "lowest_mandatory_dsss"), "n": ("lowest_mandatory", "lowest_mandatory_dsss"),
+                "g": ("lowest_mandatory_dsss",)}
 
 
 @lru_cache(maxsize=1)
@@ -129,6 +130,9 @@ class WifiPlan:
     # is an ERP-only BSS with the 9 us short slot (802.11-2012 19.4.4); ns-3's ad hoc
     # 802.11g keeps 802.11b's 20 us (wifi-phy.cc:903-913; only an access point switches).
     slot_ns: int = 0
+    # 802.11n: the channel width (MHz) and the 400 ns guard interval.
+    width_mhz: int = 20
+    short_gi: bool = False
 
     def address(self, station: int) -> int:
         return self.network + 1 + station
@@ -147,15 +151,26 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     """Translate channel `wifi.i` or refuse it. `positions` (node -> x, y, path) is shared
     by the channels: an ns-3 node has one position."""
     p = f"wifi.{i}"
-    phy = w["phy"]
-    if phy not in DEFAULT_RATES:
-        raise refuse(f"{p}.phy", f"is {toml_text(phy)}; the ns-3 engine translates 802.11b, g and a channels, not yet 802.11n; allowed: \"b\", \"g\", \"a\"")
     known(w, WIFI_KEYS, p)
-    data_default, basic_default = DEFAULT_RATES[phy]
-    data = kbps(w.get("data_rate_mbps", data_default))
-    basic = kbps(w.get("basic_rate_mbps", basic_default))
-    answer = control_answer_kbps(phy, data)
-    if basic != answer:
+    phy = w["phy"]
+    if phy == "n":
+        # 802.11n (wtcp's scenario checks the mode): ns-3's HtMcs modes, ACKs at ns-3's
+        # control answer rate, which follows the same rule (the highest basic rate not above
+        # the non-HT reference rate); the control mode named here serves RTS only.
+        mcs, width, short_gi = int(w.get("mcs", 7)), int(w.get("channel_width_mhz", 20)), bool(w.get("short_gi", False))
+        data_mode, control_mode = f"HtMcs{mcs}", "OfdmRate24Mbps"
+        txtime = w.get("short_gi_txtime", wtcp_defaults()["short_gi_txtime"])
+        if short_gi and txtime != "unrounded":
+            default = "" if "short_gi_txtime" in w else " (wtcp's default)"
+            raise refuse(f"{p}.short_gi_txtime", f"is {toml_text(txtime)}{default}; ns-3 times a short-GI PPDU's data symbols at 3.6 us each without 802.11's rounding to 4 us symbols (ht-phy.cc:339-340); allowed: \"unrounded\" (the ns3 profile sets it)")
+    else:
+        width, short_gi = 20, False
+        data_default, basic_default = DEFAULT_RATES[phy]
+        data = kbps(w.get("data_rate_mbps", data_default))
+        basic = kbps(w.get("basic_rate_mbps", basic_default))
+        data_mode, control_mode = MODES[phy][data], MODES[phy][basic]
+    answer = 0 if phy == "n" else control_answer_kbps(phy, data)
+    if phy != "n" and basic != answer:
         given = "" if "basic_rate_mbps" in w else " (wtcp's default)"
         raise refuse(
             f"{p}.basic_rate_mbps",
@@ -205,8 +220,8 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     return WifiPlan(
         name=w.get("name", f"wifi{i}"),
         standard=STANDARD[phy],
-        data_mode=MODES[phy][data],
-        control_mode=MODES[phy][basic],
+        data_mode=data_mode,
+        control_mode=control_mode,
         rts_threshold=NS3_RTS_NEVER,
         retry_limit=short,
         queue_limits=limits,
@@ -220,6 +235,8 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         network=NETWORK_BASE + (i << 16),
         relay_hints=w.get("mac_hint", "own") == "relay",
         slot_ns=9000 if phy == "g" else 0,
+        width_mhz=width,
+        short_gi=short_gi,
     )
 
 

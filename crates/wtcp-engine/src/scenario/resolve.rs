@@ -832,6 +832,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         config
     };
     config.eifs = w.eifs.unwrap_or_default();
+    config.short_gi_txtime = w.short_gi_txtime.unwrap_or_default();
     config.backoff_rule = w.backoff_rule.unwrap_or(config.backoff_rule);
     config.eifs_trigger = w.eifs_trigger.unwrap_or(config.eifs_trigger);
     config.ack_timeout = w.ack_timeout.unwrap_or(config.ack_timeout);

@@ -364,6 +364,10 @@ pub struct WifiSpec {
     /// n: the 400 ns guard interval. Default false (800 ns).
     #[serde(default)]
     pub short_gi: Option<bool>,
+    /// n, short guard interval: `"standard"` (802.11's rounding to 4 us symbols, the
+    /// default) or `"unrounded"` (ns-3's).
+    #[serde(default)]
+    pub short_gi_txtime: Option<crate::wifi::ShortGiTxtime>,
     /// The ACK in the EIFS: `"lowest_mandatory"` (default, the standard: 1 Mb/s for b, 6
     /// Mb/s for g) or `"basic_rate"` (at `basic_rate_mbps`).
     #[serde(default)]

@@ -131,6 +131,20 @@ pub enum BackoffRule {
     BusySlotCounts,
 }
 
+/// How an 802.11n PPDU with the short guard interval is timed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShortGiTxtime {
+    /// 802.11-2012 Equation 20-92: the data symbols' 3.6 us each rounded up to whole 4 us
+    /// symbols ([`HtMode::airtime`]).
+    #[default]
+    Standard,
+    /// N_SYM x 3.6 us without the rounding, as ns-3.44 (ht-phy.cc:339-340
+    /// `GetPayloadDuration`): 208.8 us where the standard gives 212 us for a 1530-byte MPDU
+    /// at MCS 7. The ns3 profile's.
+    Unrounded,
+}
+
 /// Which frames make a station defer EIFS instead of DIFS.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -268,6 +282,7 @@ pub struct WifiConfig {
     pub data_kbps: u32,
     /// 802.11n: data frames are HT-mixed PPDUs at this mode (`phy` is [`PhyParams::N`]).
     pub ht: Option<HtMode>,
+    pub short_gi_txtime: ShortGiTxtime,
     /// Basic rate of control frames (RTS, CTS, ACK), kb/s.
     pub basic_kbps: u32,
     /// The ACK airtime in the EIFS (default: at the PHY's lowest mandatory rate).
@@ -310,6 +325,7 @@ impl WifiConfig {
             phy: PhyParams::B,
             data_kbps: 11_000,
             ht: None,
+            short_gi_txtime: ShortGiTxtime::Standard,
             basic_kbps: 1_000,
             eifs: EifsRule::LowestMandatory,
             rts_threshold: None,
@@ -351,7 +367,7 @@ impl WifiConfig {
     /// Airtime of a data frame of `bytes` MAC bytes.
     pub fn data_airtime(&self, bytes: u32) -> Time {
         match self.ht {
-            Some(mode) => mode.airtime(bytes),
+            Some(mode) => mode.airtime_as(bytes, self.short_gi_txtime),
             None => self.phy.airtime(bytes, self.data_kbps),
         }
     }

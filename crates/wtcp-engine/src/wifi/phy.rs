@@ -28,18 +28,27 @@
 //!   set read it so. That mixed-mode reading is not modelled, like the DSSS rates.
 //! - 802.11n is modelled in the 5 GHz band only (802.11a's slot, SIFS and OFDM control
 //!   frames, no signal extension), HT-mixed format, BCC coding, no STBC, one or two spatial
-//!   streams (MCS 0-15, N_ES = 1: no such rate exceeds 300 Mb/s), 20 or 40 MHz. Its stations
-//!   are QoS stations sending best-effort traffic: a QoS data header (26 + 4 FCS bytes,
-//!   8.2.4.5) and EDCA's AIFS[BE] (43 us) where DCF waits DIFS, with CW 15..1023; no
-//!   aggregation, so every data frame is one MPDU acknowledged by an ACK.
+//!   streams (MCS 0-15), 20 or 40 MHz, one BCC encoder (N_ES = 1: ns-3's rule, ht-phy.cc
+//!   GetNumberBccEncoders, gives 1 up to 320 Mb/s with the long GI and 350 with the short;
+//!   MCS 15 at 40 MHz, short GI, is 300). Its stations are QoS stations sending best-effort
+//!   traffic: a QoS data frame (8.3.2.1: 24-byte header, 2-byte QoS Control, FCS: 30 bytes)
+//!   and EDCA's AIFS[BE] (43 us) where DCF waits DIFS, with CW 15..1023, and no TXOP
+//!   bursting (AC_BE's TXOP limit is 0, Table 8-105); no aggregation, so every data frame
+//!   is one MPDU acknowledged by an ACK.
+//! - The basic rate set is taken to be 802.11a's mandatory rates, 6, 12 and 24 Mb/s (an
+//!   access point chooses it; hostapd's 802.11a default), so ACKs and CTSs go at the
+//!   highest of them not above the data MCS's non-HT reference rate (9.7.6.5.2); an RTS goes
+//!   at that rate too, and `eifs = "basic_rate"` means it.
 //! - Short guard interval: Equation 20-92 as read, T_SYML x ceil(T_SYMS x N_SYM / T_SYML)
 //!   for the data symbols (the HT preamble and HT-SIG are whole 4 us symbols, so rounding
 //!   their sum with them is the same). ns-3.44's `CalculateTxDuration` does not round
 //!   (36 + 3.6 x 48 = 208.8 us for a 1530-byte MPDU at MCS 7, against 212 us here); Linux's
-//!   ath9k rounds 3.6 x N_SYM to the microsecond.
+//!   ath9k rounds 3.6 x N_SYM up to the microsecond. `short_gi_txtime = "unrounded"` is
+//!   ns-3's ([`ShortGiTxtime`]).
 //! - A receiver's PHY header ([`PhyParams::plcp_header`]) is the legacy 20 us (through
 //!   L-SIG) for HT-mixed PPDUs too; their HT-SIG ends 8 us later.
 
+use super::ShortGiTxtime;
 use crate::time::Time;
 
 const US: Time = 1_000;
@@ -124,7 +133,7 @@ impl PhyParams {
     /// 802.11n in the 5 GHz band (clause 20 over clause 17's timing): 802.11a's slot,
     /// SIFS, CW bounds and OFDM control frames; best-effort EDCA (AIFSN 3, 9.19.2 Table
     /// 8-105: CWmin = aCWmin, CWmax = aCWmax) and QoS data frames (24-byte header + 2-byte
-    /// QoS Control + FCS, 8.2.4.5). Data frames go at an [`HtMode`], not at `rates_kbps`.
+    /// QoS Control + FCS, 8.3.2.1). Data frames go at an [`HtMode`], not at `rates_kbps`.
     pub const N: PhyParams = PhyParams { aifsn: 3, mac_header_bytes: 30, ..PhyParams::A };
 
     /// The time a station waits after SIFS before counting down: DIFS = SIFS + 2 slots
@@ -239,16 +248,22 @@ impl HtMode {
     /// included), 5 GHz (no signal extension). 20.4.3: L-STF + L-LTF 16 us, L-SIG 4 us,
     /// HT-SIG 8 us, HT-STF 4 us and one 4 us HT-LTF per stream (N_LTF = 1 or 2), then N_SYM
     /// = ceil((8 L + 16 + 6 N_ES) / N_DBPS) data symbols (Equation 20-32, BCC, N_ES = 1).
-    /// With the short guard interval the HT part is rounded up to whole 4 us symbols:
-    /// T_SYML x ceil((T_HT-PREAMBLE + T_HT-SIG + T_SYMS x N_SYM) / T_SYML) (Equation 20-92).
+    /// With the short guard interval the data symbols end on the 4 us grid: T_SYML x
+    /// ceil(T_SYMS x N_SYM / T_SYML) (Equation 20-92); the HT preamble and HT-SIG are whole
+    /// 4 us units, so rounding their sum with them (as here) is the same.
     pub fn airtime(&self, bytes: u32) -> Time {
+        self.airtime_as(bytes, ShortGiTxtime::Standard)
+    }
+
+    /// [`HtMode::airtime`], with the short guard interval's rounding as `sgi` says.
+    pub fn airtime_as(&self, bytes: u32, sgi: ShortGiTxtime) -> Time {
         let n_sym = (8 * u64::from(bytes) + 16 + 6).div_ceil(self.data_bits_per_symbol());
         let ht_preamble = 4 * US + 4 * US * self.streams();
         let (legacy, ht_sig) = (16 * US + 4 * US, 8 * US);
-        if self.short_gi {
-            legacy + (ht_preamble + ht_sig + 3_600 * n_sym).div_ceil(4 * US) * 4 * US
-        } else {
-            legacy + ht_preamble + ht_sig + 4 * US * n_sym
+        match (self.short_gi, sgi) {
+            (false, _) => legacy + ht_preamble + ht_sig + 4 * US * n_sym,
+            (true, ShortGiTxtime::Standard) => legacy + (ht_preamble + ht_sig + 3_600 * n_sym).div_ceil(4 * US) * 4 * US,
+            (true, ShortGiTxtime::Unrounded) => legacy + ht_preamble + ht_sig + 3_600 * n_sym,
         }
     }
 
@@ -340,6 +355,10 @@ mod tests {
         assert_eq!(m(15, 40, false).data_bits_per_symbol(), 1080);
         assert_eq!(m(15, 40, false).airtime(1530), 88 * US);
         assert_eq!(m(15, 40, true).airtime(1530), 84 * US);
+        // ns-3.44's reading (CalculateTxDuration gives 208.8 and 83.2 us): no rounding.
+        assert_eq!(m(7, 20, true).airtime_as(1530, ShortGiTxtime::Unrounded), 208_800);
+        assert_eq!(m(15, 40, true).airtime_as(1530, ShortGiTxtime::Unrounded), 83_200);
+        assert_eq!(m(7, 20, false).airtime_as(1530, ShortGiTxtime::Unrounded), 228 * US);
         assert!((m(15, 40, true).rate_bps() - 300e6).abs() < 1.0);
         // MCS 0 and MCS 8 (BPSK 1/2 on one and two streams): 6.5 and 13 Mb/s.
         assert_eq!(m(0, 20, false).rate_bps(), 6.5e6);
