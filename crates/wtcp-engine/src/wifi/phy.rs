@@ -46,7 +46,10 @@
 //!   ath9k rounds 3.6 x N_SYM up to the microsecond. `short_gi_txtime = "unrounded"` is
 //!   ns-3's ([`ShortGiTxtime`]).
 //! - A receiver's PHY header ([`PhyParams::plcp_header`]) is the legacy 20 us (through
-//!   L-SIG) for HT-mixed PPDUs too; their HT-SIG ends 8 us later.
+//!   L-SIG) for HT-mixed PPDUs too; their HT-SIG ends 8 us later, and ns-3 starts the
+//!   payload only after the whole HT preamble (36 or 40 us). After an error ns-3 holds
+//!   802.11-2016's EstimatedAckTxTime (68, 44 or 32 us by the failed frame's
+//!   constellation) where this EIFS holds the 6 Mb/s ACK (44 us). Effects untested.
 
 use super::ShortGiTxtime;
 use crate::time::Time;
@@ -203,8 +206,9 @@ pub struct HtMode {
 /// same per stream for MCS 8-15).
 const HT_MODULATION: [(u64, u64, u64); 8] = [(1, 1, 2), (2, 1, 2), (2, 3, 4), (4, 1, 2), (4, 3, 4), (6, 2, 3), (6, 3, 4), (6, 5, 6)];
 
-/// The non-HT reference rate of MCS 0-7, kb/s (9.7.9, Table 9-5): the modulation and
-/// coding rate's 802.11a rate; 64-QAM 5/6 maps to 54 Mb/s.
+/// The non-HT reference rate of MCS 0-7, kb/s (9.7.9; ns-3's `CalculateNonHtReferenceRate`
+/// cites 802.11-2016 Table 10-7): the modulation and coding rate's 802.11a rate; 64-QAM 5/6
+/// maps to 54 Mb/s.
 const HT_NON_HT_REFERENCE_KBPS: [u32; 8] = [6_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000, 54_000];
 
 impl HtMode {
