@@ -11,9 +11,6 @@ BUILT := $(VENV)/.built
 BUILT_FAST := $(VENV)/.built-fast
 NS3 := $(VENV)/.ns3
 export VIRTUAL_ENV := $(abspath $(VENV))
-# pip leaves the packages' byte code to be compiled when a module is first imported, so
-# only what is used is compiled (the three installs below: 53 -> 31 s).
-PIP_NO_COMPILE := --no-compile
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
@@ -34,7 +31,7 @@ $(DEPS): constraints.txt pyproject.toml
 	@echo "make: creating $(VENV) with wtcp's runtime dependencies: numpy pandas matplotlib click rich duckdb cloudpickle (and maturin to build)"
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q $(PIP_NO_COMPILE) -c constraints.txt maturin numpy pandas matplotlib click rich duckdb cloudpickle
+	$(BIN)/pip install -q -c constraints.txt maturin numpy pandas matplotlib click rich duckdb cloudpickle
 	touch $@
 
 # What the tests add (the `test` and `dask` extras).
@@ -42,7 +39,7 @@ test-deps: $(TEST_DEPS)
 
 $(TEST_DEPS): $(DEPS)
 	@echo "make test: installing the test tools into $(VENV): pytest pytest-xdist hypothesis pyarrow dask[distributed] nbclient nbformat ipykernel dpkt"
-	$(BIN)/pip install -q $(PIP_NO_COMPILE) -c constraints.txt pytest pytest-xdist hypothesis pyarrow dask distributed nbclient nbformat ipykernel dpkt
+	$(BIN)/pip install -q -c constraints.txt pytest pytest-xdist hypothesis pyarrow dask distributed nbclient nbformat ipykernel dpkt
 	touch $@
 
 # ns-3 3.44 (the `ns3` extra: its Python wheel, through cppyy) for the tests that run the
@@ -52,7 +49,7 @@ ns3: $(NS3)
 
 $(NS3): $(DEPS)
 	@echo "make test: installing ns-3 3.44 into $(VENV) (pip: ns3==3.44.post0, about 200 MB)"
-	$(BIN)/pip install -q $(PIP_NO_COMPILE) "ns3==3.44.post0"
+	$(BIN)/pip install -q "ns3==3.44.post0"
 	touch $@
 
 $(BUILT): $(DEPS) $(RUST_SRC)
