@@ -198,11 +198,12 @@ def test_one_saturated_802_11n_station_gets_the_same_throughput_in_both_engines(
 
 
 def test_five_contending_802_11n_stations_share_the_channel_alike(ns3):
-    """Measured -0.43 % at MCS 7, 20 MHz; retries 3458 against 3834 (-10 %)."""
+    """Measured -0.43 % at MCS 7, 20 MHz; retries 3458 against 3834 (-9.8 %, why untested),
+    held to the 802.11g test's bound."""
     sc = saturated_n(7, 20, False, senders=5)
     ours, theirs = sc.run(), sc.run(engine="ns3")
     assert ours.flows.goodput_bps.sum() == pytest.approx(theirs.flows.goodput_bps.sum(), rel=0.02)
-    assert ours.wifi.retries.sum() == pytest.approx(theirs.wifi.retries.sum(), rel=0.15)
+    assert ours.wifi.retries.sum() == pytest.approx(theirs.wifi.retries.sum(), rel=0.1)
 
 
 def test_a_tcp_download_through_an_access_point_agrees(ns3):

@@ -6,8 +6,9 @@
 //!
 //! The receiver estimates the available bandwidth from data arrivals (Eq. 1-2), computes
 //! the optimal window oCwnd = RTTmin * Bw / seg_size (Eq. 3) and advertises it to the
-//! sender, which sets cwnd = oCwnd on every ACK (rule (b)): no slow start, no additive
-//! increase, no fast recovery. On a loss signal (three duplicate ACKs or an RTO) the sender
+//! sender, which sets cwnd = oCwnd on every ACK (rule (b)): no slow start, no ACK-driven
+//! additive increase (l. 54 still calls (c)'s "+2" "an additive-increase paradigm"), no
+//! fast recovery. On a loss signal (three duplicate ACKs or an RTO) the sender
 //! sets ssthresh = oCwnd and, by the Vegas-like backlog x (Eq. 4-5), takes cwnd to oCwnd or
 //! adds 2 segments (x < alpha), takes it to oCwnd or keeps it (alpha <= x <= beta) or drops
 //! it to one segment (x > beta) (rule (c)); cwnd > ssthresh takes it to oCwnd in the first
@@ -48,8 +49,11 @@
 //!   (`ocwnd_source = "receiver"`, carried as `AckSample::adv_cwnd`): "oCwnd_n is used as
 //!   a receiver-advertised congestion window size" (l. 44), "sending feedback information
 //!   to the receiver is not necessary" (l. 24). As a congestion window it does not limit
-//!   the sender by itself; the flow-control window stays the free buffer ("we do not
-//!   consider the available buffer space in the receiver", l. 44), unless
+//!   the sender by itself. The paper ignores the receiver's buffer space ("we do not consider
+//!   the available buffer space in the receiver", l. 44), read here as never binding: the
+//!   flow-control window stays the free buffer (a reading chosen; l. 44 could also mean
+//!   oCwnd replaces the advertised window, which would keep (c)'s "cwnd + 2" from acting),
+//!   unless
 //!   `receiver_caps_window = true` also advertises min(oCwnd, buffer_free) there (then
 //!   what is sent, not cwnd, stays within oCwnd after (c)'s "cwnd + 2"). `ocwnd_source = "mirror"` is the former
 //!   default: the sender recomputes Eq. 1-3 over the arrival times echoed in the
@@ -161,7 +165,8 @@
 //!   says packets "will be lost due to either network congestion or wireless bit errors"
 //!   (l. 54); the verdict follows the action).
 //! - Before oCwnd exists (the first round trip) cwnd grows as in NewReno's slow start and
-//!   a loss gets Reno's response with verdict `None`.
+//!   a loss gets Reno's response with verdict `None` (not in the paper, which rules out
+//!   slow start, l. 52, and gives no start-up rule).
 //! - ECN echo (not in the paper): "The indication of congestion should be treated just as a
 //!   congestion loss in non-ECN-Capable TCP" (RFC 3168 §6.1.2). An ECE states congestion,
 //!   so it takes rule (c)'s congestion state directly (ssthresh = oCwnd_n, cwnd = one
@@ -306,7 +311,7 @@ const PARAMS: &[ParamInfo] = &[
         name: "fast_recovery",
         unit: "bool",
         default: "false",
-        doc: "run RFC 6582 NewReno fast recovery after a fast retransmit (the former default); off = fast retransmit only, as the paper (l. 52)",
+        doc: "run RFC 6582 NewReno fast recovery after a fast retransmit (the former default); off = fast retransmit only (l. 52 rules out fast recovery; the paper does not mention fast retransmit)",
         range: Range::Any,
     },
     ParamInfo {
@@ -417,7 +422,7 @@ pub struct EwrParams {
     pub ocwnd_source: OcwndSource,
     /// Rule (b): `ocwnd` (cwnd = oCwnd_n, paper) or `newreno_floor`.
     pub ack_rule: AckRule,
-    /// NewReno fast recovery after a fast retransmit (off: fast retransmit only, l. 52).
+    /// NewReno fast recovery after a fast retransmit (off: fast retransmit only; l. 52 rules out fast recovery).
     pub fast_recovery: bool,
     /// Receiver's RTTmin: `timestamps`, `probe` (measured) or `fixed`
     /// (`receiver_rtt_ms`). The paper does not say how its receiver knows RTTmin.

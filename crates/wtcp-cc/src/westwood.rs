@@ -5,21 +5,30 @@
 //! - `westwood`: C. Casetti, M. Gerla, S. Mascolo, M. Y. Sanadidi, R. Wang (as NJ+ l. 333 and Taichung
 //!   l. 253 list them), "TCP Westwood:
 //!   bandwidth estimation for enhanced transport over wireless links", ACM MobiCom 2001
-//!   (also Casetti et al., Wireless Networks 8, 2002). One sample per ACK, Tustin filter.
+//!   (Taichung also cites Wang, Valla, Sanadidi, Ng, Gerla, "Efficiency/friendliness
+//!   tradeoffs in TCP Westwood", IEEE ISCC 2002, l. 254; and CLAP the journal paper "TCP
+//!   Westwood: End to End Congestion Control for Wired/Wireless Networks", Wireless Networks
+//!   8, 2002, listing S. Mascolo, M. Y. Sanadidi, C. Casetti, R. Wang, tcp-clap.txt:284).
+//!   One sample per ACK, Tustin filter.
 //! - `westwoodplus`: L. A. Grieco, S. Mascolo, "Performance evaluation and comparison of
 //!   Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 34(2), 2004; defaults
 //!   follow ns-3's `TcpWestwoodPlus` (ns-3.44), except that each acknowledged byte is
 //!   credited once (`accounting`, below). One sample per RTT. The seed papers that compare
-//!   against Westwood+ ran it in ns-2 (tcp-ewr.txt:87; tcp-taichung.txt:167, with the
-//!   Politecnico di Bari modules, [18] l. 257, and Impatient NewReno), not ns-3: these
-//!   defaults are not what they ran.
+//!   against Westwood+ ran it in ns-2 (tcp-ewr.txt:87; tcp-taichung.txt:167, with Impatient
+//!   NewReno, citing [17], Grieco and Mascolo, IEEE LCN 2003, l. 256, beside the poliba.it
+//!   Westwood+ ns-2 modules page [18], l. 257), not ns-3: these defaults are not what they
+//!   ran.
 //!
-//! The five seed papers describe Westwood and Westwood+ in a line at most (e.g. "updating
-//! ssthresh and cwnd to the large values in proportion to the estimated available
-//! bandwidth", dynamic-responding-tcp.txt:86; tcp-nj-plus.txt:57): they fix neither the
-//! RTT RTTmin is taken over, nor how ACKs are counted, nor the response to fast retransmit
-//! against a timeout. The readings below come from the original papers and the simulators'
-//! sources.
+//! The five seed papers describe Westwood and Westwood+ in a short paragraph at most (the
+//! longest, NJ+ §2.3, tcp-nj-plus.txt:55-59: "the sender adjusts the cwnd according to the
+//! estimation", l. 57; Dynamic's "updating ssthresh and cwnd to the large values in
+//! proportion to the estimated available bandwidth", dynamic-responding-tcp.txt:86, is of
+//! its [8], TCPW Bulk Repeat, l. 372): they fix neither the RTT RTTmin is taken over, nor
+//! how ACKs are counted, nor the response to fast retransmit against a timeout. The
+//! readings below come from the original papers and the simulators' sources. They also
+//! disagree on loss differentiation: EWR (l. 36) and Dynamic (l. 21, its [8]) call
+//! Westwood(+) able to tell wireless from congestion losses, NJ+ (l. 59) says it does not;
+//! neither flavour here distinguishes them.
 //!
 //! Both grow the window as Reno does and use NewReno fast recovery. `westwood` with
 //! `flavour = "ns2"` reproduces UCLA's ns-2 TCPW-NR instead of the paper's description.
@@ -375,7 +384,7 @@ pub const WESTWOOD_INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "Per-ACK bandwidth samples through a Tustin low-pass filter; after a loss ssthresh = BWE * RTTmin, cwnd = min(cwnd, ssthresh).",
     reference: "Casetti, Gerla, Mascolo, Sanadidi, Wang, ACM MobiCom 2001",
     params: &[
-        ParamInfo { name: "flavour", unit: "paper|ns2", default: "paper", doc: "paper: MobiCom 2001 (the parameters below); ns2: UCLA's ns-2 TCPW-NR, the Westwood of 2004-2008 ns-2 comparisons (NJ+ compares with Westwood in ns-2 without naming the agent)", range: Range::Any },
+        ParamInfo { name: "flavour", unit: "paper|ns2", default: "paper", doc: "paper: MobiCom 2001 (the parameters below); ns2: UCLA's ns-2 TCPW-NR, the contributed ns-2 Westwood agent (NJ+, 2008, compares with Westwood in ns-2 without naming the agent)", range: Range::Any },
         ParamInfo { name: "ns2_tick_ms", unit: "ms", default: "10.0", doc: "ns2 flavour: TCP clock tick the RTT samples are rounded to (ns-2 tcpTick_)", range: Range::above(0.0, 1000.0) },
         ParamInfo { name: "tau_ms", unit: "ms", default: "500.0", doc: "filter time constant tau (cut-off 1/tau); paper value unconfirmed", range: Range::above(0.0, MAX_SECONDS * 1e3) },
         ParamInfo { name: "virtual_samples", unit: "bool", default: "true", doc: "insert zero samples when no ACK arrives for tau/m (paper)", range: Range::Any },

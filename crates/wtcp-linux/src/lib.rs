@@ -419,7 +419,7 @@ struct TcpNumbers {
     /// `tcpi_total_rto`, so that a reader can check one counter against the other.
     mib_timeouts: u64,
     /// The sender namespace's undo and spurious-loss counters (`UNDO_COUNTERS`).
-    undo: [u64; 6],
+    undo: [u64; UNDO_COUNTERS.len()],
     max_backoff: u64,
     dsacks: u64,
     /// The sender namespace's `TcpExt.TCPLossProbes`.

@@ -982,7 +982,7 @@ impl Sender {
     /// that timeout spurious (RFC 5682 §2 step 3b; Linux `tcp_try_undo_loss` returns to
     /// CA_Open, where a new loss starts a fast recovery at once).
     fn past_recovery_point(&self, una: u64) -> bool {
-        self.recover.is_none_or(|r| una >= r) || (self.recover.is_some() && self.recover == self.frto_undone)
+        self.recover.is_none_or(|r| una >= r || self.frto_undone == Some(r))
     }
 
     /// Recovery ends on the first new ACK only for Reno-style algorithms without SACK; with

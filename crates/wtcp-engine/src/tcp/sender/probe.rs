@@ -57,6 +57,7 @@ impl Sender {
     /// The RTO again in place of an armed PTO, with the deadline from the head's last
     /// transmission (Linux `tcp_rearm_rto` while `icsk_pending` is the probe's).
     fn probe_becomes_rto(&mut self, io: &mut SenderIo) {
+        // Linux: at least 1 us (`max_t(int, delta_us, 1)`) when the RTO is already due.
         let at = io.now + self.rto_left_from_head(io.now).unwrap_or(0).max(1_000);
         self.probe_armed = false;
         self.rto_timer.set(Some(at), io.ev, Event::Rto { flow: self.flow });
