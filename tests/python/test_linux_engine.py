@@ -213,13 +213,19 @@ def test_a_lost_tail_is_repaired_by_the_tail_loss_probe_as_in_the_kernel(probe):
     probe and a fast recovery repair them, without it (0) the retransmission timer."""
     sc = wtcp.Scenario.from_toml(TAIL_PATH).with_overrides({"tcp.tail_loss_probe": probe})
     counts = ("loss_probes", "timeouts", "fast_retransmits", "retransmitted_segments")
-    kernel = sc.run(engine="linux").flows.iloc[0]
     ours = sc.run(seed=1).flows.iloc[0]
     expected = (1, 0, 1, 2) if probe else (0, 1, 0, 2)
-    assert tuple(int(kernel[c]) for c in counts) == expected, kernel
     assert tuple(int(ours[c]) for c in counts) == expected, ours
-    # Completion: about 0.27 s with the probe, 0.47 s without (the RTO), in both.
-    assert abs(ours.fct_s - kernel.fct_s) <= 0.1 * kernel.fct_s, (ours.fct_s, kernel.fct_s)
+    # The kernel runs in real time: a late wake-up on a loaded machine only adds time (with
+    # the probe, 10 of 12 runs took 0.244-0.251 s and two 0.286 s and 0.326 s, the second
+    # while two busy loops ran; which kernel step waits is untested). So each of three runs
+    # must repair the tail the same way, and the fastest is the undisturbed completion.
+    kernel = [sc.run(engine="linux").flows.iloc[0] for _ in range(3)]
+    for k in kernel:
+        assert tuple(int(k[c]) for c in counts) == expected, k
+    fastest = min(k.fct_s for k in kernel)
+    # Completion: about 0.245 s with the probe, 0.47 s without (the RTO), in both.
+    assert abs(ours.fct_s - fastest) <= 0.1 * fastest, (ours.fct_s, [k.fct_s for k in kernel])
 
 
 def write(tmp_path, text: str):
