@@ -171,7 +171,13 @@ def print_run(console: Console, metrics: Mapping[str, Any]) -> None:
     print_tables(console, fitted_tables(width, "drops per link direction", ("link direction", *DROP_HEADERS[2:]), drops, what="link directions"))
     if metrics.get("wifi"):
         wifi = [[f"{w['channel']} {w['node']}", *(str(w[c]) for c in WIFI_COLUMNS)] for w in metrics["wifi"]]
-        print_tables(console, fitted_tables(width, "802.11 stations", ("channel node", *WIFI_HEADERS), wifi, what="stations"))
+        headers = ("channel node", *WIFI_HEADERS)
+        if any(w.get("ampdus") for w in metrics["wifi"]):
+            # 802.11n aggregation: the mean A-MPDU's length in MPDUs.
+            for row, w in zip(wifi, metrics["wifi"]):
+                row.append(f"{w['ampdu_mpdus'] / w['ampdus']:.1f}" if w.get("ampdus") else "-")
+            headers = (*headers, "MPDUs/A-MPDU")
+        print_tables(console, fitted_tables(width, "802.11 stations", headers, wifi, what="stations"))
     if rows := delay_rows(metrics):
         print_tables(console, fitted_tables(width, "delays (ms; metrics.delays)", DELAY_HEADERS, rows, what="flows"))
     if rows := sojourn_rows(metrics):

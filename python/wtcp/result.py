@@ -74,11 +74,12 @@ class Result:
     @cached_property
     def wifi(self) -> pd.DataFrame:
         """One row per 802.11 station: attempts, successes, retries, collisions, frame
-        errors, retry-limit drops, give-ups whose frame had arrived (lost ACKs) and queue
-        drops (empty without [[wifi]] channels)."""
+        errors, retry-limit drops, give-ups whose frame had arrived (lost ACKs), queue
+        drops, and with 802.11n aggregation the A-MPDUs sent and the MPDUs in them (empty
+        without [[wifi]] channels)."""
         import pandas as pd
 
-        columns = ["channel", "node", "attempts", "successes", "retries", "collisions", "frame_errors", "retry_limit_drops", "gave_up_after_delivery", "queue_drops"]
+        columns = ["channel", "node", "attempts", "successes", "retries", "collisions", "frame_errors", "retry_limit_drops", "gave_up_after_delivery", "queue_drops", "ampdus", "ampdu_mpdus"]
         return pd.DataFrame(self.raw.get("wifi", []), columns=columns)
 
     @property

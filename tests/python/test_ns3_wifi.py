@@ -37,14 +37,14 @@ def saturated(phy: str, rate: float, basic: float, senders: int = 1) -> wtcp.Sce
     })
 
 
-def saturated_n(mcs: int, width: int, short_gi: bool, senders: int = 1, rate: float = 80.0) -> wtcp.Scenario:
-    """`saturated` on 802.11n at HT MCS `mcs` (no aggregation), each sender at `rate` Mb/s."""
+def saturated_n(mcs: int, width: int, short_gi: bool, senders: int = 1, rate: float = 80.0, aggregation: bool = False) -> wtcp.Scenario:
+    """`saturated` on 802.11n at HT MCS `mcs`, each sender at `rate` Mb/s."""
     return wtcp.Scenario.from_dict({
         "name": "saturated-n",
         "profile": "ns3",
         "run": {"duration_s": 4.0, "measure_from_s": 1.0},
         "nodes": [{"name": "R"}] + [{"name": f"S{i}"} for i in range(senders)],
-        "wifi": [{"phy": "n", "mcs": mcs, "channel_width_mhz": width, "short_gi": short_gi,
+        "wifi": [{"phy": "n", "mcs": mcs, "channel_width_mhz": width, "short_gi": short_gi, "aggregation": aggregation,
                   "stations": [{"node": "R", "x": 0.0}] + [{"node": f"S{i}", "x": 10.0, "y": float(i)} for i in range(senders)]}],
         "flows": [{"kind": "cbr", "src": f"S{i}", "dst": "R", "rate_mbps": rate, "packet_bytes": 1472} for i in range(senders)],
     })
@@ -87,6 +87,24 @@ def test_802_11n_short_gi_needs_ns3s_unrounded_symbols():
         plan(sc.document)
     assert info.value.path == "wifi.0.short_gi_txtime"
     assert 'allowed: "unrounded"' in info.value.reason
+
+
+@pytest.mark.parametrize("aggregation, overrides, path, allowed", [
+    ({"ampdu_max_frames": 32}, None, "wifi.0.aggregation.ampdu_max_frames", "allowed: 64"),
+    (True, {"wifi.0.queue": {"discipline": "fq_codel"}}, "wifi.0.aggregation", "allowed: false, or DropTail queues"),
+    (True, {"wifi.0.ber": 1e-6}, "wifi.0.ber", "allowed: 0, or aggregation = false"),
+])
+def test_802_11n_aggregation_ns3_cannot_match_is_refused(aggregation, overrides, path, allowed):
+    sc = saturated_n(7, 20, False, aggregation=aggregation)
+    if overrides is not None:
+        sc = sc.with_overrides(overrides)
+    with pytest.raises(Ns3TranslationError) as info:
+        plan(sc.document)
+    assert info.value.path == path
+    assert allowed in info.value.reason
+    # Off, or at ns-3's bounds, it translates.
+    assert plan(saturated_n(7, 20, False, aggregation={"ampdu_max_bytes": 30000}).document).wifis[0].ampdu_max_bytes == 30000
+    assert plan(saturated_n(7, 20, False, aggregation=False).document).wifis[0].ampdu_max_bytes == 0
 
 
 def document_file(sc: wtcp.Scenario, tmp_path) -> str:
@@ -204,6 +222,43 @@ def test_five_contending_802_11n_stations_share_the_channel_alike(ns3):
     ours, theirs = sc.run(), sc.run(engine="ns3")
     assert ours.flows.goodput_bps.sum() == pytest.approx(theirs.flows.goodput_bps.sum(), rel=0.02)
     assert ours.wifi.retries.sum() == pytest.approx(theirs.wifi.retries.sum(), rel=0.1)
+
+
+@pytest.mark.parametrize("mcs, width, short_gi, rate", [(7, 20, False, 80.0), (0, 20, False, 8.0), (15, 40, True, 350.0)])
+def test_one_saturated_802_11n_station_aggregating_gets_the_same_throughput_in_both_engines(ns3, mcs, width, short_gi, rate):
+    """A-MPDUs as long as the HT-mixed PPDU's 5484 us (28 MPDUs at MCS 7, 2 at MCS 0) or the
+    65535 octets (42 at MCS 15, 40 MHz) allow, each answered by a Block Ack. Measured: -0.09 % (MCS 7), -0.20 %
+    (MCS 0), +0.07 % (MCS 15); ns-3's ADDBA exchange at the start is not modelled."""
+    sc = saturated_n(mcs, width, short_gi, rate=rate, aggregation=True)
+    ours, theirs = sc.run(), sc.run(engine="ns3")
+    assert ours.flows.goodput_bps.sum() == pytest.approx(theirs.flows.goodput_bps.sum(), rel=0.005)
+    # As many channel accesses (each one A-MPDU) in both.
+    assert ours.wifi.attempts.sum() == pytest.approx(theirs.wifi.attempts.sum(), rel=0.01)
+
+
+def test_five_contending_802_11n_stations_aggregating_share_the_channel_alike(ns3):
+    """Collided A-MPDUs get no Block Ack and go again. Measured -0.40 %, retries 6305
+    against 6110 (+3.2 %). With ns-3's default BlockAckReq after a missed Block Ack (which
+    the ns-3 engine turns off, as wtcp sends none) ns-3 gave 48.69 against 51.54 Mb/s."""
+    sc = saturated_n(7, 20, False, senders=5, aggregation=True)
+    ours, theirs = sc.run(), sc.run(engine="ns3")
+    assert ours.flows.goodput_bps.sum() == pytest.approx(theirs.flows.goodput_bps.sum(), rel=0.02)
+    assert ours.wifi.retries.sum() == pytest.approx(theirs.wifi.retries.sum(), rel=0.1)
+
+
+def test_a_tcp_download_over_aggregating_802_11n_agrees(ns3):
+    """wifi-one-hop at MCS 7 with A-MPDUs (20 s): measured 39.85 against 38.49 Mb/s
+    (+3.5 %, why untested; the AP makes 10069 channel accesses against 9338, the station
+    8509 against 5431). At MCS 3 the engines differ by -7.3 %, from the queue: ns-3 keeps
+    the MPDUs in flight in its MAC queue, which the ns-3 engine sizes 64 above wtcp's limit,
+    so its AP buffers more; with wtcp's queue at 103 packets the difference is +0.36 %."""
+    doc = wtcp.load(wtcp.builtin_scenario_path("wifi-one-hop")).document
+    w = doc["wifi"][0]
+    del w["data_rate_mbps"], w["basic_rate_mbps"]
+    w.update({"phy": "n", "mcs": 7, "aggregation": True})
+    sc = wtcp.Scenario.from_dict(doc).with_overrides({"profile": "ns3", "run.duration_s": 20.0})
+    ours, theirs = sc.run(), sc.run(engine="ns3")
+    assert ours.flows.goodput_bps[0] == pytest.approx(theirs.flows.goodput_bps[0], rel=0.05)
 
 
 def test_a_tcp_download_through_an_access_point_agrees(ns3):

@@ -193,6 +193,10 @@ pub struct WifiStationResult {
     /// Packets the interface queue dropped: refused when full or by its discipline at
     /// arrival, or dropped by it later (CoDel, FQ-CoDel).
     pub queue_drops: u64,
+    /// 802.11n with aggregation: A-MPDUs sent (PPDUs of two MPDUs or more) and the MPDUs
+    /// in them (their ratio is the mean A-MPDU's length in MPDUs).
+    pub ampdus: u64,
+    pub ampdu_mpdus: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]

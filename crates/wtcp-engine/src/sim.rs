@@ -867,6 +867,8 @@ impl<'s> World<'s> {
                         retry_limit_drops: s.retry_limit_drops,
                         gave_up_after_delivery: s.gave_up_after_delivery,
                         queue_drops: s.queue_drops,
+                        ampdus: s.ampdus,
+                        ampdu_mpdus: s.ampdu_mpdus,
                     }
                 })
             })

@@ -787,7 +787,7 @@ class Harness
 
     // An 802.11 channel (wifi.cc): standard 0 = 802.11b, 1 = 802.11g, 2 = 802.11a, 3 =
     // 802.11n in the 5 GHz band (`widthMhz`, `shortGi`; QoS stations sending best effort,
-    // A-MPDU and A-MSDU off); data and control (RTS; CTS and ACK answer at ns-3's control
+    // A-MPDUs of up to `ampduMaxBytes` octets, 0: off, A-MSDU off); data and control (RTS; CTS and ACK answer at ns-3's control
     // answer rate) modes by name; stations on `stationNodes` at (xs, ys), addressed
     // network + 1, + 2, ... in a /16.
     int AddWifiChannel(int standard,
@@ -808,7 +808,8 @@ class Harness
                        int64_t slotNs,
                        std::vector<int> queueDisc,
                        uint32_t widthMhz,
-                       bool shortGi)
+                       bool shortGi,
+                       uint32_t ampduMaxBytes)
     {
         const bool ht = standard == 3;
         auto net = std::make_unique<WifiNet>();
@@ -845,7 +846,11 @@ class Harness
             helpers[fc].SetRemoteStationManager("ns3::ConstantRateWifiManager",
                                               "DataMode", StringValue(dataMode),
                                               "ControlMode", StringValue(controlMode),
-                                              "RtsCtsThreshold", UintegerValue(rtsThreshold));
+                                              "RtsCtsThreshold", UintegerValue(rtsThreshold),
+                                              // An MPDU under Block Ack counts its transmissions
+                                              // against FrameRetryLimit, as in wtcp and 802.11
+                                              // (ns-3's default counts none).
+                                              "IncrementRetryCountUnderBa", BooleanValue(true));
         }
         helpers[0].DisableFlowControl();
         YansWifiPhyHelper phy;
@@ -859,7 +864,7 @@ class Harness
             phy.Set("MaxSupportedTxSpatialStreams", UintegerValue(2));
             phy.Set("MaxSupportedRxSpatialStreams", UintegerValue(2));
             mac.SetType("ns3::AdhocWifiMac", "QosSupported", BooleanValue(true), "FrameRetryLimit", UintegerValue(retryLimit),
-                        "BE_MaxAmpduSize", UintegerValue(0), "BE_MaxAmsduSize", UintegerValue(0));
+                        "BE_MaxAmpduSize", UintegerValue(ampduMaxBytes), "BE_MaxAmsduSize", UintegerValue(0));
         }
         else
         {
@@ -891,10 +896,19 @@ class Harness
                 dev->GetPhy()->SetSlot(NanoSeconds(slotNs));
             }
             Ptr<Txop> txop = ht ? Ptr<Txop>(dev->GetMac()->GetQosTxop(AC_BE)) : dev->GetMac()->GetTxop();
+            if (ht)
+            {
+                // After a missed Block Ack the MPDUs go again in the next A-MPDU, as in wtcp;
+                // ns-3's default sends a BlockAckReq first (qos-txop.cc:54-59).
+                txop->SetAttribute("UseExplicitBarAfterMissedBlockAck", BooleanValue(false));
+            }
             Ptr<WifiMacQueue> q = txop->GetWifiMacQueue();
             // The MPDU in service stays in ns-3's queue until it is acknowledged or given up;
-            // wtcp's limit counts the packets waiting behind it (in the disc, if any).
-            q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queueDisc[s] ? 1 : queueLimits[s] + 1));
+            // wtcp's limit counts the packets waiting behind it (in the disc, if any). With
+            // aggregation wtcp's MAC holds up to the 64 MPDUs of its Block Ack window besides
+            // its queue; ns-3 keeps them in its queue, which gets room for them.
+            uint32_t inService = ht && ampduMaxBytes > 0 ? 64 : 1;
+            q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queueDisc[s] ? 1 : queueLimits[s] + inService));
             q->SetAttribute("MaxDelay", TimeValue(Seconds(1e6))); // no lifetime drops (wtcp has none)
             Ptr<BerModel> em = CreateObject<BerModel>();
             em->net = w;

@@ -157,8 +157,9 @@ CAUSES = ("congestion", "wireless", "spurious")
 
 def wifi_stations(p: Plan, h: Any) -> list[dict[str, Any]]:
     """wtcp's per-station MAC statistics from the harness's counters. `retries` is every
-    channel access less the MSDUs finished (acknowledged or given up): an MSDU still in
-    service at the end counts its first access as a retry."""
+    data MPDU sent (each of an A-MPDU; without RTS/CTS, which the ns-3 engine refuses, one
+    per channel access otherwise) less the MSDUs finished (acknowledged or given up): an
+    MSDU still in service at the end counts its first transmission as a retry."""
     out = []
     for c, w in enumerate(p.wifis):
         for s, node in enumerate(w.nodes):
@@ -169,12 +170,14 @@ def wifi_stations(p: Plan, h: Any) -> list[dict[str, Any]]:
                 "node": p.nodes[node],
                 "attempts": int(st.attempts),
                 "successes": int(st.successes),
-                "retries": max(0, int(st.attempts) - finished),
+                "retries": max(0, int(st.mpdus) - finished),
                 "collisions": int(st.collisions),
                 "frame_errors": int(st.frameErrors),
                 "retry_limit_drops": int(st.retryLimitDrops),
                 "gave_up_after_delivery": int(st.gaveUpAfterDelivery),
                 "queue_drops": int(st.queueDrops) + int(st.expired),
+                "ampdus": int(st.ampdus),
+                "ampdu_mpdus": int(st.ampduMpdus),
             })
     return out
 

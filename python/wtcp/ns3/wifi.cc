@@ -54,6 +54,9 @@ class StepErrorRate : public ErrorRateModel
 struct WifiStationStats
 {
     uint64_t attempts = 0;       // RTS frames, or data frames under basic access
+    uint64_t mpdus = 0;          // data MPDUs sent (each MPDU of an A-MPDU)
+    uint64_t ampdus = 0;         // A-MPDUs sent (PSDUs of two MPDUs or more)
+    uint64_t ampduMpdus = 0;     // ... and the MPDUs in them
     uint64_t successes = 0;      // MSDUs acknowledged
     uint64_t collisions = 0;     // frames sent that failed at their receiver (not the BER draw)
     uint64_t frameErrors = 0;    // frames sent that the BER draw destroyed
@@ -180,6 +183,15 @@ class WifiNet
                 continue;
             }
             peerOf[s] = StationOfAddress(h.GetAddr1());
+            if (h.IsData())
+            {
+                stats[s].mpdus += psdu->GetNMpdus();
+                if (psdu->IsAggregate())
+                {
+                    stats[s].ampdus += 1;
+                    stats[s].ampduMpdus += psdu->GetNMpdus();
+                }
+            }
             if (h.IsRts() || !afterCts[s])
             {
                 stats[s].attempts += 1;

@@ -42,7 +42,7 @@ from wtcp.ns3.refuse import known, refuse, toml_text
 WIFI_KEYS = (
     "name", "phy", "data_rate_mbps", "basic_rate_mbps", "eifs", "rts_threshold_bytes", "short_retry_limit", "long_retry_limit", "queue_packets",
     "queue", "backoff_rule", "eifs_trigger", "ack_timeout", "llc_snap_bytes", "cw_after_give_up", "retry_count", "arrival_backoff", "after_timeout", "ber", "tx_range_m", "cs_range_m", "hint_delay_ms", "mac_hint",
-    "mac_hint_relay_delay_ms", "stations", "mcs", "channel_width_mhz", "short_gi", "short_gi_txtime",
+    "mac_hint_relay_delay_ms", "stations", "mcs", "channel_width_mhz", "short_gi", "short_gi_txtime", "aggregation",
 )
 STATION_KEYS = ("node", "x", "y", "queue")
 QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch", "eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay")
@@ -133,6 +133,8 @@ class WifiPlan:
     # 802.11n: the channel width (MHz) and the 400 ns guard interval.
     width_mhz: int = 20
     short_gi: bool = False
+    # 802.11n: the largest A-MPDU (ns-3's BE_MaxAmpduSize), 0: no aggregation.
+    ampdu_max_bytes: int = 0
 
     def address(self, station: int) -> int:
         return self.network + 1 + station
@@ -163,8 +165,9 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         if short_gi and txtime != "unrounded":
             default = "" if "short_gi_txtime" in w else " (wtcp's default)"
             raise refuse(f"{p}.short_gi_txtime", f"is {toml_text(txtime)}{default}; ns-3 times a short-GI PPDU's data symbols at 3.6 us each without 802.11's rounding to 4 us symbols (ht-phy.cc:339-340); allowed: \"unrounded\" (the ns3 profile sets it)")
+        ampdu_max_bytes = _ampdu_plan(p, w)
     else:
-        width, short_gi = 20, False
+        width, short_gi, ampdu_max_bytes = 20, False, 0
         data_default, basic_default = DEFAULT_RATES[phy]
         data = kbps(w.get("data_rate_mbps", data_default))
         basic = kbps(w.get("basic_rate_mbps", basic_default))
@@ -237,7 +240,25 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         slot_ns=9000 if phy == "g" else 0,
         width_mhz=width,
         short_gi=short_gi,
+        ampdu_max_bytes=ampdu_max_bytes,
     )
+
+
+def _ampdu_plan(p: str, w: dict[str, Any]) -> int:
+    """An 802.11n channel's largest A-MPDU for ns-3 (0: off), or a refusal."""
+    a = w.get("aggregation", True)
+    if a is False:
+        return 0
+    limits = a if isinstance(a, dict) else {}
+    frames = int(limits.get("ampdu_max_frames", 64))
+    if frames != 64:
+        raise refuse(f"{p}.aggregation.ampdu_max_frames", f"is {frames}; ns-3 bounds an A-MPDU's MPDUs only by the Block Ack window (64 for HT, ht-frame-exchange-manager.cc:294-295), not on its own; allowed: 64")
+    if float(w.get("ber", 0.0)) > 0:
+        raise refuse(f"{p}.ber", f"is {w['ber']} with aggregation on; the ns-3 engine's bit-error model sees an A-MPDU's MPDUs by one MPDU's size and header (ns-3 starts every MPDU's reception at the PPDU's start), and ns-3 counts no retry for an MPDU a Block Ack reports missing, where wtcp gives it up after short_retry_limit transmissions; allowed: 0, or aggregation = false")
+    queues = [s.get("queue") for s in w["stations"]] + [w.get("queue")]
+    if any(q is not None and q.get("discipline", "droptail") != "droptail" for q in queues):
+        raise refuse(f"{p}.aggregation", "is on with a queue discipline; ns-3 moves packets from the disc into its MAC queue as soon as there is room (flow control), so up to 64 bypass the disc, where wtcp's MAC takes them at its channel access; allowed: false, or DropTail queues")
+    return int(limits.get("ampdu_max_bytes", 65535))
 
 
 def _queue_plan(p: str, q: dict[str, Any] | None, stated: int | None) -> tuple[int, FqCodelPlan | None]:

@@ -16,7 +16,7 @@ use crate::net::capacity::Capacity;
 use crate::net::link::ArqCfg;
 use crate::net::queue::{Aqm, RedCfg, WarningCfg};
 use crate::net::routing::{Hop, RouteTable, Topology};
-use crate::wifi::{phy::PhyParams, HtMode, WifiConfig};
+use crate::wifi::{phy::PhyParams, Aggregation, HtMode, WifiConfig};
 use crate::time::{secs, Time};
 
 pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent, TimeoutInRecovery, ReceiveWindow};
@@ -791,6 +791,28 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
     Ok(sc)
 }
 
+/// `[[wifi]] aggregation` of an 802.11n channel: on by default, with HT's limits.
+fn resolve_aggregation(p: &str, a: Option<&AggregationSpec>) -> R<Option<Aggregation>> {
+    let limits = match a {
+        None | Some(AggregationSpec::Switch(true)) => AmpduLimits::default(),
+        Some(AggregationSpec::Switch(false)) => return Ok(None),
+        Some(AggregationSpec::Limits(l)) => l.clone(),
+    };
+    let default = Aggregation::default();
+    let max_bytes = limits.ampdu_max_bytes.unwrap_or(default.max_bytes);
+    // 802.11-2012 8.4.2.58.3: an HT station receives A-MPDUs of up to 2^(13 + e) - 1
+    // octets, e = 0..=3; a sender may keep below that. (An MPDU longer than the limit
+    // still goes, alone.)
+    if !(1..=65_535).contains(&max_bytes) {
+        return err(format!("{p}.aggregation.ampdu_max_bytes"), format!("is {max_bytes}; allowed: 1..=65535 octets (65535: 802.11n's longest A-MPDU)"));
+    }
+    let max_frames = limits.ampdu_max_frames.unwrap_or(default.max_frames);
+    if !(1..=64).contains(&max_frames) {
+        return err(format!("{p}.aggregation.ampdu_max_frames"), format!("is {max_frames}; allowed: 1..=64 MPDUs (the compressed Block Ack's window)"));
+    }
+    Ok(Some(Aggregation { max_bytes, max_frames }))
+}
+
 fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str) -> R<usize>) -> R<WifiCfg> {
     let name = w.name.clone().unwrap_or_else(|| format!("wifi{index}"));
     let (phy, data_default, basic_default) = match w.phy {
@@ -819,9 +841,9 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
             let field = if mcs > 15 { "mcs" } else { "channel_width_mhz" };
             ScenarioError::new(format!("{p}.{field}"), format!("is {e}"))
         })?;
-        WifiConfig::n(mode)
+        WifiConfig { aggregation: resolve_aggregation(p, w.aggregation.as_ref())?, ..WifiConfig::n(mode) }
     } else {
-        for (field, set) in [("mcs", w.mcs.is_some()), ("channel_width_mhz", w.channel_width_mhz.is_some()), ("short_gi", w.short_gi.is_some())] {
+        for (field, set) in [("mcs", w.mcs.is_some()), ("channel_width_mhz", w.channel_width_mhz.is_some()), ("short_gi", w.short_gi.is_some()), ("aggregation", w.aggregation.is_some())] {
             if set {
                 return err(format!("{p}.{field}"), "is an 802.11n setting; allowed with phy = \"n\" only (b, g and a take `data_rate_mbps`)");
             }

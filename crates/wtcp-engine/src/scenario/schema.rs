@@ -336,6 +336,26 @@ pub struct LinkSpec {
     pub ba: DirectionSpec,
 }
 
+/// `[[wifi]] aggregation`: on or off, or on with limits.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum AggregationSpec {
+    Switch(bool),
+    Limits(AmpduLimits),
+}
+
+/// `[[wifi]] aggregation = { ... }`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AmpduLimits {
+    /// The largest A-MPDU, octets (MPDU delimiters and padding included).
+    #[serde(default)]
+    pub ampdu_max_bytes: Option<u32>,
+    /// The most MPDUs in one A-MPDU.
+    #[serde(default)]
+    pub ampdu_max_frames: Option<u32>,
+}
+
 /// One shared 802.11 channel (DCF) and its stations.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -344,8 +364,8 @@ pub struct WifiSpec {
     #[serde(default)]
     pub name: Option<String>,
     /// `"b"` (802.11b DSSS, long preamble), `"g"` (802.11g ERP-OFDM), `"a"` (802.11a
-    /// OFDM, 5 GHz) or `"n"` (802.11n HT-mixed format, 5 GHz, best-effort EDCA, no
-    /// aggregation).
+    /// OFDM, 5 GHz) or `"n"` (802.11n HT-mixed format, 5 GHz, best-effort EDCA, A-MPDU
+    /// aggregation with Block Ack unless `aggregation = false`).
     pub phy: WifiPhy,
     /// Rate of data frames (b: 1, 2, 5.5, 11; g: 6 .. 54). Default: 11 (b), 54 (g). Not
     /// for n (its `mcs` sets the rate).
@@ -368,6 +388,12 @@ pub struct WifiSpec {
     /// default) or `"unrounded"` (ns-3's).
     #[serde(default)]
     pub short_gi_txtime: Option<crate::wifi::ShortGiTxtime>,
+    /// n: A-MPDU aggregation under Block Ack (the default: A-MPDUs of up to 65535 octets
+    /// and 64 MPDUs), as a table `{ ampdu_max_bytes = 1..=65535, ampdu_max_frames =
+    /// 1..=64 }` (either key may be left out), `true`, or `false`: one MPDU per channel
+    /// access, each acknowledged by an ACK.
+    #[serde(default)]
+    pub aggregation: Option<AggregationSpec>,
     /// The ACK in the EIFS: `"lowest_mandatory"` (default, the standard: 1 Mb/s for b, 6
     /// Mb/s for g) or `"basic_rate"` (at `basic_rate_mbps`).
     #[serde(default)]

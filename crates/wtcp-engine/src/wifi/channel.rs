@@ -5,6 +5,7 @@
 //! one event each, for all listeners). Per station at most one backoff timer, one
 //! ACK/CTS timeout (both lazy) and one pending response.
 
+use super::ampdu::{with_subframe, Mpdu, BLOCK_ACK_BYTES, HT_PPDU_MAX, WINDOW};
 use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
 use super::phy::{PhyKind, PhyParams};
 use super::{kind, AckTimeout, AfterTimeout, ArrivalBackoff, CollisionTiming, CwAfterGiveUp, EifsRule, EifsTrigger, RetryCount, WifiConfig, WifiOutcome};
@@ -28,6 +29,7 @@ pub struct WifiChannel {
     reach: Vec<bool>,
     ack_time: Time,
     cts_time: Time,
+    block_ack_time: Time,
     eifs: Time,
     /// Drops the interface queues' disciplines made at enqueue, for the caller.
     queue_drops: Vec<Head>,
@@ -67,7 +69,9 @@ impl WifiChannel {
             EifsRule::LowestMandatoryDsss if phy.kind == PhyKind::ErpOfdm => phy.sifs + phy.difs() + PhyParams::B.airtime(PhyParams::B.ack_bytes, 1_000),
             EifsRule::LowestMandatoryDsss => phy.eifs(),
         };
-        WifiChannel { id, ack_time: phy.airtime(phy.ack_bytes, cfg.basic_kbps), cts_time: phy.airtime(phy.cts_bytes, cfg.basic_kbps), eifs, cfg, st, hears, reach, queue_drops: Vec::new() }
+        let (ack_time, cts_time) = (phy.airtime(phy.ack_bytes, cfg.basic_kbps), phy.airtime(phy.cts_bytes, cfg.basic_kbps));
+        let block_ack_time = phy.airtime(BLOCK_ACK_BYTES, cfg.basic_kbps);
+        WifiChannel { id, ack_time, cts_time, block_ack_time, eifs, cfg, st, hears, reach, queue_drops: Vec::new() }
     }
 
     pub fn config(&self) -> &WifiConfig {
@@ -112,6 +116,9 @@ impl WifiChannel {
     /// handed over as `Delivered`.
     pub fn holding(&self, station: u32) -> usize {
         let sta = &self.st[station as usize];
+        if self.cfg.aggregation.is_some() {
+            return sta.queue.len() + usize::from(sta.spare.is_some()) + sta.win.q.iter().filter(|e| !e.up && !e.gone).count();
+        }
         sta.queue.len() + usize::from(sta.head.is_some_and(|h| !h.delivered))
     }
 
@@ -150,6 +157,10 @@ impl WifiChannel {
         sta.queue.on_departure(packet, pool, now, 0);
         sta.head = Some(head);
         sta.head_since = now;
+        if self.cfg.aggregation.is_some() {
+            debug_assert!(sta.win.q.is_empty() && sta.spare.is_none());
+            sta.win.q.push_back(Mpdu::new(head));
+        }
         if ns3_arrival && sta.backoff == Some(0) {
             // ns-3 decides on a counter at 0 as on none (channel-access-manager.cc:507).
             sta.backoff = None;
@@ -164,8 +175,11 @@ impl WifiChannel {
                 sta.backoff = Some(0);
                 sta.difs_from = sta.difs_from.max(now);
             } else if sta.may_count() && now >= sta.nav_until && now >= sta.idle_since + ifs {
-                // Medium idle for at least DIFS: transmit at once (9.2.5.1).
-                self.access(s, now, ev);
+                // Medium idle for at least DIFS: transmit at once (9.2.5.1). The queue was
+                // empty, so an aggregate takes nothing from it (and drops nothing).
+                let mut none = Vec::new();
+                self.access(s, now, ev, pool, &mut none);
+                debug_assert!(none.is_empty());
                 return Ok(());
             } else {
                 sta.draw_backoff();
@@ -186,12 +200,12 @@ impl WifiChannel {
                     sta.backoff = None;
                     sta.count_start = None;
                     if sta.head.is_some() && sta.phase == Phase::Contend {
-                        self.access(s, now, ev);
+                        self.access(s, now, ev, pool, out);
                     }
                 }
             }
             kind::TX_END => self.tx_end(s, now, ev),
-            kind::SENSE_START => self.sense_start(s, now, ev),
+            kind::SENSE_START => self.sense_start(s, now, ev, pool, out),
             kind::SENSE_END => self.sense_end(s, now, ev, pool, out),
             kind::TIMEOUT => {
                 let e = self.event(s, kind::TIMEOUT);
@@ -203,6 +217,8 @@ impl WifiChannel {
                     let begun = sta.receiving.is_some_and(|r| self.reach[r as usize * n + s] && sta.receiving_since >= sta.tx_ended);
                     if std::mem::take(&mut sta.rx_start_wait) && begun && sta.response_end > now {
                         sta.timeout.set(Some(sta.response_end), ev, e);
+                    } else if self.cfg.aggregation.is_some() {
+                        self.aggregate_failed(s, now, ev, pool, out);
                     } else {
                         self.attempt_failed(s, now, ev, pool, out);
                     }
@@ -227,12 +243,30 @@ impl WifiChannel {
         ip_bytes + self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes
     }
 
-    fn uses_rts(&self, h: &Head) -> bool {
-        self.cfg.rts_threshold.is_some_and(|t| self.mpdu_bytes(h.size) > t)
+    /// The PSDU station `s` sends next (with aggregation, as gathered at its access).
+    fn psdu_bytes(&self, s: usize, h: &Head) -> u32 {
+        if self.cfg.aggregation.is_some() {
+            self.st[s].ppdu_bytes
+        } else {
+            self.mpdu_bytes(h.size)
+        }
     }
 
-    fn data_time(&self, h: &Head) -> Time {
-        self.cfg.data_airtime(self.mpdu_bytes(h.size))
+    fn uses_rts(&self, s: usize, h: &Head) -> bool {
+        self.cfg.rts_threshold.is_some_and(|t| self.psdu_bytes(s, h) > t)
+    }
+
+    fn data_time(&self, s: usize, h: &Head) -> Time {
+        self.cfg.data_airtime(self.psdu_bytes(s, h))
+    }
+
+    /// The response to station `s`'s data PPDU: a Block Ack to an A-MPDU, else an ACK.
+    fn response_time(&self, s: usize) -> Time {
+        if self.cfg.aggregation.is_some() && self.st[s].ppdu_mpdus >= 2 {
+            self.block_ack_time
+        } else {
+            self.ack_time
+        }
     }
 
     /// Start (or restart) the countdown if the station may count: from the slot boundary
@@ -257,23 +291,31 @@ impl WifiChannel {
     }
 
     /// Backoff done: send the RTS, or the data frame under basic access.
-    fn access(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
+    fn access(&mut self, s: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let phy = self.cfg.phy;
+        let aggregate = self.cfg.aggregation.is_some();
+        if aggregate {
+            self.gather(s, now, pool, out);
+        }
         let mut h = self.st[s].head.expect("access without a frame");
         h.attempts += 1;
-        let rts = self.uses_rts(&h);
-        let data = self.data_time(&h);
+        let rts = self.uses_rts(s, &h);
+        let data = self.data_time(s, &h);
+        let response = self.response_time(s);
         let sta = &mut self.st[s];
-        sta.head = Some(h);
         sta.backoff = None;
         sta.count_start = None;
         sta.stats.attempts += 1;
-        if h.attempts > 1 {
-            sta.stats.retries += 1;
+        if !aggregate {
+            // (An aggregate counts its MPDUs' transmissions in `gather`.)
+            sta.head = Some(h);
+            if h.attempts > 1 {
+                sta.stats.retries += 1;
+            }
         }
         if rts {
             sta.phase = Phase::TxRts;
-            let nav = 3 * phy.sifs + self.cts_time + data + self.ack_time;
+            let nav = 3 * phy.sifs + self.cts_time + data + response;
             self.start_tx(s, Air { frame: Frame::Rts, dst: h.dst, bytes: phy.rts_bytes, nav, clean: true }, now, ev);
         } else {
             self.send_data(s, now, ev);
@@ -283,7 +325,7 @@ impl WifiChannel {
     fn send_data(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
         let h = self.st[s].head.expect("data without a frame");
         self.st[s].phase = Phase::TxData;
-        let air = Air { frame: Frame::Data, dst: h.dst, bytes: self.mpdu_bytes(h.size), nav: self.cfg.phy.sifs + self.ack_time, clean: true };
+        let air = Air { frame: Frame::Data, dst: h.dst, bytes: self.psdu_bytes(s, &h), nav: self.cfg.phy.sifs + self.response_time(s), clean: true };
         self.start_tx(s, air, now, ev);
     }
 
@@ -328,7 +370,7 @@ impl WifiChannel {
     fn tx_end(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
         let d = self.cfg.prop_delay;
         let sifs = self.cfg.phy.sifs;
-        let (ack, cts) = (self.ack_time, self.cts_time);
+        let (ack, cts) = (self.response_time(s), self.cts_time);
         let e = self.event(s, kind::TIMEOUT);
         let sta = &mut self.st[s];
         sta.transmitting = false;
@@ -361,7 +403,7 @@ impl WifiChannel {
         }
     }
 
-    fn sense_start(&mut self, x: usize, now: Time, ev: &mut EventQueue) {
+    fn sense_start(&mut self, x: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let n = self.st.len();
         let air = self.st[x].air.expect("sense start without a transmission");
         let (slot, rule) = (self.cfg.phy.slot, self.cfg.backoff_rule);
@@ -413,7 +455,7 @@ impl WifiChannel {
             let tie = sta.freeze(now, slot, rule);
             sta.backoff_timer.set(None, ev, e);
             if tie && sta.head.is_some() && sta.phase == Phase::Contend && sta.respond.is_none() {
-                self.access(s, now, ev);
+                self.access(s, now, ev, pool, out);
             } else if tie {
                 sta.backoff = None; // post-backoff done, nothing to send
             }
@@ -465,7 +507,10 @@ impl WifiChannel {
     #[allow(clippy::too_many_arguments)]
     fn receive(&mut self, x: usize, s: usize, air: Air, reach: bool, header_ok: bool, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let mut ok = air.clean && reach;
-        if ok && self.cfg.ber > 0.0 {
+        let per_mpdu = air.frame == Frame::Data && self.cfg.aggregation.is_some();
+        if ok && per_mpdu {
+            ok = self.receive_mpdus(x);
+        } else if ok && self.cfg.ber > 0.0 {
             let bits = f64::from(air.bytes) * 8.0;
             let fer = -f64::exp_m1(bits * f64::ln_1p(-self.cfg.ber));
             if unit(&mut self.st[x].rng) < fer {
@@ -480,11 +525,19 @@ impl WifiChannel {
         // The station that owns the exchange this frame belongs to.
         let owner = match air.frame {
             Frame::Data | Frame::Rts => x,
-            Frame::Cts | Frame::Ack => s,
+            Frame::Cts | Frame::Ack | Frame::BlockAck => s,
         };
         if ok {
             let sifs = self.cfg.phy.sifs;
             match air.frame {
+                Frame::Data if per_mpdu => {
+                    // The recipient hands up what is in order, and answers (9.21.7.5).
+                    self.st[x].win.advance(x as u32, out);
+                    let response = if self.st[x].ppdu_mpdus >= 2 { Frame::BlockAck } else { Frame::Ack };
+                    self.st[s].respond = Some((response, x as u32));
+                    ev.schedule(now + sifs, self.event(s, kind::RESPOND));
+                    return;
+                }
                 Frame::Data => {
                     let h = self.st[x].head.as_mut().expect("data without a frame");
                     if !h.delivered {
@@ -511,10 +564,14 @@ impl WifiChannel {
                     ev.schedule(now + sifs, self.event(s, kind::RESPOND));
                     return;
                 }
-                Frame::Ack if self.st[s].phase == Phase::WaitAck => {
+                Frame::Ack | Frame::BlockAck if self.st[s].phase == Phase::WaitAck => {
                     let e = self.event(s, kind::TIMEOUT);
                     self.st[s].timeout.set(None, ev, e);
-                    self.finish(s, true, now, pool, out);
+                    if self.cfg.aggregation.is_some() {
+                        self.aggregate_done(s, true, now, pool, out);
+                    } else {
+                        self.finish(s, true, now, pool, out);
+                    }
                     return;
                 }
                 _ => {} // an RTS we may not answer (NAV set), or a stray response
@@ -535,10 +592,11 @@ impl WifiChannel {
         let Some((frame, dst)) = self.st[s].respond.take() else { return };
         match frame {
             Frame::Ack => self.start_tx(s, Air { frame, dst, bytes: phy.ack_bytes, nav: 0, clean: true }, now, ev),
+            Frame::BlockAck => self.start_tx(s, Air { frame, dst, bytes: BLOCK_ACK_BYTES, nav: 0, clean: true }, now, ev),
             Frame::Cts => {
                 // Duration of the RTS minus SIFS and the CTS itself.
                 let Some(h) = self.st[dst as usize].head else { return };
-                let nav = 2 * phy.sifs + self.data_time(&h) + self.ack_time;
+                let nav = 2 * phy.sifs + self.data_time(dst as usize, &h) + self.response_time(dst as usize);
                 self.start_tx(s, Air { frame, dst, bytes: phy.cts_bytes, nav, clean: true }, now, ev)
             }
             Frame::Data => self.send_data(s, now, ev),
@@ -550,7 +608,7 @@ impl WifiChannel {
     fn attempt_failed(&mut self, s: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let (short, long, cw_max) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit, self.cfg.phy.cw_max);
         let h = self.st[s].head.expect("timeout without a frame");
-        let long_frame = self.st[s].phase == Phase::WaitAck && self.uses_rts(&h);
+        let long_frame = self.st[s].phase == Phase::WaitAck && self.uses_rts(s, &h);
         let sta = &mut self.st[s];
         debug_assert!(matches!(sta.phase, Phase::WaitAck | Phase::WaitCts));
         // 802.11-2012 9.3.4.4 (1999/2007: 9.2.5.3): the SRC/SSRC (LRC/SLRC for a data frame
@@ -569,14 +627,7 @@ impl WifiChannel {
             sta.ssrc >= short
         };
         if self.cfg.cw_after_give_up == CwAfterGiveUp::Kept {
-            // ns-3's station retry count (txop.cc:377-399), limited by FrameRetryLimit.
-            if sta.station_retries < short {
-                sta.station_retries += 1;
-                sta.cw = ((self.cfg.phy.cw_min + 1) << sta.station_retries.min(16)).saturating_sub(1).min(cw_max);
-            } else {
-                sta.station_retries = 0;
-                sta.cw = self.cfg.phy.cw_min;
-            }
+            sta.ns3_failed_cw(short, self.cfg.phy.cw_min, cw_max);
         } else {
             sta.double_cw(cw_max);
         }
@@ -598,13 +649,162 @@ impl WifiChannel {
         self.try_resume(s, now, ev);
     }
 
+    /// Aggregation: the A-MPDU of this access (802.11-2012 8.6, 9.12): the window's MPDUs
+    /// still to be sent, in sequence order, then new ones from the queue while the window
+    /// spans fewer than 64, as long as the A-MPDU keeps within its octet and MPDU limits
+    /// and the longest HT-mixed PPDU. Each MPDU in it counts a transmission.
+    fn gather(&mut self, s: usize, now: Time, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
+        let agg = self.cfg.aggregation.expect("aggregation");
+        let max_frames = agg.max_frames.clamp(1, WINDOW as u32);
+        let overhead = self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes;
+        let cfg = &self.cfg;
+        let fits = |len: u32| len <= agg.max_bytes && cfg.data_airtime(len) <= HT_PPDU_MAX;
+        let sta = &mut self.st[s];
+        let dst = sta.win.dst().expect("access without a frame");
+        let (mut len, mut n, mut single) = (0, 0_u32, 0);
+        let mut all_pending = true;
+        for e in sta.win.q.iter_mut().filter(|e| e.pending()) {
+            let mpdu = e.h.size + overhead;
+            let next = with_subframe(len, mpdu);
+            if n > 0 && (n >= max_frames || !fits(next)) {
+                all_pending = false;
+                break;
+            }
+            e.in_ppdu = true;
+            (len, n, single) = (next, n + 1, mpdu);
+        }
+        let mut scratch = std::mem::take(&mut self.queue_drops);
+        while all_pending && n < max_frames && sta.win.q.len() < WINDOW {
+            let Some(h) = sta.spare.take().or_else(|| dequeue(sta, s, now, pool, &mut scratch, out)) else { break };
+            let mpdu = h.size + overhead;
+            let next = with_subframe(len, mpdu);
+            if h.dst != dst || !fits(next) {
+                sta.spare = Some(h);
+                break;
+            }
+            let mut e = Mpdu::new(h);
+            e.in_ppdu = true;
+            sta.win.q.push_back(e);
+            (len, n, single) = (next, n + 1, mpdu);
+        }
+        self.queue_drops = scratch;
+        for e in sta.win.q.iter_mut().filter(|e| e.in_ppdu) {
+            e.h.attempts += 1;
+            sta.stats.retries += u64::from(e.h.attempts > 1);
+        }
+        // One MPDU goes alone, without a delimiter, and is answered by an ACK.
+        sta.ppdu_mpdus = n;
+        sta.ppdu_bytes = if n == 1 { single } else { len };
+        if n >= 2 {
+            sta.stats.ampdus += 1;
+            sta.stats.ampdu_mpdus += u64::from(n);
+        }
+        sta.head = sta.win.first_pending();
+    }
+
+    /// Aggregation: the recipient `s` decodes the MPDUs of `x`'s PPDU, each with its own
+    /// frame-error draw; whether any arrived (a Block Ack is due).
+    fn receive_mpdus(&mut self, x: usize) -> bool {
+        let (ber, overhead) = (self.cfg.ber, self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes);
+        let sta = &mut self.st[x];
+        let mut any = false;
+        for e in sta.win.q.iter_mut().filter(|e| e.in_ppdu) {
+            if ber > 0.0 {
+                let bits = f64::from(e.h.size + overhead) * 8.0;
+                if unit(&mut sta.rng) < -f64::exp_m1(bits * f64::ln_1p(-ber)) {
+                    sta.stats.frame_errors += 1;
+                    continue;
+                }
+            }
+            e.h.delivered = true;
+            any = true;
+        }
+        any
+    }
+
+    /// Aggregation: no Block Ack (or ACK, or CTS) came. The contention window grows as
+    /// after any failed exchange, back to CWmin when the station's count reaches the short
+    /// retry limit (9.3.3); every MPDU sent counts a failed transmission.
+    fn aggregate_failed(&mut self, s: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
+        let (short, cw_min, cw_max) = (self.cfg.short_retry_limit, self.cfg.phy.cw_min, self.cfg.phy.cw_max);
+        let sta = &mut self.st[s];
+        debug_assert!(matches!(sta.phase, Phase::WaitAck | Phase::WaitCts));
+        if self.cfg.cw_after_give_up == CwAfterGiveUp::Kept {
+            sta.ns3_failed_cw(short, cw_min, cw_max);
+        } else {
+            sta.ssrc += 1;
+            if sta.ssrc >= short {
+                sta.ssrc = 0;
+                sta.cw = cw_min;
+            } else {
+                sta.double_cw(cw_max);
+            }
+        }
+        if self.cfg.after_timeout == AfterTimeout::Difs {
+            sta.difs_from = sta.difs_from.max(now);
+        }
+        self.aggregate_done(s, false, now, pool, out);
+        self.try_resume(s, now, ev);
+    }
+
+    /// Aggregation: the exchange ended, answered (`responded`: a Block Ack or ACK) or not.
+    /// What the recipient holds is acknowledged; an MPDU sent and not acknowledged is given
+    /// up once its transmissions reach the short retry limit; the window moves; the next
+    /// MPDU to send takes the head, after a fresh backoff.
+    fn aggregate_done(&mut self, s: usize, responded: bool, now: Time, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
+        let (limit, cw_min) = (self.cfg.short_retry_limit.max(1), self.cfg.phy.cw_min);
+        let sta = &mut self.st[s];
+        let mut acked_bytes = 0;
+        for e in sta.win.q.iter_mut() {
+            let sent = std::mem::take(&mut e.in_ppdu);
+            if !e.pending() {
+                continue;
+            }
+            if responded && e.h.delivered {
+                e.acked = true;
+                acked_bytes += u64::from(e.h.size);
+                sta.stats.record_done(&e.h, true);
+            } else if sent && e.h.attempts >= limit {
+                e.gone = true;
+                sta.stats.record_done(&e.h, false);
+                if !e.h.delivered {
+                    out.push(WifiOutcome::Dropped { station: s as u32, packet: e.h.packet, cause: DropCause::Channel, retry_limit: true });
+                } else if e.h.data {
+                    out.push(WifiOutcome::GaveUpAfterDelivery { station: s as u32, flow: e.h.flow, seq: e.h.seq });
+                }
+            }
+        }
+        sta.win.advance(s as u32, out);
+        if let Some(abc) = sta.queue.abc_mut() {
+            abc.on_served(now, acked_bytes, now - sta.head_since);
+        }
+        if responded {
+            (sta.cw, sta.station_retries, sta.ssrc) = (cw_min, 0, 0);
+        }
+        sta.phase = Phase::Contend;
+        sta.head = sta.win.first_pending();
+        if sta.head.is_none() {
+            debug_assert!(sta.win.q.is_empty());
+            let mut scratch = std::mem::take(&mut self.queue_drops);
+            let next = sta.spare.take().or_else(|| dequeue(sta, s, now, pool, &mut scratch, out));
+            self.queue_drops = scratch;
+            match next {
+                Some(h) => sta.win.q.push_back(Mpdu::new(h)),
+                None => sta.queue.on_idle(now),
+            }
+            sta.head = next;
+        }
+        sta.head_since = now;
+        sta.draw_backoff();
+    }
+
     /// The MSDU in service leaves (acknowledged or given up); the next one starts, after
     /// a fresh backoff (drawn even when the queue is empty: post-backoff).
     fn finish(&mut self, s: usize, acked: bool, now: Time, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let cw_min = self.cfg.phy.cw_min;
         let sta = &mut self.st[s];
         let h = sta.head.take().expect("finish without a frame");
-        sta.record_done(&h, acked);
+        sta.stats.record_done(&h, acked);
         if let Some(abc) = sta.queue.abc_mut() {
             // A frame given up delivered nothing in the time it held the head.
             abc.on_served(now, if acked { u64::from(h.size) } else { 0 }, now - sta.head_since);
@@ -621,29 +821,46 @@ impl WifiChannel {
         sta.ssrc = 0;
         sta.slrc = 0;
         sta.phase = Phase::Contend;
-        let mut dropped = std::mem::take(&mut self.queue_drops);
-        sta.head = sta.queue.pop(pool, now, &mut dropped);
+        let mut scratch = std::mem::take(&mut self.queue_drops);
+        sta.head = dequeue(sta, s, now, pool, &mut scratch, out);
+        self.queue_drops = scratch;
         match sta.head {
-            Some(next) => {
-                sta.head_since = now;
-                let sojourn = now - pool.get(next.packet).enqueued;
-                sta.queue.on_departure(next.packet, pool, now, sojourn);
-            }
+            Some(_) => sta.head_since = now,
             None => sta.queue.on_idle(now),
         }
-        // The discipline's drops at dequeue (CoDel) are queue drops.
-        for d in dropped.drain(..) {
-            sta.stats.queue_drops += 1;
-            out.push(WifiOutcome::Dropped { station: s as u32, packet: d.packet, cause: DropCause::Queue, retry_limit: false });
-        }
-        self.queue_drops = dropped;
         sta.draw_backoff();
     }
+}
+
+/// The next MPDU from `sta`'s interface queue, its sojourn told to the discipline; what
+/// the discipline drops at dequeue (CoDel) is reported as queue drops (`scratch` is
+/// reused).
+fn dequeue(sta: &mut Station, s: usize, now: Time, pool: &mut PacketPool, scratch: &mut Vec<Head>, out: &mut Vec<WifiOutcome>) -> Option<Head> {
+    let next = sta.queue.pop(pool, now, scratch);
+    if let Some(h) = next {
+        let sojourn = now - pool.get(h.packet).enqueued;
+        sta.queue.on_departure(h.packet, pool, now, sojourn);
+    }
+    for d in scratch.drain(..) {
+        sta.stats.queue_drops += 1;
+        out.push(WifiOutcome::Dropped { station: s as u32, packet: d.packet, cause: DropCause::Queue, retry_limit: false });
+    }
+    next
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_ack_is_32_octets_at_the_control_response_rate() {
+        // 8.3.1.9; at 24 Mb/s (MCS 7's control response rate) 20 + 4 x ceil((16 + 256 + 6) /
+        // 96) = 32 us, at 6 Mb/s (MCS 0's) 20 + 4 x 12 = 68 us; the ACK 28 and 44 us.
+        let at = |mcs| WifiChannel::new(0, WifiConfig::n(super::super::HtMode::new(mcs, 20, false).unwrap()), &[(0.0, 0.0), (1.0, 0.0)], 1, 0, "t");
+        let (seven, zero) = (at(7), at(0));
+        assert_eq!((seven.block_ack_time, seven.ack_time), (32_000, 28_000));
+        assert_eq!((zero.block_ack_time, zero.ack_time), (68_000, 44_000));
+    }
     use crate::packet::{Packet, PacketKind};
 
     /// A two-station channel under `cfg` whose station 0 holds `msdus` 1500-byte MSDUs for

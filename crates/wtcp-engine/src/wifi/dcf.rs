@@ -6,6 +6,7 @@
 
 use rand::Rng;
 
+use super::ampdu::Window;
 use super::BackoffRule;
 use crate::events::LazyTimer;
 use crate::net::codel::Queued;
@@ -21,6 +22,8 @@ pub(crate) enum Frame {
     Rts,
     Cts,
     Ack,
+    /// A compressed BlockAck answering an A-MPDU (`ampdu.rs`).
+    BlockAck,
 }
 
 /// A transmission, kept by its transmitter until the end is sensed everywhere.
@@ -111,6 +114,24 @@ pub struct StationStats {
     /// i.e. at attempt i + 1 (last entry: 7 or more; with the default short retry limit of
     /// 7 attempts, entries 0..=6 are used).
     pub retry_hist: [u64; 8],
+    /// With aggregation: A-MPDUs sent (PPDUs of two MPDUs or more), and the MPDUs in them.
+    pub ampdus: u64,
+    pub ampdu_mpdus: u64,
+}
+
+impl StationStats {
+    /// Count an MSDU leaving service (acknowledged, or given up).
+    pub(crate) fn record_done(&mut self, head: &Head, acked: bool) {
+        let retries = head.attempts.saturating_sub(1);
+        if acked {
+            self.successes += 1;
+            self.retry_hist[(retries as usize).min(7)] += 1;
+        } else if head.delivered {
+            self.gave_up_after_delivery += 1;
+        } else {
+            self.retry_limit_drops += 1;
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -161,6 +182,13 @@ pub(crate) struct Station {
     pub tx_ended: Time,
     pub receiving_since: Time,
     pub air: Option<Air>,
+    /// With aggregation: the MPDUs in service (`head` is then the first still to be sent),
+    /// an MPDU taken from the queue that did not fit the last A-MPDU, and the PPDU in
+    /// flight: its MPDUs and its PSDU octets.
+    pub win: Window,
+    pub spare: Option<Head>,
+    pub ppdu_mpdus: u32,
+    pub ppdu_bytes: u32,
     pub rng: SimRng,
     pub stats: StationStats,
 }
@@ -195,6 +223,10 @@ impl Station {
             tx_ended: 0,
             receiving_since: 0,
             air: None,
+            win: Window::default(),
+            spare: None,
+            ppdu_mpdus: 0,
+            ppdu_bytes: 0,
             rng,
             stats: StationStats::default(),
         }
@@ -229,22 +261,21 @@ impl Station {
         false
     }
 
+    /// [`super::CwAfterGiveUp::Kept`]: the contention window after a failed exchange from
+    /// ns-3's station retry count (txop.cc:377-399), which wraps at FrameRetryLimit.
+    pub fn ns3_failed_cw(&mut self, limit: u32, cw_min: u32, cw_max: u32) {
+        if self.station_retries < limit {
+            self.station_retries += 1;
+            self.cw = ((cw_min + 1) << self.station_retries.min(16)).saturating_sub(1).min(cw_max);
+        } else {
+            self.station_retries = 0;
+            self.cw = cw_min;
+        }
+    }
+
     /// Contention window after a failed attempt: CW = min(2(CW+1) - 1, CWmax) (9.2.4).
     pub fn double_cw(&mut self, cw_max: u32) {
         self.cw = (2 * self.cw + 1).min(cw_max);
-    }
-
-    /// Count an MSDU leaving service (acknowledged, or given up).
-    pub fn record_done(&mut self, head: &Head, acked: bool) {
-        let retries = head.attempts.saturating_sub(1);
-        if acked {
-            self.stats.successes += 1;
-            self.stats.retry_hist[(retries as usize).min(7)] += 1;
-        } else if head.delivered {
-            self.stats.gave_up_after_delivery += 1;
-        } else {
-            self.stats.retry_limit_drops += 1;
-        }
     }
 }
 

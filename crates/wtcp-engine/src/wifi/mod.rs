@@ -93,10 +93,12 @@
 //! "relay"` (with `mac_hint_relay_delay_ms`) lets any other station of the channel notify
 //! the sender, as an explicit what-if.
 
+pub mod ampdu;
 mod channel;
 mod dcf;
 pub mod phy;
 
+pub use ampdu::Aggregation;
 pub use channel::WifiChannel;
 pub use dcf::StationStats;
 pub use phy::{HtMode, PhyKind, PhyParams};
@@ -283,6 +285,9 @@ pub struct WifiConfig {
     /// 802.11n: data frames are HT-mixed PPDUs at this mode (`phy` is [`PhyParams::N`]).
     pub ht: Option<HtMode>,
     pub short_gi_txtime: ShortGiTxtime,
+    /// 802.11n: A-MPDU aggregation under Block Ack (`ampdu.rs`); `None`: one MPDU per
+    /// channel access, each acknowledged by an ACK.
+    pub aggregation: Option<Aggregation>,
     /// Basic rate of control frames (RTS, CTS, ACK), kb/s.
     pub basic_kbps: u32,
     /// The ACK airtime in the EIFS (default: at the PHY's lowest mandatory rate).
@@ -326,6 +331,7 @@ impl WifiConfig {
             data_kbps: 11_000,
             ht: None,
             short_gi_txtime: ShortGiTxtime::Standard,
+            aggregation: None,
             basic_kbps: 1_000,
             eifs: EifsRule::LowestMandatory,
             rts_threshold: None,
@@ -353,10 +359,11 @@ impl WifiConfig {
         WifiConfig { phy: PhyParams::G, data_kbps: 54_000, basic_kbps: 24_000, ..WifiConfig::b11() }
     }
 
-    /// 802.11n (5 GHz) at `mode`, its ACKs at the control response rate (9.7.6.5.2).
+    /// 802.11n (5 GHz) at `mode`, its ACKs and Block Acks at the control response rate
+    /// (9.7.6.5.2), A-MPDUs of up to 65535 octets and 64 MPDUs.
     pub fn n(mode: HtMode) -> WifiConfig {
         let data_kbps = (mode.rate_bps() / 1e3).round() as u32;
-        WifiConfig { phy: PhyParams::N, data_kbps, ht: Some(mode), basic_kbps: mode.control_response_kbps(), ..WifiConfig::b11() }
+        WifiConfig { phy: PhyParams::N, data_kbps, ht: Some(mode), aggregation: Some(Aggregation::default()), basic_kbps: mode.control_response_kbps(), ..WifiConfig::b11() }
     }
 
     /// The rate of data frames, b/s.

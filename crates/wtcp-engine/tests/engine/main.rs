@@ -39,5 +39,6 @@ mod trace_stream;
 mod wifi_aqm;
 mod wifi_bianchi;
 mod wifi_ns3_gate;
+mod wifi_ampdu;
 mod wifi_phy;
 mod wifi_scenarios;

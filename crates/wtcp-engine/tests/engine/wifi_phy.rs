@@ -27,14 +27,15 @@ fn a_rate_outside_the_phys_set_names_the_field_and_the_rates() {
     assert!(e.message.contains("not a rate of 802.11a") && e.message.contains("a and g: 6, 9"), "{e}");
 }
 
-/// One saturated 802.11n station: IP throughput of 1500-byte packets against the exchange
-/// time worked out from 802.11-2012: AIFS[BE] 43 us, the mean backoff of CWmin = 15 (7.5
-/// slots of 9 us), the HT-mixed data PPDU (phy.rs's hand-worked TXTIMEs for a 1530-byte
-/// QoS MPDU), SIFS 16 us, the ACK at the control response rate, two 1 us propagation delays.
+/// One saturated 802.11n station without aggregation: IP throughput of 1500-byte packets
+/// against the exchange time worked out from 802.11-2012: AIFS[BE] 43 us, the mean backoff
+/// of CWmin = 15 (7.5 slots of 9 us), the HT-mixed data PPDU (phy.rs's hand-worked TXTIMEs
+/// for a 1530-byte QoS MPDU), SIFS 16 us, the ACK at the control response rate, two 1 us
+/// propagation delays.
 fn one_station_n(mcs: u8, width_mhz: u16, short_gi: bool) -> f64 {
     use wtcp_engine::time::secs;
     use wtcp_engine::wifi::{HtMode, WifiChannel, WifiConfig};
-    let cfg = WifiConfig::n(HtMode::new(mcs, width_mhz, short_gi).unwrap());
+    let cfg = WifiConfig { aggregation: None, ..WifiConfig::n(HtMode::new(mcs, width_mhz, short_gi).unwrap()) };
     let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "n-one");
     let (warmup, end) = (secs(1.0), secs(21.0));
     let (_, received) = common::saturate_channel(&mut ch, 1, |_| 1, 1500, 1, warmup, end);
@@ -83,9 +84,23 @@ fn an_802_11n_channel_refuses_legacy_rates_and_bad_modes_and_the_others_refuse_i
     let e = with(&b, &[("wifi.0.short_gi", "true")]).unwrap_err();
     assert_eq!(e.path, "wifi.0.short_gi");
     assert!(e.message.contains("phy = \"n\""), "{e}");
-    // And a valid one runs: a TCP download at MCS 7 gets most of the 31.2 Mb/s of 1500-byte
-    // packets one saturated station would (the TCP ACKs share the channel).
-    let sc = with(&n, &[("wifi.0.mcs", "7"), ("run.duration_s", "20")]).unwrap();
+    // Aggregation is 802.11n's only, within HT's limits, and a table or a switch.
+    let e = with(&b, &[("wifi.0.aggregation", "false")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.aggregation", "{e}");
+    let e = with(&n, &[("wifi.0.aggregation", "{ ampdu_max_frames = 65 }")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.aggregation.ampdu_max_frames", "{e}");
+    assert!(e.message.contains("1..=64"), "{e}");
+    let e = with(&n, &[("wifi.0.aggregation", "{ ampdu_max_bytes = 65536 }")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.aggregation.ampdu_max_bytes", "{e}");
+    assert!(e.message.contains("65535"), "{e}");
+    for bad in ["3", "\"on\"", "{ max_bytes = 9000 }"] {
+        let e = with(&n, &[("wifi.0.aggregation", bad)]).unwrap_err();
+        assert!(e.path.starts_with("wifi.0.aggregation"), "{bad}: {e}");
+    }
+    // And a valid one runs: without aggregation a TCP download at MCS 7 gets most of the
+    // 31.2 Mb/s of 1500-byte packets one saturated station would (the TCP ACKs share the
+    // channel).
+    let sc = with(&n, &[("wifi.0.mcs", "7"), ("run.duration_s", "20"), ("wifi.0.aggregation", "false")]).unwrap();
     let g = wtcp_engine::run(&sc).flows[0].goodput_bps;
     assert!(g > 20e6 && g < 12_000.0 / 384.5e-6, "{g}");
 }
