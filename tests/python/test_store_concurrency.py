@@ -29,6 +29,10 @@ replications = {RUNS}
 [set]
 "run.duration_s" = 80.0
 """
+# A shorter sweep (a quarter) where a test needs only a writer at work for the length of
+# two CLI calls or a 1.5 s read, or a few commits before it is killed.
+SHORT_RUNS = 500
+SHORT_SWEEP = SWEEP.replace(f"replications = {RUNS}", f"replications = {SHORT_RUNS}")
 
 
 def cli(*args: str) -> list[str]:
@@ -124,7 +128,7 @@ def test_a_reader_opened_before_the_sweep_and_held_does_not_stop_it(tmp_path):
     reader = open_store(store)
     assert len(reader.runs()) == 10
     results = subprocess.Popen(cli("results", str(store)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
-    proc = start_sweep(tmp_path, store)
+    proc = start_sweep(tmp_path, store, SHORT_SWEEP)
     # A long read (a session held for 1.5 s) while the sweep runs: the sweep keeps its
     # results and commits them once the reader lets go.
     wait_for(lambda: len(reader.runs()) > 10, proc)
@@ -132,16 +136,16 @@ def test_a_reader_opened_before_the_sweep_and_held_does_not_stop_it(tmp_path):
         held = len(reader.runs())
         time.sleep(1.5)
         assert len(reader.runs()) == held  # one state for the whole session
-    finish(proc, skipped=10)
+    finish(proc, SHORT_RUNS, skipped=10)
     out, err = results.communicate(timeout=120)
     assert results.returncode == 0, err
-    check_complete(store)
-    assert len(reader.runs()) == RUNS
+    check_complete(store, SHORT_RUNS)
+    assert len(reader.runs()) == SHORT_RUNS
 
 
 def test_a_second_writer_is_refused_while_a_sweep_writes(tmp_path):
     store = tmp_path / "c.duckdb"
-    proc = start_sweep(tmp_path, store)
+    proc = start_sweep(tmp_path, store, SHORT_SWEEP)
     wait_for(lock_path(store).exists, proc)
     wait_for(lambda: lock_path(store).read_text().strip() != "", proc)
     pid = lock_path(store).read_text().strip()
@@ -154,29 +158,29 @@ def test_a_second_writer_is_refused_while_a_sweep_writes(tmp_path):
     assert second.stderr.startswith(f"error: {store}: is locked by another process (PID {proc.pid})")
     prune = subprocess.run(cli("results", str(store), "--prune-failed"), capture_output=True, text=True, env=env(), timeout=120)
     assert prune.returncode == 2 and f"(PID {proc.pid})" in prune.stderr
-    finish(proc)
-    check_complete(store)
+    finish(proc, SHORT_RUNS)
+    check_complete(store, SHORT_RUNS)
     with Store(store) as st:  # free again
         assert st.prune_failed() == 0
 
 
 def test_a_sigkilled_writer_leaves_a_store_the_next_one_takes_over(tmp_path):
     store = tmp_path / "c.duckdb"
-    proc = start_sweep(tmp_path, store)
+    proc = start_sweep(tmp_path, store, SHORT_SWEEP)
     wait_for(lambda: store.exists() and len(open_store(store).runs()) > 0, proc)
     proc.kill()
     proc.wait()
     assert lock_path(store).exists()  # left behind, but no longer locked
     reader = open_store(store)
     committed = set(reader.runs().key)
-    assert 0 < len(committed) < RUNS
-    proc = start_sweep(tmp_path, store)
+    assert 0 < len(committed) < SHORT_RUNS
+    proc = start_sweep(tmp_path, store, SHORT_SWEEP)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     total, rest = out.strip().split(" runs: ")
     done, skipped, failed = (int(part.split()[0]) for part in rest.split(", "))
-    assert (int(total), failed, done + skipped) == (RUNS, 0, RUNS) and skipped >= len(committed)
-    check_complete(store)
+    assert (int(total), failed, done + skipped) == (SHORT_RUNS, 0, SHORT_RUNS) and skipped >= len(committed)
+    check_complete(store, SHORT_RUNS)
 
 
 def test_store_objects_hold_the_file_only_inside_a_call_or_session(tmp_path):
