@@ -50,6 +50,19 @@ def saturated_n(mcs: int, width: int, short_gi: bool, senders: int = 1, rate: fl
     })
 
 
+def saturated_ac(mcs: int, width: int, streams: int, short_gi: bool, rate: float, senders: int = 1, aggregation: bool = True) -> wtcp.Scenario:
+    """`saturated` on 802.11ac at VHT MCS `mcs` on `streams` spatial streams."""
+    return wtcp.Scenario.from_dict({
+        "name": "saturated-ac",
+        "profile": "ns3",
+        "run": {"duration_s": 4.0, "measure_from_s": 1.0},
+        "nodes": [{"name": "R"}] + [{"name": f"S{i}"} for i in range(senders)],
+        "wifi": [{"phy": "ac", "mcs": mcs, "channel_width_mhz": width, "spatial_streams": streams, "short_gi": short_gi, "aggregation": aggregation,
+                  "stations": [{"node": "R", "x": 0.0}] + [{"node": f"S{i}", "x": 10.0, "y": float(i)} for i in range(senders)]}],
+        "flows": [{"kind": "cbr", "src": f"S{i}", "dst": "R", "rate_mbps": rate, "packet_bytes": 1472} for i in range(senders)],
+    })
+
+
 # --- refusals (no ns-3 needed) ---
 
 REFUSED = {
@@ -79,6 +92,16 @@ def test_what_ns3_cannot_match_is_refused_with_its_path_and_the_value_that_match
         plan(sc.document)
     assert info.value.path == path
     assert allowed in info.value.reason
+
+
+def test_802_11ac_needs_ns3s_vht_sig_b_and_gets_its_streams():
+    sc = saturated_ac(7, 80, 2, False, 300.0).with_overrides({"wifi.0.vht_sig_b": "sent"})
+    with pytest.raises(Ns3TranslationError) as info:
+        plan(sc.document)
+    assert info.value.path == "wifi.0.vht_sig_b"
+    assert 'allowed: "omitted"' in info.value.reason
+    w = plan(saturated_ac(7, 80, 2, False, 300.0).document).wifis[0]
+    assert (w.data_mode, w.streams, w.standard, w.width_mhz) == ("VhtMcs7", 2, 4, 80)
 
 
 def test_802_11n_short_gi_needs_ns3s_unrounded_symbols():
@@ -234,6 +257,26 @@ def test_one_saturated_802_11n_station_aggregating_gets_the_same_throughput_in_b
     assert ours.flows.goodput_bps.sum() == pytest.approx(theirs.flows.goodput_bps.sum(), rel=0.005)
     # As many channel accesses (each one A-MPDU) in both.
     assert ours.wifi.attempts.sum() == pytest.approx(theirs.wifi.attempts.sum(), rel=0.01)
+
+
+@pytest.mark.parametrize("mcs, width, streams, short_gi, rate, aggregation", [
+    (0, 20, 1, False, 8.0, True), (7, 20, 1, False, 80.0, True), (9, 80, 2, True, 900.0, True), (9, 80, 2, False, 900.0, False)])
+def test_one_saturated_802_11ac_station_gets_the_same_throughput_in_both_engines(ns3, mcs, width, streams, short_gi, rate, aggregation):
+    """VHT single-user PPDUs (ns-3's without VHT-SIG-B, the ns3 profile's), every MPDU in an
+    A-MPDU or an S-MPDU. Measured: -0.20 % (MCS 0), -0.09 % (MCS 7), +0.11 % (MCS 9, 80
+    MHz, 2 streams, short GI: 617.9 Mb/s), 0.00 % (the same without aggregation)."""
+    sc = saturated_ac(mcs, width, streams, short_gi, rate, aggregation=aggregation)
+    ours, theirs = sc.run(), sc.run(engine="ns3")
+    assert ours.flows.goodput_bps.sum() == pytest.approx(theirs.flows.goodput_bps.sum(), rel=0.005)
+    assert ours.wifi.attempts.sum() == pytest.approx(theirs.wifi.attempts.sum(), rel=0.01)
+
+
+def test_five_contending_802_11ac_stations_share_the_channel_alike(ns3):
+    """MCS 8, 40 MHz, 2 streams: measured +0.95 %, retries 28570 against 30257 (-5.6 %)."""
+    sc = saturated_ac(8, 40, 2, False, 400.0, senders=5)
+    ours, theirs = sc.run(), sc.run(engine="ns3")
+    assert ours.flows.goodput_bps.sum() == pytest.approx(theirs.flows.goodput_bps.sum(), rel=0.02)
+    assert ours.wifi.retries.sum() == pytest.approx(theirs.wifi.retries.sum(), rel=0.1)
 
 
 def test_five_contending_802_11n_stations_aggregating_share_the_channel_alike(ns3):

@@ -787,7 +787,8 @@ class Harness
 
     // An 802.11 channel (wifi.cc): standard 0 = 802.11b, 1 = 802.11g, 2 = 802.11a, 3 =
     // 802.11n in the 5 GHz band (`widthMhz`, `shortGi`; QoS stations sending best effort,
-    // A-MPDUs of up to `ampduMaxBytes` octets, 0: off, A-MSDU off); data and control (RTS; CTS and ACK answer at ns-3's control
+    // A-MPDUs of up to `ampduMaxBytes` octets, 0: off, A-MSDU off), 4 = 802.11ac alike
+    // with `streams` antennas and spatial streams; data and control (RTS; CTS and ACK answer at ns-3's control
     // answer rate) modes by name; stations on `stationNodes` at (xs, ys), addressed
     // network + 1, + 2, ... in a /16.
     int AddWifiChannel(int standard,
@@ -809,9 +810,10 @@ class Harness
                        std::vector<int> queueDisc,
                        uint32_t widthMhz,
                        bool shortGi,
-                       uint32_t ampduMaxBytes)
+                       uint32_t ampduMaxBytes,
+                       uint32_t streams)
     {
-        const bool ht = standard == 3;
+        const bool ht = standard >= 3;
         auto net = std::make_unique<WifiNet>();
         WifiNet* w = net.get();
         w->index = static_cast<int>(wifis.size());
@@ -838,7 +840,11 @@ class Harness
         WifiHelper helpers[2];
         for (int fc = 0; fc < 2; fc++)
         {
-            helpers[fc].SetStandard(standard == 0 ? WIFI_STANDARD_80211b : standard == 1 ? WIFI_STANDARD_80211g : standard == 2 ? WIFI_STANDARD_80211a : WIFI_STANDARD_80211n);
+            helpers[fc].SetStandard(standard == 0   ? WIFI_STANDARD_80211b
+                                    : standard == 1 ? WIFI_STANDARD_80211g
+                                    : standard == 2 ? WIFI_STANDARD_80211a
+                                    : standard == 3 ? WIFI_STANDARD_80211n
+                                                    : WIFI_STANDARD_80211ac);
             if (ht)
             {
                 helpers[fc].ConfigHtOptions("ShortGuardIntervalSupported", BooleanValue(shortGi));
@@ -860,9 +866,9 @@ class Harness
         if (ht)
         {
             phy.Set("ChannelSettings", StringValue("{0, " + std::to_string(widthMhz) + ", BAND_5GHZ, 0}"));
-            phy.Set("Antennas", UintegerValue(2));
-            phy.Set("MaxSupportedTxSpatialStreams", UintegerValue(2));
-            phy.Set("MaxSupportedRxSpatialStreams", UintegerValue(2));
+            phy.Set("Antennas", UintegerValue(streams));
+            phy.Set("MaxSupportedTxSpatialStreams", UintegerValue(streams));
+            phy.Set("MaxSupportedRxSpatialStreams", UintegerValue(streams));
             mac.SetType("ns3::AdhocWifiMac", "QosSupported", BooleanValue(true), "FrameRetryLimit", UintegerValue(retryLimit),
                         "BE_MaxAmpduSize", UintegerValue(ampduMaxBytes), "BE_MaxAmsduSize", UintegerValue(0));
         }

@@ -786,7 +786,7 @@ def build(p: Plan, h: Any, std: Any) -> None:
         h.AddWifiChannel(w.standard, w.data_mode, w.control_mode, w.rts_threshold, w.retry_limit, std.vector["uint32_t"](w.queue_limits), w.ber, w.tx_range,
                          w.cs_range, WIFI_PROP_DELAY_NS, std.vector["int"](w.nodes), std.vector["double"](w.xs), std.vector["double"](w.ys), w.network,
                          w.relay_hints, w.slot_ns, std.vector["int"]([int(fq is not None) for fq in w.fq_codel]), w.width_mhz, w.short_gi,
-                         w.ampdu_max_bytes)
+                         w.ampdu_max_bytes, w.streams)
         for k, fq in enumerate(w.fq_codel):
             if fq is not None:
                 h.SetStationFqCoDel(c, k, fq.limit, fq.target_ns, fq.interval_ns, fq.ecn, fq.quantum, fq.flows, fq.drop_batch, FQ_PERTURBATION)

@@ -186,7 +186,7 @@ class WifiNet
             if (h.IsData())
             {
                 stats[s].mpdus += psdu->GetNMpdus();
-                if (psdu->IsAggregate())
+                if (psdu->GetNMpdus() >= 2) // an A-MPDU (not a VHT S-MPDU)
                 {
                     stats[s].ampdus += 1;
                     stats[s].ampduMpdus += psdu->GetNMpdus();

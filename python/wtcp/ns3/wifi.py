@@ -43,6 +43,7 @@ WIFI_KEYS = (
     "name", "phy", "data_rate_mbps", "basic_rate_mbps", "eifs", "rts_threshold_bytes", "short_retry_limit", "long_retry_limit", "queue_packets",
     "queue", "backoff_rule", "eifs_trigger", "ack_timeout", "llc_snap_bytes", "cw_after_give_up", "retry_count", "arrival_backoff", "after_timeout", "ber", "tx_range_m", "cs_range_m", "hint_delay_ms", "mac_hint",
     "mac_hint_relay_delay_ms", "stations", "mcs", "channel_width_mhz", "short_gi", "short_gi_txtime", "aggregation",
+    "spatial_streams", "vht_sig_b",
 )
 STATION_KEYS = ("node", "x", "y", "queue")
 QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch", "eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay")
@@ -74,7 +75,7 @@ MODES = {
 # rates; ofdm-phy.cc:494-501: 6, 12, 24; erp-ofdm-phy.cc:159-166: 802.11b's and ERP 6, 12,
 # 24), of which an answer takes the highest not above the eliciting frame's rate.
 BASIC_KBPS = {"b": (1000, 2000, 5500, 11000), "g": (6000, 12000, 24000), "a": (6000, 12000, 24000)}
-STANDARD = {"b": 0, "g": 1, "a": 2, "n": 3}
+STANDARD = {"b": 0, "g": 1, "a": 2, "n": 3, "ac": 4}
 DEFAULT_RATES = {"b": (11.0, 1.0), "g": (54.0, 24.0), "a": (54.0, 24.0)}
 
 # What wtcp's scenario must say where ns-3's behaviour is fixed: (value, ns-3's behaviour).
@@ -91,6 +92,7 @@ MATCHED: dict[str, tuple[Any, str]] = {
 # The EIFS's ACK: 802.11b's 1 Mb/s DSSS in ns-3's 802.11g too (Configure80211g); the PHY's
 # lowest mandatory rate otherwise, which both of wtcp's readings give for b and a.
 EIFS_MATCHED = {"b": ("lowest_mandatory", "lowest_mandatory_dsss"), "a": ("lowest_mandatory", "lowest_mandatory_dsss"), "n": ("lowest_mandatory", "lowest_mandatory_dsss"),
+                "ac": ("lowest_mandatory", "lowest_mandatory_dsss"),
                 "g": ("lowest_mandatory_dsss",)}
 
 
@@ -133,8 +135,10 @@ class WifiPlan:
     # 802.11n: the channel width (MHz) and the 400 ns guard interval.
     width_mhz: int = 20
     short_gi: bool = False
-    # 802.11n: the largest A-MPDU (ns-3's BE_MaxAmpduSize), 0: no aggregation.
+    # 802.11n and 802.11ac: the largest A-MPDU (ns-3's BE_MaxAmpduSize), 0: no aggregation.
     ampdu_max_bytes: int = 0
+    # 802.11ac: spatial streams (the PHY's antennas and streams; 802.11n's MCS says them).
+    streams: int = 2
 
     def address(self, station: int) -> int:
         return self.network + 1 + station
@@ -155,12 +159,22 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     p = f"wifi.{i}"
     known(w, WIFI_KEYS, p)
     phy = w["phy"]
-    if phy == "n":
-        # 802.11n (wtcp's scenario checks the mode): ns-3's HtMcs modes, ACKs at ns-3's
-        # control answer rate, which follows the same rule (the highest basic rate not above
-        # the non-HT reference rate); the control mode named here serves RTS only.
+    streams = 2
+    if phy in ("n", "ac"):
+        # 802.11n and 802.11ac (wtcp's scenario checks the mode): ns-3's HtMcs and VhtMcs
+        # modes, ACKs at ns-3's control answer rate, which follows the same rule (the highest
+        # basic rate not above the non-HT reference rate); the control mode named here serves
+        # RTS only. 802.11n's MCS 8-15 need two streams; an 802.11ac station gets as many
+        # antennas and streams as the scenario's `spatial_streams`, which ns-3's constant
+        # rate manager then uses.
         mcs, width, short_gi = int(w.get("mcs", 7)), int(w.get("channel_width_mhz", 20)), bool(w.get("short_gi", False))
-        data_mode, control_mode = f"HtMcs{mcs}", "OfdmRate24Mbps"
+        data_mode, control_mode = f"{'Vht' if phy == 'ac' else 'Ht'}Mcs{mcs}", "OfdmRate24Mbps"
+        if phy == "ac":
+            streams = int(w.get("spatial_streams", 1))
+            sig_b = w.get("vht_sig_b", wtcp_defaults()["vht_sig_b"])
+            if sig_b != "omitted":
+                default = "" if "vht_sig_b" in w else " (wtcp's default)"
+                raise refuse(f"{p}.vht_sig_b", f"is {toml_text(sig_b)}{default}; ns-3 times a single-user VHT PPDU without VHT-SIG-B (vht-phy.cc GetSigBDuration); allowed: \"omitted\" (the ns3 profile sets it)")
         txtime = w.get("short_gi_txtime", wtcp_defaults()["short_gi_txtime"])
         if short_gi and txtime != "unrounded":
             default = "" if "short_gi_txtime" in w else " (wtcp's default)"
@@ -172,8 +186,8 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         data = kbps(w.get("data_rate_mbps", data_default))
         basic = kbps(w.get("basic_rate_mbps", basic_default))
         data_mode, control_mode = MODES[phy][data], MODES[phy][basic]
-    answer = 0 if phy == "n" else control_answer_kbps(phy, data)
-    if phy != "n" and basic != answer:
+    answer = 0 if phy in ("n", "ac") else control_answer_kbps(phy, data)
+    if phy not in ("n", "ac") and basic != answer:
         given = "" if "basic_rate_mbps" in w else " (wtcp's default)"
         raise refuse(
             f"{p}.basic_rate_mbps",
@@ -241,6 +255,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         width_mhz=width,
         short_gi=short_gi,
         ampdu_max_bytes=ampdu_max_bytes,
+        streams=streams,
     )
 
 

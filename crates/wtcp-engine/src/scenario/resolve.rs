@@ -791,8 +791,8 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
     Ok(sc)
 }
 
-/// `[[wifi]] aggregation` of an 802.11n channel: on by default, with HT's limits.
-fn resolve_aggregation(p: &str, a: Option<&AggregationSpec>) -> R<Option<Aggregation>> {
+/// `[[wifi]] aggregation` of an 802.11n or 802.11ac (`vht`) channel: on by default.
+fn resolve_aggregation(p: &str, a: Option<&AggregationSpec>, vht: bool) -> R<Option<Aggregation>> {
     let limits = match a {
         None | Some(AggregationSpec::Switch(true)) => AmpduLimits::default(),
         Some(AggregationSpec::Switch(false)) => return Ok(None),
@@ -801,10 +801,12 @@ fn resolve_aggregation(p: &str, a: Option<&AggregationSpec>) -> R<Option<Aggrega
     let default = Aggregation::default();
     let max_bytes = limits.ampdu_max_bytes.unwrap_or(default.max_bytes);
     // 802.11-2012 8.4.2.58.3: an HT station receives A-MPDUs of up to 2^(13 + e) - 1
-    // octets, e = 0..=3; a sender may keep below that. (An MPDU longer than the limit
-    // still goes, alone.)
-    if !(1..=65_535).contains(&max_bytes) {
-        return err(format!("{p}.aggregation.ampdu_max_bytes"), format!("is {max_bytes}; allowed: 1..=65535 octets (65535: 802.11n's longest A-MPDU)"));
+    // octets, e = 0..=3; a VHT station up to 2^(13 + e) - 1, e = 0..=7 (802.11-2016
+    // 9.4.2.158.2). A sender may keep below that. (An MPDU longer than the limit still
+    // goes, alone.)
+    let (longest, standard) = if vht { (1_048_575, "802.11ac") } else { (65_535, "802.11n") };
+    if !(1..=longest).contains(&max_bytes) {
+        return err(format!("{p}.aggregation.ampdu_max_bytes"), format!("is {max_bytes}; allowed: 1..={longest} octets ({longest}: {standard}'s longest A-MPDU)"));
     }
     let max_frames = limits.ampdu_max_frames.unwrap_or(default.max_frames);
     if !(1..=64).contains(&max_frames) {
@@ -819,33 +821,40 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         WifiPhy::B => (PhyParams::B, 11.0, 1.0),
         WifiPhy::G => (PhyParams::G, 54.0, 24.0),
         WifiPhy::A => (PhyParams::A, 54.0, 24.0),
-        WifiPhy::N => (PhyParams::N, 0.0, 0.0),
+        WifiPhy::N | WifiPhy::Ac => (PhyParams::N, 0.0, 0.0),
     };
     let rate = |field: &str, v: Option<f64>, default: f64| -> R<u32> {
         let mbps = v.unwrap_or(default);
         let kbps = (mbps * 1000.0).round();
         if !(kbps > 0.0 && kbps < 1e7) || !phy.supports(kbps as u32) {
-            return err(format!("{p}.{field}"), format!("is {mbps}; not a rate of 802.11{} (b: 1, 2, 5.5, 11; a and g: 6, 9, 12, 18, 24, 36, 48, 54)", match w.phy { WifiPhy::B => "b", WifiPhy::G => "g", WifiPhy::A => "a", WifiPhy::N => "n" }));
+            return err(format!("{p}.{field}"), format!("is {mbps}; not a rate of 802.11{} (b: 1, 2, 5.5, 11; a and g: 6, 9, 12, 18, 24, 36, 48, 54)", match w.phy { WifiPhy::B => "b", WifiPhy::G => "g", WifiPhy::A => "a", WifiPhy::N => "n", WifiPhy::Ac => "ac" }));
         }
         Ok(kbps as u32)
     };
-    let mut config = if w.phy == WifiPhy::N {
+    let mut config = if matches!(w.phy, WifiPhy::N | WifiPhy::Ac) {
+        let ac = w.phy == WifiPhy::Ac;
+        let standard = if ac { "802.11ac" } else { "802.11n" };
         for (field, set) in [("data_rate_mbps", w.data_rate_mbps.is_some()), ("basic_rate_mbps", w.basic_rate_mbps.is_some())] {
             if set {
-                return err(format!("{p}.{field}"), "is not an 802.11n setting (its data rate is `mcs` with `channel_width_mhz` and `short_gi`; its ACKs go at 802.11's control response rate); allowed: leave it out");
+                return err(format!("{p}.{field}"), format!("is not an {standard} setting (its data rate is `mcs` with `channel_width_mhz` and `short_gi`; its ACKs go at 802.11's control response rate); allowed: leave it out"));
             }
+        }
+        if !ac && w.spatial_streams.is_some() {
+            return err(format!("{p}.spatial_streams"), "is not an 802.11n setting (its MCS 8-15 are MCS 0-7 on two streams); allowed with phy = \"ac\" only");
         }
         let mcs = w.mcs.unwrap_or(7);
         let width = w.channel_width_mhz.unwrap_or(20);
-        let mode = HtMode::new(mcs, width, w.short_gi.unwrap_or(false)).map_err(|e| {
-            let field = if mcs > 15 { "mcs" } else { "channel_width_mhz" };
+        let short_gi = w.short_gi.unwrap_or(false);
+        let mode = if ac { HtMode::vht(mcs, width, w.spatial_streams.unwrap_or(1), short_gi) } else { HtMode::new(mcs, width, short_gi) };
+        let mode = mode.map_err(|e| {
+            let field = if e.starts_with("MCS") { "mcs" } else if e.contains("streams") { "spatial_streams" } else { "channel_width_mhz" };
             ScenarioError::new(format!("{p}.{field}"), format!("is {e}"))
         })?;
-        WifiConfig { aggregation: resolve_aggregation(p, w.aggregation.as_ref())?, ..WifiConfig::n(mode) }
+        WifiConfig { aggregation: resolve_aggregation(p, w.aggregation.as_ref(), ac)?, ..WifiConfig::n(mode) }
     } else {
-        for (field, set) in [("mcs", w.mcs.is_some()), ("channel_width_mhz", w.channel_width_mhz.is_some()), ("short_gi", w.short_gi.is_some()), ("aggregation", w.aggregation.is_some())] {
+        for (field, set) in [("mcs", w.mcs.is_some()), ("channel_width_mhz", w.channel_width_mhz.is_some()), ("short_gi", w.short_gi.is_some()), ("aggregation", w.aggregation.is_some()), ("spatial_streams", w.spatial_streams.is_some())] {
             if set {
-                return err(format!("{p}.{field}"), "is an 802.11n setting; allowed with phy = \"n\" only (b, g and a take `data_rate_mbps`)");
+                return err(format!("{p}.{field}"), "is an 802.11n/ac setting; allowed with phy = \"n\" or \"ac\" only (b, g and a take `data_rate_mbps`)");
             }
         }
         let mut config = WifiConfig { phy, ..WifiConfig::b11() };
@@ -855,6 +864,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     };
     config.eifs = w.eifs.unwrap_or_default();
     config.short_gi_txtime = w.short_gi_txtime.unwrap_or_default();
+    config.vht_sig_b = w.vht_sig_b.unwrap_or_default();
     config.backoff_rule = w.backoff_rule.unwrap_or(config.backoff_rule);
     config.eifs_trigger = w.eifs_trigger.unwrap_or(config.eifs_trigger);
     config.ack_timeout = w.ack_timeout.unwrap_or(config.ack_timeout);

@@ -364,8 +364,9 @@ pub struct WifiSpec {
     #[serde(default)]
     pub name: Option<String>,
     /// `"b"` (802.11b DSSS, long preamble), `"g"` (802.11g ERP-OFDM), `"a"` (802.11a
-    /// OFDM, 5 GHz) or `"n"` (802.11n HT-mixed format, 5 GHz, best-effort EDCA, A-MPDU
-    /// aggregation with Block Ack unless `aggregation = false`).
+    /// OFDM, 5 GHz), `"n"` (802.11n HT-mixed format, 5 GHz, best-effort EDCA, A-MPDU
+    /// aggregation with Block Ack unless `aggregation = false`) or `"ac"` (802.11ac VHT
+    /// single user, 5 GHz, as n).
     pub phy: WifiPhy,
     /// Rate of data frames (b: 1, 2, 5.5, 11; g: 6 .. 54). Default: 11 (b), 54 (g). Not
     /// for n (its `mcs` sets the rate).
@@ -375,19 +376,27 @@ pub struct WifiSpec {
     /// ACKs follow 802.11's control response rule).
     #[serde(default)]
     pub basic_rate_mbps: Option<f64>,
-    /// n: the HT MCS of data frames, 0-15 (8-15: two spatial streams). Default 7.
+    /// n: the HT MCS of data frames, 0-15 (8-15: two spatial streams); ac: the VHT MCS,
+    /// 0-9. Default 7.
     #[serde(default)]
     pub mcs: Option<u8>,
-    /// n: 20 or 40 (MHz). Default 20.
+    /// n: 20 or 40 (MHz); ac: 20, 40 or 80. Default 20.
     #[serde(default)]
     pub channel_width_mhz: Option<u16>,
-    /// n: the 400 ns guard interval. Default false (800 ns).
+    /// n, ac: the 400 ns guard interval. Default false (800 ns).
     #[serde(default)]
     pub short_gi: Option<bool>,
-    /// n, short guard interval: `"standard"` (802.11's rounding to 4 us symbols, the
+    /// n, ac, short guard interval: `"standard"` (802.11's rounding to 4 us symbols, the
     /// default) or `"unrounded"` (ns-3's).
     #[serde(default)]
     pub short_gi_txtime: Option<crate::wifi::ShortGiTxtime>,
+    /// ac: spatial streams, 1 or 2. Default 1.
+    #[serde(default)]
+    pub spatial_streams: Option<u8>,
+    /// ac: whether a single-user PPDU holds the 4 us VHT-SIG-B: `"sent"` (802.11, the
+    /// default) or `"omitted"` (ns-3's).
+    #[serde(default)]
+    pub vht_sig_b: Option<crate::wifi::VhtSigB>,
     /// n: A-MPDU aggregation under Block Ack (the default: A-MPDUs of up to 65535 octets
     /// and 64 MPDUs), as a table `{ ampdu_max_bytes = 1..=65535, ampdu_max_frames =
     /// 1..=64 }` (either key may be left out), `true`, or `false`: one MPDU per channel
@@ -489,8 +498,10 @@ pub enum WifiPhy {
     B,
     G,
     A,
-    /// 802.11n (HT) in the 5 GHz band, without aggregation.
+    /// 802.11n (HT) in the 5 GHz band.
     N,
+    /// 802.11ac (VHT, single user) in the 5 GHz band.
+    Ac,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -1,11 +1,13 @@
-//! 802.11n A-MPDU aggregation under an HT-immediate Block Ack agreement: the framing of
-//! an A-MPDU, and the originator's transmit window with the recipient's reordering.
+//! 802.11n and 802.11ac A-MPDU aggregation under an HT-immediate Block Ack agreement: the
+//! framing of an A-MPDU, and the originator's transmit window with the recipient's
+//! reordering.
 //!
 //! Framing (IEEE 802.11-2012 8.6.1): every MPDU of an A-MPDU follows a 4-octet MPDU
 //! delimiter, and every subframe but the last is padded to a multiple of 4 octets; the
 //! PSDU is the whole A-MPDU, and its TXTIME is that of one PPDU of that length. An
 //! aggregate of one MPDU goes as a plain MPDU with a normal ACK (HT; ns-3.44
-//! `mpdu-aggregator.cc:295-299`, `ht-frame-exchange-manager.cc:771-775`). The response
+//! `mpdu-aggregator.cc:295-299`, `ht-frame-exchange-manager.cc:771-775`), or under VHT
+//! as an S-MPDU, with its delimiter (802.11-2016 10.13.8). The response
 //! to an A-MPDU is a compressed BlockAck, 32 octets (8.3.1.9: frame control, duration,
 //! RA, TA, BA control, starting sequence control, 8-octet bitmap, FCS), at the control
 //! response rate SIFS after the A-MPDU, sent only if at least one MPDU was received.
@@ -62,8 +64,8 @@ pub const HT_PPDU_MAX: Time = 5_484_000;
 /// How a station aggregates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Aggregation {
-    /// The largest A-MPDU, octets (delimiters and padding included; HT allows 8191 to
-    /// 65535, 8.4.2.58.3).
+    /// The largest A-MPDU, octets (delimiters and padding included; an HT receiver takes
+    /// up to 65535, 8.4.2.58.3, a VHT one up to 1048575, 802.11-2016 9.4.2.158.2).
     pub max_bytes: u32,
     /// The most MPDUs in one A-MPDU (1..=64).
     pub max_frames: u32,

@@ -248,7 +248,7 @@ impl WifiChannel {
         if self.cfg.aggregation.is_some() {
             self.st[s].ppdu_bytes
         } else {
-            self.mpdu_bytes(h.size)
+            self.mpdu_bytes(h.size) + self.cfg.lone_mpdu_delimiter()
         }
     }
 
@@ -692,9 +692,10 @@ impl WifiChannel {
             e.h.attempts += 1;
             sta.stats.retries += u64::from(e.h.attempts > 1);
         }
-        // One MPDU goes alone, without a delimiter, and is answered by an ACK.
+        // One MPDU goes alone (HT: without a delimiter; VHT: an S-MPDU) and is answered by an
+        // ACK.
         sta.ppdu_mpdus = n;
-        sta.ppdu_bytes = if n == 1 { single } else { len };
+        sta.ppdu_bytes = if n == 1 { single + cfg.lone_mpdu_delimiter() } else { len };
         if n >= 2 {
             sta.stats.ampdus += 1;
             sta.stats.ampdu_mpdus += u64::from(n);

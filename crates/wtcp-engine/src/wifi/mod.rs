@@ -101,7 +101,7 @@ pub mod phy;
 pub use ampdu::Aggregation;
 pub use channel::WifiChannel;
 pub use dcf::StationStats;
-pub use phy::{HtMode, PhyKind, PhyParams};
+pub use phy::{HtMode, PhyKind, PhyParams, VhtSigB};
 
 use crate::net::DropCause;
 use crate::packet::PacketId;
@@ -282,10 +282,12 @@ pub struct WifiConfig {
     pub phy: PhyParams,
     /// Rate of data frames, kb/s (with `ht`, that mode's rate rounded, for reports).
     pub data_kbps: u32,
-    /// 802.11n: data frames are HT-mixed PPDUs at this mode (`phy` is [`PhyParams::N`]).
+    /// 802.11n (802.11ac): data frames are HT-mixed (VHT) PPDUs at this mode (`phy` is
+    /// [`PhyParams::N`]).
     pub ht: Option<HtMode>,
     pub short_gi_txtime: ShortGiTxtime,
-    /// 802.11n: A-MPDU aggregation under Block Ack (`ampdu.rs`); `None`: one MPDU per
+    pub vht_sig_b: VhtSigB,
+    /// 802.11n and 802.11ac: A-MPDU aggregation under Block Ack (`ampdu.rs`); `None`: one MPDU per
     /// channel access, each acknowledged by an ACK.
     pub aggregation: Option<Aggregation>,
     /// Basic rate of control frames (RTS, CTS, ACK), kb/s.
@@ -331,6 +333,7 @@ impl WifiConfig {
             data_kbps: 11_000,
             ht: None,
             short_gi_txtime: ShortGiTxtime::Standard,
+            vht_sig_b: VhtSigB::Sent,
             aggregation: None,
             basic_kbps: 1_000,
             eifs: EifsRule::LowestMandatory,
@@ -371,10 +374,20 @@ impl WifiConfig {
         self.ht.map_or(f64::from(self.data_kbps) * 1e3, |m| m.rate_bps())
     }
 
+    /// 802.11ac: every data PPDU is an A-MPDU, a single MPDU too (an S-MPDU, with its
+    /// delimiter; 802.11-2016 10.13.8), so a lone MPDU carries this many octets more.
+    pub fn lone_mpdu_delimiter(&self) -> u32 {
+        if self.ht.is_some_and(|m| m.vht_streams.is_some()) {
+            ampdu::DELIMITER_BYTES
+        } else {
+            0
+        }
+    }
+
     /// Airtime of a data frame of `bytes` MAC bytes.
     pub fn data_airtime(&self, bytes: u32) -> Time {
         match self.ht {
-            Some(mode) => mode.airtime_as(bytes, self.short_gi_txtime),
+            Some(mode) => mode.airtime_as(bytes, self.short_gi_txtime, self.vht_sig_b),
             None => self.phy.airtime(bytes, self.data_kbps),
         }
     }

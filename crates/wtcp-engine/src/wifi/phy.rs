@@ -7,6 +7,8 @@
 //! 20.4.3 Equations 20-91/20-92; N_SYM, Equation 20-32; MCS parameters, 20.6) and 9.19.2
 //! (EDCA: AIFS[AC] = aSIFSTime + AIFSN[AC] x aSlotTime, best effort's AIFSN 3, Table 8-105;
 //! EIFS - DIFS + AIFS[AC] after an error, 9.19.2.3); the control response rate, 9.7.6.5.
+//! 802.11ac (VHT single user, [`HtMode::vht`]): IEEE Std 802.11-2016 clause 21 (TXTIME,
+//! 21.4.3 Equation 21-105; MCS parameters, 21.5; 234 data subcarriers at 80 MHz).
 //!
 //! Deviations / ambiguities resolved:
 //! - 802.11b uses the long PLCP preamble only (144 + 48 bits at 1 Mb/s = 192 us).
@@ -33,8 +35,12 @@
 //!   MCS 15 at 40 MHz, short GI, is 300). Its stations are QoS stations sending best-effort
 //!   traffic: a QoS data frame (8.3.2.1: 24-byte header, 2-byte QoS Control, FCS: 30 bytes)
 //!   and EDCA's AIFS[BE] (43 us) where DCF waits DIFS, with CW 15..1023, and no TXOP
-//!   bursting (AC_BE's TXOP limit is 0, Table 8-105); no aggregation, so every data frame
-//!   is one MPDU acknowledged by an ACK.
+//!   bursting (AC_BE's TXOP limit is 0, Table 8-105); A-MPDU aggregation is `ampdu.rs`'s.
+//! - 802.11ac likewise, in the 5 GHz band with 802.11n's MAC, on 1 or 2 spatial streams
+//!   (one VHT-LTF each), 20, 40 or 80 MHz, BCC. N_ES, given per mode by 802.11-2016's
+//!   tables, is taken as ns-3.44 reads them: one encoder per 540 Mb/s (600 with the short
+//!   GI), which has no exception at 2 streams or fewer. `vht_sig_b = "omitted"` leaves the
+//!   4 us VHT-SIG-B out of a single-user PPDU, as ns-3.44 does ([`VhtSigB`]).
 //! - The basic rate set is taken to be 802.11a's mandatory rates, 6, 12 and 24 Mb/s (an
 //!   access point chooses it; hostapd's 802.11a default), so ACKs and CTSs go at the
 //!   highest of them not above the data MCS's non-HT reference rate (9.7.6.5.2); an RTS goes
@@ -194,17 +200,36 @@ impl PhyParams {
 }
 
 /// One 802.11n HT-mixed format data rate: MCS 0-15 (MCS 8-15 are 0-7 on two spatial
-/// streams), a 20 or 40 MHz channel, the long (800 ns) or short (400 ns) guard interval.
+/// streams), a 20 or 40 MHz channel, the long (800 ns) or short (400 ns) guard interval;
+/// or one 802.11ac VHT single-user rate ([`HtMode::vht`]): MCS 0-9 on 1 or 2 spatial
+/// streams, 20, 40 or 80 MHz.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HtMode {
     pub mcs: u8,
     pub width_mhz: u16,
     pub short_gi: bool,
+    /// 802.11ac: the VHT format on this many spatial streams; `None`: 802.11n's HT.
+    pub vht_streams: Option<u8>,
+}
+
+/// Whether a VHT single-user PPDU's TXTIME holds the 4 us VHT-SIG-B.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VhtSigB {
+    /// 802.11-2016 21.4.3 (Equation 21-105): T_VHT-SIG-B = 4 us in every VHT PPDU.
+    #[default]
+    Sent,
+    /// ns-3.44 (`vht-phy.cc` GetSigBDuration): 0 for a single-user PPDU, 4 us for
+    /// multi-user only. The ns3 profile's.
+    Omitted,
 }
 
 /// 20.6 (Tables 20-30 to 20-37): coded bits per subcarrier and coding rate of MCS 0-7 (the
 /// same per stream for MCS 8-15).
 const HT_MODULATION: [(u64, u64, u64); 8] = [(1, 1, 2), (2, 1, 2), (2, 3, 4), (4, 1, 2), (4, 3, 4), (6, 2, 3), (6, 3, 4), (6, 5, 6)];
+
+/// 802.11-2016 21.5 (Tables 21-30 to 21-37): VHT MCS 0-9; 8 and 9 are 256-QAM 3/4 and 5/6.
+const VHT_MODULATION: [(u64, u64, u64); 10] = [(1, 1, 2), (2, 1, 2), (2, 3, 4), (4, 1, 2), (4, 3, 4), (6, 2, 3), (6, 3, 4), (6, 5, 6), (8, 3, 4), (8, 5, 6)];
 
 /// The non-HT reference rate of MCS 0-7, kb/s (9.7.9; ns-3's `CalculateNonHtReferenceRate`
 /// cites 802.11-2016 Table 10-7): the modulation and coding rate's 802.11a rate; 64-QAM 5/6
@@ -220,20 +245,61 @@ impl HtMode {
         if width_mhz != 20 && width_mhz != 40 {
             return Err(format!("channel width {width_mhz} MHz; allowed: 20, 40"));
         }
-        Ok(HtMode { mcs, width_mhz, short_gi })
+        Ok(HtMode { mcs, width_mhz, short_gi, vht_streams: None })
+    }
+
+    /// An 802.11ac VHT single-user mode, or what is wrong with it. MCS 9 at 20 MHz on 1 or
+    /// 2 streams has no whole number of data bits per symbol and is not a VHT MCS (802.11-2016
+    /// Table 21-30; ns-3.44 VhtPhy::IsCombinationAllowed).
+    pub fn vht(mcs: u8, width_mhz: u16, streams: u8, short_gi: bool) -> Result<HtMode, String> {
+        if mcs > 9 {
+            return Err(format!("MCS {mcs}; allowed: 0-9"));
+        }
+        if ![20, 40, 80].contains(&width_mhz) {
+            return Err(format!("channel width {width_mhz} MHz; allowed: 20, 40, 80"));
+        }
+        if !(1..=2).contains(&streams) {
+            return Err(format!("{streams} spatial streams; allowed: 1, 2"));
+        }
+        if mcs == 9 && width_mhz == 20 {
+            return Err("MCS 9 at 20 MHz, not a VHT MCS on 1 or 2 streams; allowed: MCS 0-8 at 20 MHz, 0-9 at 40 and 80".into());
+        }
+        Ok(HtMode { mcs, width_mhz, short_gi, vht_streams: Some(streams) })
     }
 
     /// N_SS: spatial streams.
     pub fn streams(&self) -> u64 {
-        u64::from(self.mcs / 8) + 1
+        self.vht_streams.map_or(u64::from(self.mcs / 8) + 1, u64::from)
     }
 
     /// N_DBPS = N_SD x N_BPSCS x R x N_SS (20.3.11.10.1 / Table 20-6: 52 data subcarriers in
-    /// 20 MHz, 108 in 40 MHz).
+    /// 20 MHz, 108 in 40 MHz; 802.11-2016 Table 21-5: 234 in 80 MHz).
     pub fn data_bits_per_symbol(&self) -> u64 {
-        let n_sd = if self.width_mhz == 40 { 108 } else { 52 };
-        let (bpscs, num, den) = HT_MODULATION[usize::from(self.mcs % 8)];
+        let n_sd = match self.width_mhz {
+            80 => 234,
+            40 => 108,
+            _ => 52,
+        };
+        let (bpscs, num, den) = match self.vht_streams {
+            Some(_) => VHT_MODULATION[usize::from(self.mcs)],
+            None => HT_MODULATION[usize::from(self.mcs % 8)],
+        };
         n_sd * bpscs * num * self.streams() / den
+    }
+
+    /// N_ES, the BCC encoders. HT: 1 (ns-3's rule gives 1 up to 320 Mb/s, 350 with the short
+    /// GI, above every mode here). VHT: 802.11-2016 Tables 21-30 to 21-61 give it per mode;
+    /// ns-3.44 (VhtPhy::GetNumberBccEncoders) reads them as one encoder per 540 Mb/s (600
+    /// with the short GI), with exceptions only above 2 streams; at 2 streams or fewer that
+    /// gives 2 at 80 MHz, 2 streams, MCS 7-9, and 1 elsewhere.
+    pub fn encoders(&self) -> u64 {
+        match self.vht_streams {
+            None => 1,
+            Some(_) => {
+                let per_encoder = if self.short_gi { 600e6 } else { 540e6 };
+                (self.rate_bps() / per_encoder).ceil() as u64
+            }
+        }
     }
 
     /// The data rate, b/s: N_DBPS per 4 us symbol (3.6 us with the short guard interval).
@@ -245,7 +311,11 @@ impl HtMode {
     /// The non-HT reference rate, kb/s (9.7.9), from which the control response rate of a
     /// frame sent at this mode is chosen (9.7.6.5.2).
     pub fn non_ht_reference_kbps(&self) -> u32 {
-        HT_NON_HT_REFERENCE_KBPS[usize::from(self.mcs % 8)]
+        match self.vht_streams {
+            // 256-QAM (VHT MCS 8 and 9) maps to 54 Mb/s (802.11-2016 Table 10-7).
+            Some(_) => HT_NON_HT_REFERENCE_KBPS.get(usize::from(self.mcs)).copied().unwrap_or(54_000),
+            None => HT_NON_HT_REFERENCE_KBPS[usize::from(self.mcs % 8)],
+        }
     }
 
     /// Airtime of an HT-mixed format PPDU carrying `bytes` (one MPDU, header and FCS
@@ -255,15 +325,23 @@ impl HtMode {
     /// With the short guard interval the data symbols end on the 4 us grid: T_SYML x
     /// ceil(T_SYMS x N_SYM / T_SYML) (Equation 20-92); the HT preamble and HT-SIG are whole
     /// 4 us units, so rounding their sum with them (as here) is the same.
+    ///
+    /// VHT (802.11-2016 21.4.3, Equation 21-105): L-STF + L-LTF 16 us, L-SIG 4 us,
+    /// VHT-SIG-A 8 us, VHT-STF 4 us, one 4 us VHT-LTF per stream (1 or 2), VHT-SIG-B 4 us,
+    /// then the data symbols of the same formula with N_ES = [`HtMode::encoders`]; `bytes`
+    /// is the A-MPDU before its end-of-frame padding (APEP_LENGTH).
     pub fn airtime(&self, bytes: u32) -> Time {
-        self.airtime_as(bytes, ShortGiTxtime::Standard)
+        self.airtime_as(bytes, ShortGiTxtime::Standard, VhtSigB::Sent)
     }
 
-    /// [`HtMode::airtime`], with the short guard interval's rounding as `sgi` says.
-    pub fn airtime_as(&self, bytes: u32, sgi: ShortGiTxtime) -> Time {
-        let n_sym = (8 * u64::from(bytes) + 16 + 6).div_ceil(self.data_bits_per_symbol());
+    /// [`HtMode::airtime`], with the short guard interval's rounding as `sgi` says, and
+    /// VHT-SIG-B as `sig_b` says.
+    pub fn airtime_as(&self, bytes: u32, sgi: ShortGiTxtime, sig_b: VhtSigB) -> Time {
+        let n_sym = (8 * u64::from(bytes) + 16 + 6 * self.encoders()).div_ceil(self.data_bits_per_symbol());
         let ht_preamble = 4 * US + 4 * US * self.streams();
-        let (legacy, ht_sig) = (16 * US + 4 * US, 8 * US);
+        // HT-SIG, or VHT-SIG-A and (unless omitted) VHT-SIG-B: 8 us either way before it.
+        let sig_b = if self.vht_streams.is_some() && sig_b == VhtSigB::Sent { 4 * US } else { 0 };
+        let (legacy, ht_sig) = (16 * US + 4 * US, 8 * US + sig_b);
         match (self.short_gi, sgi) {
             (false, _) => legacy + ht_preamble + ht_sig + 4 * US * n_sym,
             (true, ShortGiTxtime::Standard) => legacy + (ht_preamble + ht_sig + 3_600 * n_sym).div_ceil(4 * US) * 4 * US,
@@ -360,9 +438,9 @@ mod tests {
         assert_eq!(m(15, 40, false).airtime(1530), 88 * US);
         assert_eq!(m(15, 40, true).airtime(1530), 84 * US);
         // ns-3.44's reading (CalculateTxDuration gives 208.8 and 83.2 us): no rounding.
-        assert_eq!(m(7, 20, true).airtime_as(1530, ShortGiTxtime::Unrounded), 208_800);
-        assert_eq!(m(15, 40, true).airtime_as(1530, ShortGiTxtime::Unrounded), 83_200);
-        assert_eq!(m(7, 20, false).airtime_as(1530, ShortGiTxtime::Unrounded), 228 * US);
+        assert_eq!(m(7, 20, true).airtime_as(1530, ShortGiTxtime::Unrounded, VhtSigB::Sent), 208_800);
+        assert_eq!(m(15, 40, true).airtime_as(1530, ShortGiTxtime::Unrounded, VhtSigB::Sent), 83_200);
+        assert_eq!(m(7, 20, false).airtime_as(1530, ShortGiTxtime::Unrounded, VhtSigB::Sent), 228 * US);
         assert!((m(15, 40, true).rate_bps() - 300e6).abs() < 1.0);
         // MCS 0 and MCS 8 (BPSK 1/2 on one and two streams): 6.5 and 13 Mb/s.
         assert_eq!(m(0, 20, false).rate_bps(), 6.5e6);
@@ -383,5 +461,46 @@ mod tests {
         assert_eq!(PhyParams::N.difs(), 43 * US);
         assert_eq!(PhyParams::N.eifs(), (16 + 44 + 43) * US);
         assert_eq!((PhyParams::N.cw_min, PhyParams::N.cw_max, PhyParams::N.mac_header_bytes), (15, 1023, 30));
+    }
+
+    #[test]
+    fn vht_txtime_follows_802_11_2016_and_ns3_drops_only_the_sig_b() {
+        let v = |mcs, width, nss, sgi| HtMode::vht(mcs, width, nss, sgi).unwrap();
+        let both = |m: HtMode, bytes, sgi| (m.airtime_as(bytes, sgi, VhtSigB::Sent), m.airtime_as(bytes, sgi, VhtSigB::Omitted));
+        // A 1534-octet S-MPDU (a 1530-octet MPDU and its delimiter). MCS 0, 20 MHz, 1 stream:
+        // N_DBPS 26, N_SYM ceil((12272 + 16 + 6) / 26) = 473; 40 us of preamble and SIGs.
+        // ns-3.44's CalculateTxDuration, through the wheel: 1928 us (no VHT-SIG-B).
+        assert_eq!(both(v(0, 20, 1, false), 1534, ShortGiTxtime::Standard), (1932 * US, 1928 * US));
+        // MCS 7: N_DBPS 260, 48 symbols; ns-3 228 us.
+        assert_eq!(both(v(7, 20, 1, false), 1534, ShortGiTxtime::Standard), (232 * US, 228 * US));
+        // MCS 9, 80 MHz, 2 streams: N_DBPS 3120, 780 Mb/s, two BCC encoders: N_SYM
+        // ceil((12272 + 16 + 12) / 3120) = 4; two VHT-LTFs. ns-3 56 us, and 54.4 us with the
+        // short GI unrounded.
+        let m = v(9, 80, 2, false);
+        assert_eq!((m.data_bits_per_symbol(), m.encoders()), (3120, 2));
+        assert_eq!(both(m, 1534, ShortGiTxtime::Standard), (60 * US, 56 * US));
+        assert_eq!(v(9, 80, 2, true).airtime_as(1534, ShortGiTxtime::Unrounded, VhtSigB::Omitted), 54_400);
+        // The standard's short GI: 20 + 4 x ceil((12 + 12 + 3.6 x 4) / 4) = 60 us.
+        assert_eq!(v(9, 80, 2, true).airtime(1534), 60 * US);
+        // A 43 006-octet A-MPDU at MCS 7, 80 MHz, 2 streams (585 Mb/s: two encoders): 148
+        // symbols; ns-3 632 us. At MCS 6 (526.5 Mb/s) one encoder.
+        assert_eq!(both(v(7, 80, 2, false), 43_006, ShortGiTxtime::Standard), (636 * US, 632 * US));
+        assert_eq!(v(6, 80, 2, false).encoders(), 1);
+        // MCS 8, 40 MHz, 2 streams, short GI: N_DBPS 1296, 10 symbols; ns-3 76 us.
+        assert_eq!(v(8, 40, 2, true).airtime_as(1534, ShortGiTxtime::Unrounded, VhtSigB::Omitted), 76 * US);
+        // Rates: MCS 9, 80 MHz, one stream: 390 Mb/s, 433.3 with the short GI.
+        assert_eq!(v(9, 80, 1, false).rate_bps(), 390e6);
+        assert!((v(9, 80, 1, true).rate_bps() - 433.33e6).abs() < 0.01e6);
+        // 256-QAM's control response comes at 24 Mb/s (non-HT reference 54 Mb/s).
+        assert_eq!(v(9, 40, 1, false).control_response_kbps(), 24_000);
+    }
+
+    #[test]
+    fn vht_modes_outside_802_11ac_single_user_two_streams_are_refused() {
+        assert!(HtMode::vht(9, 20, 1, false).unwrap_err().contains("MCS 9 at 20 MHz"));
+        assert!(HtMode::vht(10, 40, 1, false).unwrap_err().contains("0-9"));
+        assert!(HtMode::vht(7, 160, 1, false).unwrap_err().contains("20, 40, 80"));
+        assert!(HtMode::vht(7, 80, 3, false).unwrap_err().contains("1, 2"));
+        assert!(HtMode::vht(9, 40, 2, true).is_ok());
     }
 }

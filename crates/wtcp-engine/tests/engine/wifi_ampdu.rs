@@ -138,3 +138,24 @@ fn aggregation_lifts_a_tcp_download_over_802_11n() {
     assert!(off < 12_000.0 / 384.5e-6, "{off}");
     assert!(on > 1.3 * off, "{on} with aggregation, {off} without");
 }
+
+#[test]
+fn an_802_11ac_station_aggregates_up_to_its_octet_limit_or_the_block_ack_window() {
+    // MCS 9, 80 MHz, 2 streams (N_DBPS 3120, two encoders), the long GI: 65535 octets hold
+    // 42 subframes (64 510 octets, 166 symbols: 44 + 664 us); 1 048 575 octets are bounded
+    // by the 64-MPDU window instead (98 302 octets, 253 symbols: 44 + 1012 us).
+    let ac = |aggregation| WifiConfig { aggregation, queue_limit: 200, ..WifiConfig::n(HtMode::vht(9, 80, 2, false).unwrap()) };
+    let (got, mean) = saturated(ac(Some(Aggregation::default())));
+    assert_eq!(mean, 42.0);
+    let expected = exchange_rate(42, 44.0 + 664.0, 32.0);
+    assert!((got - expected).abs() / expected < 0.01, "{got} vs {expected}");
+    let (got, mean) = saturated(ac(Some(Aggregation { max_bytes: 1_048_575, max_frames: 64 })));
+    assert_eq!(mean, 64.0);
+    let expected = exchange_rate(64, 44.0 + 1012.0, 32.0);
+    assert!((got - expected).abs() / expected < 0.01, "{got} vs {expected}");
+    // Without aggregation every MPDU is an S-MPDU (with its delimiter: 1534 octets, 60 us)
+    // answered by a 28 us ACK.
+    let (got, _) = saturated(ac(None));
+    let expected = 12_000.0 / ((43.0 + 67.5 + 60.0 + 16.0 + 28.0 + 2.0) * 1e-6);
+    assert!((got - expected).abs() / expected < 0.01, "{got} vs {expected}");
+}

@@ -104,3 +104,34 @@ fn an_802_11n_channel_refuses_legacy_rates_and_bad_modes_and_the_others_refuse_i
     let g = wtcp_engine::run(&sc).flows[0].goodput_bps;
     assert!(g > 20e6 && g < 12_000.0 / 384.5e-6, "{g}");
 }
+
+#[test]
+fn an_802_11ac_channel_takes_vht_modes_and_refuses_the_others_by_field() {
+    let b = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/wifi-one-hop.toml")).unwrap();
+    let ac = b.replace("phy = \"b\"", "phy = \"ac\"").replace("data_rate_mbps = 11.0\n", "").replace("basic_rate_mbps = 1.0\n", "");
+    let with = |text: &str, pairs: &[(&str, &str)]| {
+        let ov: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        wtcp_engine::Scenario::from_toml_str(text, &ov)
+    };
+    let e = with(&ac, &[("wifi.0.mcs", "9")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.mcs", "{e}");
+    assert!(e.message.contains("MCS 9 at 20 MHz"), "{e}");
+    let e = with(&ac, &[("wifi.0.spatial_streams", "3")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.spatial_streams", "{e}");
+    let e = with(&ac, &[("wifi.0.channel_width_mhz", "160")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.channel_width_mhz", "{e}");
+    let n = ac.replace("phy = \"ac\"", "phy = \"n\"");
+    let e = with(&n, &[("wifi.0.spatial_streams", "2")]).unwrap_err();
+    assert_eq!(e.path, "wifi.0.spatial_streams", "{e}");
+    // VHT's longest A-MPDU is 802.11n's refusal.
+    let big = [("wifi.0.aggregation", "{ ampdu_max_bytes = 1048575 }")];
+    assert!(with(&ac, &big).is_ok());
+    assert_eq!(with(&n, &big).unwrap_err().path, "wifi.0.aggregation.ampdu_max_bytes");
+    // A TCP download (CUBIC, behind a 1 Gb/s backhaul) at MCS 9, 80 MHz, 2 streams gets
+    // more than 802.11n's MCS 7 at 20 MHz could carry at all (65 Mb/s of PHY rate).
+    let fast = [("run.duration_s", "10"), ("wifi.0.queue_packets", "200"), ("links.0.rate_mbps", "1000"), ("flows.0.cc", "\"cubic\"")];
+    let vht = [("wifi.0.mcs", "9"), ("wifi.0.channel_width_mhz", "80"), ("wifi.0.spatial_streams", "2")];
+    let sc = with(&ac, &[&fast[..], &vht[..]].concat()).unwrap();
+    let g = wtcp_engine::run(&sc).flows[0].goodput_bps;
+    assert!(g > 65e6, "{g}");
+}
