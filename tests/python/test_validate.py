@@ -67,6 +67,25 @@ def test_the_802_11_suite_loads_and_every_point_translates():
     assert "Suite `validation/wifi/` (full)" in section and "| MAC wtcp | MAC ns-3 |" in section
 
 
+def test_the_modern_802_11_suite_loads_and_every_point_translates():
+    from wtcp.crosscheck import cases
+    from wtcp.ns3 import plan
+
+    suite = load_suite(SUITE / "wifi-modern")
+    assert [s.name for s in suite.scenarios] == ["ap-download-n", "ap-downloads-n4", "up-and-down-n", "ap-download-ac"]
+    for spec in suite.scenarios:
+        assert [v.name for v in spec.variants] == ["A-MPDU", "no aggregation"]
+        points = [{**v.set, spec.loss_path: 0.001} for v in spec.variants]
+        runs = cases(spec.scenario(), points, spec.algorithms)
+        assert len(runs) == 2 * len(spec.algorithms)
+        # ns-3 takes every point: the aggregating ones with its A-MPDU size, the others without.
+        sizes = {plan(case.ns3.document).wifis[0].ampdu_max_bytes for case in runs}
+        assert sizes == {0, 65535}, sizes
+    text = (ROOT / "docs" / "validation-wifi-modern.md").read_text(encoding="utf-8")
+    section = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert "Suite `validation/wifi-modern/` (full)" in section
+
+
 def test_a_quick_802_11_point_reports_the_mac_in_both_engines(ns3, tmp_path: Path):
     doc = tmp_path / "wifi.md"
     results = tmp_path / "results.json"
