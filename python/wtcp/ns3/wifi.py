@@ -260,7 +260,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
 
 
 def _ampdu_plan(p: str, w: dict[str, Any]) -> int:
-    """An 802.11n channel's largest A-MPDU for ns-3 (0: off), or a refusal."""
+    """An 802.11n or 802.11ac channel's largest A-MPDU for ns-3 (0: off), or a refusal."""
     a = w.get("aggregation", True)
     if a is False:
         return 0

@@ -337,11 +337,31 @@ pub struct LinkSpec {
 }
 
 /// `[[wifi]] aggregation`: on or off, or on with limits.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
 pub enum AggregationSpec {
     Switch(bool),
     Limits(AmpduLimits),
+}
+
+// By hand rather than `#[serde(untagged)]`, whose error names no allowed value.
+impl<'de> Deserialize<'de> for AggregationSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = AggregationSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false, or a table { ampdu_max_bytes = octets, ampdu_max_frames = 1..=64 }")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<AggregationSpec, E> {
+                Ok(AggregationSpec::Switch(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<AggregationSpec, A::Error> {
+                AmpduLimits::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(AggregationSpec::Limits)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 /// `[[wifi]] aggregation = { ... }`.

@@ -142,6 +142,7 @@ impl WifiChannel {
         let ifs = self.ifs(s);
         let backoff_event = self.event(s, kind::BACKOFF);
         let ns3_arrival = self.cfg.arrival_backoff == ArrivalBackoff::IfBusy;
+        let qos = self.cfg.ht.is_some();
         let sta = &mut self.st[s];
         let idle = sta.head.is_none();
         if !sta.queue.admit(packet, pool, now, idle && sta.queue.is_empty()) {
@@ -170,10 +171,15 @@ impl WifiChannel {
         if sta.backoff.is_none() {
             let busy = sta.sensed > 0 || sta.transmitting || now < sta.nav_until;
             if ns3_arrival && !busy {
-                // ns-3: no backoff; a DIFS from the arrival, and the DIFS (EIFS) from the
-                // last busy end as always.
+                // ns-3: no backoff. A DCF waits a DIFS from the arrival, and the DIFS (EIFS)
+                // from the last busy end as always; an EDCAF (802.11n/ac's QoS stations)
+                // only the AIFS from the last busy end, then the next slot boundary
+                // (channel-access-manager.cc:509-517: the backoff start moves to the
+                // arrival plus DIFS for a Txop, plus nothing for a QosTxop).
                 sta.backoff = Some(0);
-                sta.difs_from = sta.difs_from.max(now);
+                if !qos {
+                    sta.difs_from = sta.difs_from.max(now);
+                }
             } else if sta.may_count() && now >= sta.nav_until && now >= sta.idle_since + ifs {
                 // Medium idle for at least DIFS: transmit at once (9.2.5.1). The queue was
                 // empty, so an aggregate takes nothing from it (and drops nothing).
@@ -962,12 +968,18 @@ mod tests {
     }
 
     #[test]
-    fn ns3s_arrival_rule_waits_a_difs_without_a_backoff() {
+    fn ns3s_arrival_rule_waits_a_difs_without_a_backoff_or_for_an_edcaf_the_next_slot() {
         // A frame reaches an idle station on a medium idle for a second: 802.11 sends it at
-        // once, ns-3 a DIFS later, without a backoff either way.
-        let at = 1_000_000_000;
-        for (rule, expected) in [(ArrivalBackoff::UnlessIdleIfs, at), (ArrivalBackoff::IfBusy, at + PhyParams::G.difs())] {
-            let cfg = WifiConfig { arrival_backoff: rule, ..WifiConfig::g54() };
+        // once, ns-3 a DIFS later (a DCF), without a backoff either way. ns-3's EDCAF (an
+        // 802.11n station) takes the next slot boundary of the idle medium: it has been idle
+        // since 0, so the grid runs from AIFS = 43 us in 9 us slots; 1 s is 3 us past one.
+        let at: Time = 1_000_000_000;
+        let g = WifiConfig::g54();
+        let n = WifiConfig { aggregation: None, ..WifiConfig::n(super::super::HtMode::new(7, 20, false).unwrap()) };
+        let next_slot = 43_000 + (at - 43_000).div_ceil(9_000) * 9_000;
+        assert_eq!(next_slot, at + 6_000);
+        for (base, rule, expected) in [(&g, ArrivalBackoff::UnlessIdleIfs, at), (&g, ArrivalBackoff::IfBusy, at + PhyParams::G.difs()), (&n, ArrivalBackoff::IfBusy, next_slot)] {
+            let cfg = WifiConfig { arrival_backoff: rule, ..base.clone() };
             let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
             let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
             let id = pool.alloc(&Packet::new(PacketKind::Udp, 0, 0, 1, 1000, 0));

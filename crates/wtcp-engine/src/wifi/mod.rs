@@ -243,7 +243,10 @@ pub enum ArrivalBackoff {
     /// after the arrival and a DIFS (EIFS after an error) after the end of the last busy
     /// period, the station's own pending ACK included. A post-backoff that has counted
     /// down to zero counts as none (ns-3.44 channel-access-manager.cc:471-527
-    /// NeedBackoffUponAccess, txop.cc:705-734).
+    /// NeedBackoffUponAccess, txop.cc:705-734). 802.11n and 802.11ac's QoS stations
+    /// (ns-3's EDCAFs) skip the DIFS from the arrival: the frame goes at the first slot
+    /// boundary after AIFS (EIFS) from the last busy end (channel-access-manager.cc:509-517
+    /// moves a QosTxop's backoff start to the arrival itself).
     IfBusy,
 }
 

@@ -93,9 +93,10 @@ fn an_802_11n_channel_refuses_legacy_rates_and_bad_modes_and_the_others_refuse_i
     let e = with(&n, &[("wifi.0.aggregation", "{ ampdu_max_bytes = 65536 }")]).unwrap_err();
     assert_eq!(e.path, "wifi.0.aggregation.ampdu_max_bytes", "{e}");
     assert!(e.message.contains("65535"), "{e}");
-    for bad in ["3", "\"on\"", "{ max_bytes = 9000 }"] {
+    for (bad, allowed) in [("3", "true, false, or a table"), ("\"on\"", "true, false, or a table"), ("{ max_bytes = 9000 }", "ampdu_max_bytes")] {
         let e = with(&n, &[("wifi.0.aggregation", bad)]).unwrap_err();
         assert!(e.path.starts_with("wifi.0.aggregation"), "{bad}: {e}");
+        assert!(e.message.contains(allowed), "{bad}: {e}");
     }
     // And a valid one runs: without aggregation a TCP download at MCS 7 gets most of the
     // 31.2 Mb/s of 1500-byte packets one saturated station would (the TCP ACKs share the
