@@ -173,11 +173,14 @@ impl WifiChannel {
             if ns3_arrival && !busy {
                 // ns-3: no backoff. A DCF waits a DIFS from the arrival, and the DIFS (EIFS)
                 // from the last busy end as always; an EDCAF (802.11n/ac's QoS stations)
-                // only the AIFS from the last busy end, then the next slot boundary
-                // (channel-access-manager.cc:509-517: the backoff start moves to the
-                // arrival plus DIFS for a Txop, plus nothing for a QosTxop).
+                // only the AIFS from the last busy end, then the first slot boundary after
+                // the arrival (channel-access-manager.cc:507-519: the backoff start moves to
+                // the arrival plus DIFS for a Txop, to the arrival for a QosTxop, which
+                // RequestAccess aligns, 544-557).
                 sta.backoff = Some(0);
-                if !qos {
+                if qos {
+                    sta.edca_arrival = true;
+                } else {
                     sta.difs_from = sta.difs_from.max(now);
                 }
             } else if sta.may_count() && now >= sta.nav_until && now >= sta.idle_since + ifs {
@@ -283,14 +286,17 @@ impl WifiChannel {
         let difs = self.cfg.phy.difs();
         let e = self.event(s, kind::BACKOFF);
         let sta = &mut self.st[s];
+        let edca_arrival = std::mem::take(&mut sta.edca_arrival);
         let Some(k) = sta.backoff else { return };
         if !sta.may_count() || sta.count_start.is_some() {
             return;
         }
         let mut s0 = (sta.idle_since + ifs).max(sta.nav_until + difs).max(sta.difs_from + difs);
         if s0 < now {
-            // Join the slot grid of the current idle period.
-            s0 += (now - s0).div_ceil(slot) * slot;
+            // Join the slot grid of the current idle period: at the first boundary from now
+            // on; after an EDCA arrival, ns-3's first boundary strictly after it
+            // (channel-access-manager.cc:549-556: floor((now - s0) / slot) + 1 slots).
+            s0 += if edca_arrival { (now - s0) / slot + 1 } else { (now - s0).div_ceil(slot) } * slot;
         }
         sta.count_start = Some(s0);
         sta.backoff_timer.set(Some(s0 + u64::from(k) * slot), ev, e);
@@ -968,17 +974,23 @@ mod tests {
     }
 
     #[test]
-    fn ns3s_arrival_rule_waits_a_difs_without_a_backoff_or_for_an_edcaf_the_next_slot() {
+    fn ns3s_arrival_rule_waits_a_difs_without_a_backoff_or_for_an_edcaf_the_slot_after_it() {
         // A frame reaches an idle station on a medium idle for a second: 802.11 sends it at
         // once, ns-3 a DIFS later (a DCF), without a backoff either way. ns-3's EDCAF (an
-        // 802.11n station) takes the next slot boundary of the idle medium: it has been idle
-        // since 0, so the grid runs from AIFS = 43 us in 9 us slots; 1 s is 3 us past one.
-        let at: Time = 1_000_000_000;
+        // 802.11n station) takes the first slot boundary of the idle medium after the
+        // arrival: it has been idle since 0, so the grid runs from AIFS = 43 us in 9 us
+        // slots; 1 s is 3 us past one, and an arrival on a boundary waits a whole slot
+        // (channel-access-manager.cc:549-556).
         let g = WifiConfig::g54();
         let n = WifiConfig { aggregation: None, ..WifiConfig::n(super::super::HtMode::new(7, 20, false).unwrap()) };
-        let next_slot = 43_000 + (at - 43_000).div_ceil(9_000) * 9_000;
-        assert_eq!(next_slot, at + 6_000);
-        for (base, rule, expected) in [(&g, ArrivalBackoff::UnlessIdleIfs, at), (&g, ArrivalBackoff::IfBusy, at + PhyParams::G.difs()), (&n, ArrivalBackoff::IfBusy, next_slot)] {
+        let (second, on_boundary): (Time, Time) = (1_000_000_000, 43_000 + 111_111 * 9_000);
+        let cases = [
+            (&g, ArrivalBackoff::UnlessIdleIfs, second, second),
+            (&g, ArrivalBackoff::IfBusy, second, second + PhyParams::G.difs()),
+            (&n, ArrivalBackoff::IfBusy, second, second + 6_000),
+            (&n, ArrivalBackoff::IfBusy, on_boundary, on_boundary + 9_000),
+        ];
+        for (base, rule, at, expected) in cases {
             let cfg = WifiConfig { arrival_backoff: rule, ..base.clone() };
             let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (10.0, 0.0)], 1, 0, "t");
             let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());

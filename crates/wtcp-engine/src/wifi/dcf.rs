@@ -149,6 +149,9 @@ pub(crate) struct Station {
     /// timeout with [`super::AfterTimeout::Difs`], a frame's arrival with
     /// [`super::ArrivalBackoff::IfBusy`]).
     pub difs_from: Time,
+    /// [`super::ArrivalBackoff::IfBusy`] on a QoS station: the frame in service reached an
+    /// idle medium, so the countdown joins the slot grid as ns-3's EDCAF does.
+    pub edca_arrival: bool,
     /// Short and long retry counters (9.2.4).
     pub ssrc: u32,
     pub slrc: u32,
@@ -204,6 +207,7 @@ impl Station {
             cw: cw_min,
             station_retries: 0,
             difs_from: 0,
+            edca_arrival: false,
             ssrc: 0,
             slrc: 0,
             backoff: None,

@@ -244,9 +244,10 @@ pub enum ArrivalBackoff {
     /// period, the station's own pending ACK included. A post-backoff that has counted
     /// down to zero counts as none (ns-3.44 channel-access-manager.cc:471-527
     /// NeedBackoffUponAccess, txop.cc:705-734). 802.11n and 802.11ac's QoS stations
-    /// (ns-3's EDCAFs) skip the DIFS from the arrival: the frame goes at the first slot
-    /// boundary after AIFS (EIFS) from the last busy end (channel-access-manager.cc:509-517
-    /// moves a QosTxop's backoff start to the arrival itself).
+    /// (ns-3's EDCAFs) skip the DIFS from the arrival: the frame goes AIFS (EIFS) after the
+    /// last busy end if that is later, else at the first slot boundary of the idle medium
+    /// strictly after the arrival (channel-access-manager.cc:507-519 moves a QosTxop's
+    /// backoff start to the arrival itself; RequestAccess, 544-557, aligns it).
     IfBusy,
 }
 
