@@ -37,30 +37,28 @@ def saturated(phy: str, rate: float, basic: float, senders: int = 1) -> wtcp.Sce
     })
 
 
-def saturated_n(mcs: int, width: int, short_gi: bool, senders: int = 1, rate: float = 80.0, aggregation: bool = False) -> wtcp.Scenario:
-    """`saturated` on 802.11n at HT MCS `mcs`, each sender at `rate` Mb/s."""
+def saturated_modern(channel: dict, senders: int, rate: float) -> wtcp.Scenario:
+    """`senders` stations blasting UDP at `rate` Mb/s each to one receiver over an 802.11n
+    or 802.11ac `channel` (its PHY settings), 3 s measured."""
     return wtcp.Scenario.from_dict({
-        "name": "saturated-n",
+        "name": f"saturated-{channel['phy']}",
         "profile": "ns3",
         "run": {"duration_s": 4.0, "measure_from_s": 1.0},
         "nodes": [{"name": "R"}] + [{"name": f"S{i}"} for i in range(senders)],
-        "wifi": [{"phy": "n", "mcs": mcs, "channel_width_mhz": width, "short_gi": short_gi, "aggregation": aggregation,
-                  "stations": [{"node": "R", "x": 0.0}] + [{"node": f"S{i}", "x": 10.0, "y": float(i)} for i in range(senders)]}],
+        "wifi": [{**channel, "stations": [{"node": "R", "x": 0.0}] + [{"node": f"S{i}", "x": 10.0, "y": float(i)} for i in range(senders)]}],
         "flows": [{"kind": "cbr", "src": f"S{i}", "dst": "R", "rate_mbps": rate, "packet_bytes": 1472} for i in range(senders)],
     })
+
+
+def saturated_n(mcs: int, width: int, short_gi: bool, senders: int = 1, rate: float = 80.0, aggregation: bool = False) -> wtcp.Scenario:
+    """`saturated_modern` on 802.11n at HT MCS `mcs`."""
+    return saturated_modern({"phy": "n", "mcs": mcs, "channel_width_mhz": width, "short_gi": short_gi, "aggregation": aggregation}, senders, rate)
 
 
 def saturated_ac(mcs: int, width: int, streams: int, short_gi: bool, rate: float, senders: int = 1, aggregation: bool = True) -> wtcp.Scenario:
-    """`saturated` on 802.11ac at VHT MCS `mcs` on `streams` spatial streams."""
-    return wtcp.Scenario.from_dict({
-        "name": "saturated-ac",
-        "profile": "ns3",
-        "run": {"duration_s": 4.0, "measure_from_s": 1.0},
-        "nodes": [{"name": "R"}] + [{"name": f"S{i}"} for i in range(senders)],
-        "wifi": [{"phy": "ac", "mcs": mcs, "channel_width_mhz": width, "spatial_streams": streams, "short_gi": short_gi, "aggregation": aggregation,
-                  "stations": [{"node": "R", "x": 0.0}] + [{"node": f"S{i}", "x": 10.0, "y": float(i)} for i in range(senders)]}],
-        "flows": [{"kind": "cbr", "src": f"S{i}", "dst": "R", "rate_mbps": rate, "packet_bytes": 1472} for i in range(senders)],
-    })
+    """`saturated_modern` on 802.11ac at VHT MCS `mcs` on `streams` spatial streams."""
+    return saturated_modern({"phy": "ac", "mcs": mcs, "channel_width_mhz": width, "spatial_streams": streams, "short_gi": short_gi,
+                             "aggregation": aggregation}, senders, rate)
 
 
 # --- refusals (no ns-3 needed) ---

@@ -17,16 +17,18 @@
 //! Deviations and ambiguities resolved (line numbers of /work/shared/papers/tcp-ewr.txt):
 //! - Rule (b), "On ACK reception at the sender: cwnd = oCwnd_n" (l. 58-59), is applied
 //!   literally on every ACK of new data (`ack_rule = "ocwnd"`): cwnd follows oCwnd_n up
-//!   and down. Three passages support this reading (only l. 58-59 states the every-ACK rule itself): "the sender immediately adjusts its
-//!   congestion window size to the oCwnd_n ... There is no need to employ any kinds of
-//!   slow start, additive increase, or fast recovery algorithms" (l. 52); "it does not
-//!   aggressively use the bandwidth but maintain the optimal congestion window size
-//!   oCwnd_n" (l. 92); "designed to adjust its congestion window optimally" (l. 150).
+//!   and down. Only l. 58-59 states the every-ACK rule itself; l. 92 fits a window that
+//!   follows oCwnd continuously ("it does not aggressively use the bandwidth but maintain
+//!   the optimal congestion window size oCwnd_n"), while l. 52 is said of a connection
+//!   restored after bit errors ("the sender immediately adjusts its congestion window
+//!   size to the oCwnd_n ... There is no need to employ any kinds of slow start, additive
+//!   increase, or fast recovery algorithms") and l. 150 is generic ("designed to adjust
+//!   its congestion window optimally"): neither contradicts the reading.
 //!   Duplicate ACKs do not apply (b): they are the loss signal of (c). Rule (c)'s tests
 //!   "if (cwnd > ssthresh)" (l. 63, 69) compare oCwnd_n at the last new ACK (cwnd) with
 //!   oCwnd_n at the loss signal (ssthresh; the estimate moves with every arrival,
 //!   duplicates included), and the window (c) sets holds until the next ACK of new data
-//!   ("whenever the connection is recovered", l. 52); with no ACK between repeated RTOs
+//!   (which rule (b) then overrides; the paper says no more); with no ACK between repeated RTOs
 //!   from cwnd = oCwnd the pseudo-code alternates oCwnd + 2 and oCwnd while x < alpha at
 //!   cwnd = oCwnd ("updated after one RTO rather than after each RTT", l. 83; from alpha
 //!   to beta it keeps oCwnd, above beta one segment); after the congestion state it climbs
@@ -47,8 +49,8 @@
 //!   a gap that Eq. 1 reads as a low rate (the mechanism is untested; the three figures are measured).
 //! - oCwnd_n reaches the sender on every ACK from the receiver's own Eq. 1-3
 //!   (`ocwnd_source = "receiver"`, carried as `AckSample::adv_cwnd`): "oCwnd_n is used as
-//!   a receiver-advertised congestion window size" (l. 44), "sending feedback information
-//!   to the receiver is not necessary" (l. 24). As a congestion window it does not limit
+//!   a receiver-advertised congestion window size" (l. 44; l. 24's "sending feedback
+//!   information to the receiver is not necessary" is about estimating at the receiver). As a congestion window it does not limit
 //!   the sender by itself. The paper ignores the receiver's buffer space ("we do not consider
 //!   the available buffer space in the receiver", l. 44), read here as never binding: the
 //!   flow-control window stays the free buffer (a reading chosen; l. 44 could also mean
@@ -152,7 +154,7 @@
 //!   gives x = WindowSize, the limit, where the first is inf * 0).
 //! - WindowSize (Eq. 4-5) is cwnd (`window_size = "cwnd"`). The paper does not define it;
 //!   it computes the throughputs "similar to Vega and Veno approaches [7]" (l. 46), and
-//!   [7], Veno, defines "Diff = Expected - Actual = cwnd/BaseRTT - cwnd/RTT" and
+//!   [7], Veno (not from the paper, which names [7] by title only), defines "Diff = Expected - Actual = cwnd/BaseRTT - cwnd/RTT" and
 //!   "N = Actual * (RTT - BaseRTT) = Diff * BaseRTT" (its Eq. 1, as ns-3's tcp-veno.h
 //!   transcribes it), the form of l. 52's "x = D * RTT_min"; Vegas's WindowSize is the
 //!   congestion window, which Brakmo and Peterson take as equal to the bytes in transit.
@@ -228,7 +230,7 @@
 //!   `crates/wtcp-engine/tests/engine/faithful_ewr.rs`.
 //! - alpha and beta are in segments: the paper gives them no unit ("alpha=1 and beta=9",
 //!   l. 52); x = WindowSize * (1 - RTTmin/RTT) is in WindowSize's unit, and Vegas and Veno,
-//!   whose backlog this is, count packets.
+//!   whose backlog this is, count packets (their own papers', not EWR's, definitions).
 //! - Before the sender has an RTT sample (no SRTT or minimum RTT), or with SRTT 0, x is 0:
 //!   a loss then takes the linear-increase state (verdict `Wireless`). The paper does not
 //!   say; RTTmin and SRTT are the sender's own (`RttEstimator`).

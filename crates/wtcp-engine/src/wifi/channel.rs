@@ -674,19 +674,17 @@ impl WifiChannel {
         let sta = &mut self.st[s];
         let dst = sta.win.dst().expect("access without a frame");
         let (mut len, mut n, mut single) = (0, 0_u32, 0);
-        let mut all_pending = true;
+        // The MPDUs still to be sent were all in the last A-MPDU (they go first), so they
+        // fit again.
         for e in sta.win.q.iter_mut().filter(|e| e.pending()) {
             let mpdu = e.h.size + overhead;
             let next = with_subframe(len, mpdu);
-            if n > 0 && (n >= max_frames || !fits(next)) {
-                all_pending = false;
-                break;
-            }
+            debug_assert!(n == 0 || (n < max_frames && fits(next)), "a retransmission no longer fits");
             e.in_ppdu = true;
             (len, n, single) = (next, n + 1, mpdu);
         }
         let mut scratch = std::mem::take(&mut self.queue_drops);
-        while all_pending && n < max_frames && sta.win.q.len() < WINDOW {
+        while n < max_frames && sta.win.q.len() < WINDOW {
             let Some(h) = sta.spare.take().or_else(|| dequeue(sta, s, now, pool, &mut scratch, out)) else { break };
             let mpdu = h.size + overhead;
             let next = with_subframe(len, mpdu);
@@ -780,11 +778,7 @@ impl WifiChannel {
             } else if sent && e.h.attempts >= limit {
                 e.gone = true;
                 sta.stats.record_done(&e.h, false);
-                if !e.h.delivered {
-                    out.push(WifiOutcome::Dropped { station: s as u32, packet: e.h.packet, cause: DropCause::Channel, retry_limit: true });
-                } else if e.h.data {
-                    out.push(WifiOutcome::GaveUpAfterDelivery { station: s as u32, flow: e.h.flow, seq: e.h.seq });
-                }
+                give_up(s, &e.h, out);
             }
         }
         sta.win.advance(s as u32, out);
@@ -822,12 +816,8 @@ impl WifiChannel {
             // A frame given up delivered nothing in the time it held the head.
             abc.on_served(now, if acked { u64::from(h.size) } else { 0 }, now - sta.head_since);
         }
-        if !acked && !h.delivered {
-            out.push(WifiOutcome::Dropped { station: s as u32, packet: h.packet, cause: DropCause::Channel, retry_limit: true });
-        } else if !acked && h.data {
-            // A copy arrived but every ACK was lost: the MAC cannot know that, and reports
-            // the give-up all the same (TCP-CLAP Fig. 6: Retry Count = Retry Limit).
-            out.push(WifiOutcome::GaveUpAfterDelivery { station: s as u32, flow: h.flow, seq: h.seq });
+        if !acked {
+            give_up(s, &h, out);
         }
         sta.cw = cw_min;
         sta.station_retries = 0;
@@ -842,6 +832,17 @@ impl WifiChannel {
             None => sta.queue.on_idle(now),
         }
         sta.draw_backoff();
+    }
+}
+
+/// Station `s` gave `h` up at the retry limit: a retry-limit drop, or, when a copy arrived
+/// but every ACK was lost, the give-up all the same (the MAC cannot know it; TCP-CLAP Fig.
+/// 6: Retry Count = Retry Limit).
+fn give_up(s: usize, h: &Head, out: &mut Vec<WifiOutcome>) {
+    if !h.delivered {
+        out.push(WifiOutcome::Dropped { station: s as u32, packet: h.packet, cause: DropCause::Channel, retry_limit: true });
+    } else if h.data {
+        out.push(WifiOutcome::GaveUpAfterDelivery { station: s as u32, flow: h.flow, seq: h.seq });
     }
 }
 

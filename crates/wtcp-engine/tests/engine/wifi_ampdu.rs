@@ -128,11 +128,10 @@ fn aggregation_lifts_a_tcp_download_over_802_11n() {
     // The download of wifi-one-hop through an access point at MCS 7: without aggregation
     // every 1500-byte packet costs a channel access and an ACK (at most 31.2 Mb/s for one
     // saturated station); with it, an access carries what the AP's queue holds.
-    let text = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/wifi-one-hop.toml")).unwrap();
-    let text = text.replace("phy = \"b\"", "phy = \"n\"").replace("data_rate_mbps = 11.0\n", "").replace("basic_rate_mbps = 1.0\n", "");
+    let text = crate::wifi_phy::one_hop_on("n");
     let run = |aggregation: &str| {
-        let ov = [("run.duration_s", "20"), ("wifi.0.mcs", "7"), ("wifi.0.aggregation", aggregation)].map(|(k, v)| (k.to_string(), v.to_string()));
-        wtcp_engine::run(&wtcp_engine::Scenario::from_toml_str(&text, &ov).unwrap()).flows[0].goodput_bps
+        let sc = crate::wifi_phy::with(&text, &[("run.duration_s", "20"), ("wifi.0.mcs", "7"), ("wifi.0.aggregation", aggregation)]).unwrap();
+        wtcp_engine::run(&sc).flows[0].goodput_bps
     };
     let (off, on) = (run("false"), run("true"));
     assert!(off < 12_000.0 / 384.5e-6, "{off}");

@@ -5,6 +5,22 @@ use crate::common;
 
 use common::load;
 
+/// wifi-one-hop's text with its channel on `phy` ("b" as shipped; "n" or "ac" without its
+/// legacy rates).
+pub fn one_hop_on(phy: &str) -> String {
+    let b = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/wifi-one-hop.toml")).unwrap();
+    if phy == "b" {
+        return b;
+    }
+    b.replace("phy = \"b\"", &format!("phy = \"{phy}\"")).replace("data_rate_mbps = 11.0\n", "").replace("basic_rate_mbps = 1.0\n", "")
+}
+
+/// `text` resolved with `--set` style overrides.
+pub fn with(text: &str, pairs: &[(&str, &str)]) -> Result<wtcp_engine::Scenario, wtcp_engine::scenario::ScenarioError> {
+    let ov: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    wtcp_engine::Scenario::from_toml_str(text, &ov)
+}
+
 #[test]
 fn an_802_11a_hop_carries_tcp_as_fast_as_the_same_802_11g_hop() {
     // 802.11a and 802.11g (ERP-OFDM, short slot) give every exchange the same duration
@@ -61,12 +77,7 @@ fn one_saturated_802_11n_station_gets_the_exchange_time_of_its_mcs() {
 
 #[test]
 fn an_802_11n_channel_refuses_legacy_rates_and_bad_modes_and_the_others_refuse_its_settings() {
-    let b = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/wifi-one-hop.toml")).unwrap();
-    let n = b.replace("phy = \"b\"", "phy = \"n\"").replace("data_rate_mbps = 11.0\n", "").replace("basic_rate_mbps = 1.0\n", "");
-    let with = |text: &str, pairs: &[(&str, &str)]| {
-        let ov: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        wtcp_engine::Scenario::from_toml_str(text, &ov)
-    };
+    let (b, n) = (one_hop_on("b"), one_hop_on("n"));
     // 802.11b's rates with phy = "n": refused by name, pointing to `mcs`.
     let e = with(&b, &[("wifi.0.phy", "\"n\"")]).unwrap_err();
     assert_eq!(e.path, "wifi.0.data_rate_mbps", "{e}");
@@ -108,12 +119,7 @@ fn an_802_11n_channel_refuses_legacy_rates_and_bad_modes_and_the_others_refuse_i
 
 #[test]
 fn an_802_11ac_channel_takes_vht_modes_and_refuses_the_others_by_field() {
-    let b = std::fs::read_to_string(common::repo_path("python/wtcp/scenarios/wifi-one-hop.toml")).unwrap();
-    let ac = b.replace("phy = \"b\"", "phy = \"ac\"").replace("data_rate_mbps = 11.0\n", "").replace("basic_rate_mbps = 1.0\n", "");
-    let with = |text: &str, pairs: &[(&str, &str)]| {
-        let ov: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        wtcp_engine::Scenario::from_toml_str(text, &ov)
-    };
+    let ac = one_hop_on("ac");
     let e = with(&ac, &[("wifi.0.mcs", "9")]).unwrap_err();
     assert_eq!(e.path, "wifi.0.mcs", "{e}");
     assert!(e.message.contains("MCS 9 at 20 MHz"), "{e}");
@@ -121,7 +127,7 @@ fn an_802_11ac_channel_takes_vht_modes_and_refuses_the_others_by_field() {
     assert_eq!(e.path, "wifi.0.spatial_streams", "{e}");
     let e = with(&ac, &[("wifi.0.channel_width_mhz", "160")]).unwrap_err();
     assert_eq!(e.path, "wifi.0.channel_width_mhz", "{e}");
-    let n = ac.replace("phy = \"ac\"", "phy = \"n\"");
+    let n = one_hop_on("n");
     let e = with(&n, &[("wifi.0.spatial_streams", "2")]).unwrap_err();
     assert_eq!(e.path, "wifi.0.spatial_streams", "{e}");
     // VHT's longest A-MPDU is 802.11n's refusal.
