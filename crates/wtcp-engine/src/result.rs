@@ -181,9 +181,10 @@ pub struct WifiStationResult {
     pub successes: u64,
     /// Accesses after the first, summed over all frames.
     pub retries: u64,
-    /// Frames that overlapped another transmission at their receiver.
+    /// Frames that overlapped another transmission at their receiver (under the radio
+    /// model: frames lost while something overlapped them).
     pub collisions: u64,
-    /// Frames lost to the bit-error draw.
+    /// Frames lost to the bit-error draw (under the radio model: lost to noise alone).
     pub frame_errors: u64,
     /// Frames given up at the retry limit.
     pub retry_limit_drops: u64,

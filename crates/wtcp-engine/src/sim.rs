@@ -192,7 +192,10 @@ impl<'s> World<'s> {
             .map(|(c, w)| {
                 let positions: Vec<(f64, f64)> = w.stations.iter().map(|&(_, x, y)| (x, y)).collect();
                 let label = format!("wifi:{}", w.name);
-                WifiChannel::new(c as u32, w.config.clone(), &positions, sc.seed, sc.replication, &label).with_queues(&w.queues, sc.seed, sc.replication, &label)
+                {
+                    let ch = WifiChannel::new(c as u32, w.config.clone(), &positions, sc.seed, sc.replication, &label).with_queues(&w.queues, sc.seed, sc.replication, &label);
+                    if w.motions.iter().any(|m| m.moves()) { ch.with_motion(w.motions.clone(), sc.seed, sc.replication, &label) } else { ch }
+                }
             })
             .collect();
         let traces = sc.trace_interval.map(|_| Traces {

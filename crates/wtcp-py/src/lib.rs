@@ -226,6 +226,38 @@ fn next_hops(text: &str, format: &str, overrides: Vec<(String, String)>) -> PyRe
     Ok(out)
 }
 
+/// Each `[[wifi]]` channel's resolved radio model (`channel.model = "log_distance"`, its
+/// defaults filled in), or None under the range disc: a dict of the `channel` table's keys,
+/// `fading` as "none" | "rayleigh" | "rician" and `rician_k_db`, for the ns-3 engine.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
+fn wifi_radios<'py>(py: Python<'py>, text: &str, format: &str, overrides: Vec<(String, String)>) -> PyResult<Vec<Option<Bound<'py, PyDict>>>> {
+    use wtcp_engine::wifi::radio::Fading;
+    let sc = parse(text, format, overrides)?;
+    sc.wifi
+        .iter()
+        .map(|w| {
+            let Some(r) = w.config.radio else { return Ok(None) };
+            let d = PyDict::new(py);
+            d.set_item("exponent", r.exponent)?;
+            d.set_item("reference_distance_m", r.reference_distance_m)?;
+            d.set_item("reference_loss_db", r.reference_loss_db)?;
+            d.set_item("tx_power_dbm", r.tx_power_dbm)?;
+            d.set_item("noise_figure_db", r.noise_figure_db)?;
+            d.set_item("cca_threshold_dbm", r.cca_threshold_dbm)?;
+            d.set_item("shadowing_sigma_db", r.shadowing_sigma_db)?;
+            let (fading, k_db) = match r.fading {
+                Fading::None => ("none", None),
+                Fading::Rayleigh => ("rayleigh", None),
+                Fading::Rician { k } => ("rician", Some(10.0 * k.log10())),
+            };
+            d.set_item("fading", fading)?;
+            d.set_item("rician_k_db", k_db)?;
+            Ok(Some(d))
+        })
+        .collect()
+}
+
 /// A TOML value as Python objects, as `tomllib` reads it; None for a date or time.
 fn toml_to_py<'py>(py: Python<'py>, value: &toml::Value) -> PyResult<Option<Bound<'py, PyAny>>> {
     use pyo3::IntoPyObjectExt;
@@ -772,6 +804,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_document, m)?)?;
     m.add_function(wrap_pyfunction!(next_hops, m)?)?;
+    m.add_function(wrap_pyfunction!(wifi_radios, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(register_algorithm, m)?)?;
     m.add_function(wrap_pyfunction!(unregister_algorithm, m)?)?;

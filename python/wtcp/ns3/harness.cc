@@ -826,6 +826,7 @@ class Harness
         w->afterCts.assign(n, false);
         w->ifIndex.assign(n, 0);
         Ptr<YansWifiChannel> channel = CreateObject<YansWifiChannel>();
+        w->channel = channel;
         Ptr<RangeDiscLoss> loss = CreateObject<RangeDiscLoss>();
         loss->net = w;
         channel->SetPropagationLossModel(loss);
@@ -946,6 +947,62 @@ class Harness
         w->onGiveUp = [this, relayHints](Ptr<const Packet> p, int node) { MacHint(p, node, relayHints); };
         wifis.push_back(std::move(net));
         return w->index;
+    }
+
+    // Node `node` moves from (x, y) at time 0 at (vx, vy) m/s. Before AddWifiChannel, which
+    // keeps a node's mobility model.
+    void SetNodeVelocity(int node, double x, double y, double vx, double vy)
+    {
+        Ptr<ConstantVelocityMobilityModel> m = CreateObject<ConstantVelocityMobilityModel>();
+        m->SetPosition(Vector(x, y, 0.0)); // (SetPosition zeroes the velocity: first)
+        m->SetVelocity(Vector(vx, vy, 0.0));
+        nodes[node]->AggregateObject(m);
+    }
+
+    // Node `node` moves in straight lines from (x, y) at time 0 through waypoints (ns, x, y).
+    void SetNodeWaypoints(int node, double x, double y, std::vector<int64_t> ts, std::vector<double> wx, std::vector<double> wy)
+    {
+        Ptr<WaypointMobilityModel> m = CreateObject<WaypointMobilityModel>();
+        m->AddWaypoint(Waypoint(Seconds(0), Vector(x, y, 0.0)));
+        for (size_t k = 0; k < ts.size(); k++)
+        {
+            m->AddWaypoint(Waypoint(NanoSeconds(ts[k]), Vector(wx[k], wy[k], 0.0)));
+        }
+        nodes[node]->AggregateObject(m);
+    }
+
+    // Channel `channel` under wtcp's radio model (channel.model = "log_distance"): log-distance
+    // loss (then Rayleigh fading per frame and receiver: Nakagami with m = 1 at every
+    // distance), the transmit power and noise figure, NIST's OFDM error model, and frames
+    // below `ccaDbm` neither detected, sensed nor summed as interference (RxSensitivity, CCA
+    // sensitivity and the preamble detection's minimum RSSI all at it). After AddWifiChannel.
+    void SetWifiRadio(int channel, double exponent, double d0, double l0, double txPowerDbm, double noiseFigureDb, double ccaDbm, bool rayleigh)
+    {
+        WifiNet* w = wifis[channel].get();
+        Ptr<LogDistancePropagationLossModel> loss = CreateObject<LogDistancePropagationLossModel>();
+        loss->SetAttribute("Exponent", DoubleValue(exponent));
+        loss->SetAttribute("ReferenceDistance", DoubleValue(d0));
+        loss->SetAttribute("ReferenceLoss", DoubleValue(l0));
+        if (rayleigh)
+        {
+            Ptr<NakagamiPropagationLossModel> fading = CreateObject<NakagamiPropagationLossModel>();
+            fading->SetAttribute("m0", DoubleValue(1.0));
+            fading->SetAttribute("m1", DoubleValue(1.0));
+            fading->SetAttribute("m2", DoubleValue(1.0));
+            loss->SetNext(fading);
+        }
+        w->channel->SetPropagationLossModel(loss);
+        for (auto& dev : w->devs)
+        {
+            Ptr<WifiPhy> phy = dev->GetPhy();
+            phy->SetTxPowerStart(txPowerDbm);
+            phy->SetTxPowerEnd(txPowerDbm);
+            phy->SetRxNoiseFigure(noiseFigureDb);
+            phy->SetRxSensitivity(ccaDbm);
+            phy->SetCcaSensitivityThreshold(ccaDbm);
+            phy->SetPreambleDetectionModel(CreateObjectWithAttributes<ThresholdPreambleDetectionModel>("MinimumRssi", DoubleValue(ccaDbm)));
+            phy->SetErrorRateModel(CreateObject<NistErrorRateModel>());
+        }
     }
 
     // Station `station` of `channel` queues in an FqCoDelQueueDisc (RFC 8290) with wtcp's

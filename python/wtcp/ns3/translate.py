@@ -390,7 +390,8 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
 
     links = [link_plan(i, l, index) for i, l in enumerate(doc.get("links", []))]
     positions: dict[int, tuple[float, float, str]] = {}
-    wifis = [wifi_plan(i, w, index, positions) for i, w in enumerate(doc.get("wifi", []))]
+    radios = wifi_radios(doc) if any("channel" in w for w in doc.get("wifi", [])) else []
+    wifis = [wifi_plan(i, w, index, positions, radios[i] if radios else None) for i, w in enumerate(doc.get("wifi", []))]
 
     flows: list[TcpFlowPlan | CbrFlowPlan] = []
     groups: list[str] = []
@@ -513,6 +514,15 @@ def is_forest(n_nodes: int, links: list[LinkPlan]) -> bool:
 def link_address(link: int, end: int) -> int:
     """The IPv4 address of end 0 (a) or 1 (b) of link `link`: its own /30 in 10.0.0.0/8."""
     return (10 << 24) + 4 * link + 1 + end
+
+
+def wifi_radios(doc: dict[str, Any]) -> list[dict[str, Any] | None]:
+    """Each channel's radio model as the core resolves it (defaults filled in)."""
+    from wtcp import _core
+    from wtcp.scenario import dict_to_json
+
+    text, overrides = dict_to_json(doc)
+    return _core.wifi_radios(text, "json", overrides)
 
 
 def wtcp_routes(doc: dict[str, Any], links: list[LinkPlan], wifis: list[WifiPlan]) -> list[tuple[int, int, int, int, int, int]]:
@@ -783,10 +793,23 @@ def build(p: Plan, h: Any, std: Any) -> None:
     for node, target, via in p.routes:
         h.AddRoute(node, target, via)
     for c, w in enumerate(p.wifis):
+        for n, x, y, motion in zip(w.nodes, w.xs, w.ys, w.motions or [], strict=False):
+            if motion is None:
+                continue
+            if motion[0] == "velocity":
+                h.SetNodeVelocity(n, x, y, motion[1], motion[2])
+            else:
+                points = motion[1]
+                h.SetNodeWaypoints(n, x, y, std.vector["int64_t"]([t for t, _, _ in points]), std.vector["double"]([a for _, a, _ in points]),
+                                   std.vector["double"]([b for _, _, b in points]))
         h.AddWifiChannel(w.standard, w.data_mode, w.control_mode, w.rts_threshold, w.retry_limit, std.vector["uint32_t"](w.queue_limits), w.ber, w.tx_range,
                          w.cs_range, WIFI_PROP_DELAY_NS, std.vector["int"](w.nodes), std.vector["double"](w.xs), std.vector["double"](w.ys), w.network,
                          w.relay_hints, w.slot_ns, std.vector["int"]([int(fq is not None) for fq in w.fq_codel]), w.width_mhz, w.short_gi,
                          w.ampdu_max_bytes, w.streams)
+        if w.radio is not None:
+            r = w.radio
+            h.SetWifiRadio(c, r["exponent"], r["reference_distance_m"], r["reference_loss_db"], r["tx_power_dbm"], r["noise_figure_db"], r["cca_threshold_dbm"],
+                           r["fading"] == "rayleigh")
         for k, fq in enumerate(w.fq_codel):
             if fq is not None:
                 h.SetStationFqCoDel(c, k, fq.limit, fq.target_ns, fq.interval_ns, fq.ecn, fq.quantum, fq.flows, fq.drop_batch, FQ_PERTURBATION)

@@ -132,6 +132,7 @@ class WifiNet
 {
   public:
     int index = 0;
+    Ptr<YansWifiChannel> channel;
     double txRange = 0;
     double csRange = 0;
     std::vector<std::pair<double, double>> pos;     // station -> (x, y)

@@ -6,7 +6,11 @@ and a `YansWifiChannel` whose propagation reproduces wtcp's range discs: station
 `tx_range_m` receive each other, within `cs_range_m` only sense each other, and beyond
 hear nothing (powers and thresholds in wifi.cc). Bit errors are drawn per frame at its
 addressee as wtcp draws them (a `PostReceptionErrorModel`); the propagation delay is
-wtcp's constant 1 us. ARP caches are filled before the run (wtcp has no ARP).
+wtcp's constant 1 us. ARP caches are filled before the run (wtcp has no ARP). Under
+`channel = { model = "log_distance" }` the channel gets ns-3's LogDistancePropagationLossModel
+(and Nakagami m = 1 for Rayleigh fading), NistErrorRateModel and wtcp's transmit power, noise
+figure and detection threshold instead, an 802.11n station one antenna per stream, and a
+moving station ns-3's ConstantVelocity or Waypoint mobility (docs/model.md, "Radio channel").
 
 What ns-3 fixes and wtcp leaves open must be set to ns-3's value (the `ns3` profile sets
 every one of them except the control rate, which depends on the data rate); anything else
@@ -43,9 +47,9 @@ WIFI_KEYS = (
     "name", "phy", "data_rate_mbps", "basic_rate_mbps", "eifs", "rts_threshold_bytes", "short_retry_limit", "long_retry_limit", "queue_packets",
     "queue", "backoff_rule", "eifs_trigger", "ack_timeout", "llc_snap_bytes", "cw_after_give_up", "retry_count", "arrival_backoff", "after_timeout", "ber", "tx_range_m", "cs_range_m", "hint_delay_ms", "mac_hint",
     "mac_hint_relay_delay_ms", "stations", "mcs", "channel_width_mhz", "short_gi", "short_gi_txtime", "aggregation",
-    "spatial_streams", "vht_sig_b",
+    "spatial_streams", "vht_sig_b", "channel",
 )
-STATION_KEYS = ("node", "x", "y", "queue")
+STATION_KEYS = ("node", "x", "y", "queue", "velocity", "waypoints")
 QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch", "eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay")
 # wtcp's queue defaults (scenario/resolve.rs, net/fq_codel.rs, net/codel.rs).
 DEFAULT_QUEUE_PACKETS = 50
@@ -139,6 +143,10 @@ class WifiPlan:
     ampdu_max_bytes: int = 0
     # 802.11ac: spatial streams (the PHY's antennas and streams; 802.11n's MCS says them).
     streams: int = 2
+    # channel.model = "log_distance": the resolved radio model (the core's wifi_radios).
+    radio: dict[str, Any] | None = None
+    # Per station: None (fixed), ("velocity", vx, vy) or ("waypoints", [(ns, x, y), ...]).
+    motions: list[tuple[Any, ...] | None] | None = None
 
     def address(self, station: int) -> int:
         return self.network + 1 + station
@@ -153,11 +161,34 @@ def kbps(mbps: float) -> int:
     return int(round(mbps * 1000))
 
 
-def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[int, tuple[float, float, str]]) -> WifiPlan:
+def _radio_plan(p: str, radio: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The radio model as ns-3 has it: log-distance loss, Rayleigh fading as Nakagami m = 1,
+    NIST's OFDM error model; refused: what ns-3's propagation models lack."""
+    if radio is None:
+        return None
+    if radio["shadowing_sigma_db"] > 0:
+        raise refuse(f"{p}.channel.shadowing_sigma_db", f"is {radio['shadowing_sigma_db']:g}; ns-3's propagation models for a YansWifiChannel have no log-normal shadowing fixed per pair of stations; allowed: 0")
+    if radio["fading"] == "rician":
+        raise refuse(f"{p}.channel.fading", "is \"rician\"; ns-3's propagation models have no Rician fading (Nakagami's m only approximates it); allowed: \"none\" or \"rayleigh\" (NakagamiPropagationLossModel, m = 1)")
+    return radio
+
+
+def _motion_plan(sp: str, s: dict[str, Any]) -> tuple[Any, ...] | None:
+    if "velocity" in s:
+        vx, vy = s["velocity"]
+        return ("velocity", float(vx), float(vy))
+    if "waypoints" in s:
+        return ("waypoints", [(round(float(t) * 1e9), float(x), float(y)) for t, x, y in s["waypoints"]])
+    return None
+
+
+def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[int, tuple[float, float, str]], radio: dict[str, Any] | None = None) -> WifiPlan:
     """Translate channel `wifi.i` or refuse it. `positions` (node -> x, y, path) is shared
-    by the channels: an ns-3 node has one position."""
+    by the channels: an ns-3 node has one position (and one motion). `radio` is the
+    channel's resolved radio model, if any."""
     p = f"wifi.{i}"
     known(w, WIFI_KEYS, p)
+    radio = _radio_plan(p, radio)
     phy = w["phy"]
     streams = 2
     if phy in ("n", "ac"):
@@ -216,12 +247,16 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
     stations = w["stations"]
     if len(stations) > MAX_STATIONS:
         raise refuse(f"{p}.stations", f"has {len(stations)} stations; the ns-3 engine addresses a channel's stations in one /16; allowed: up to {MAX_STATIONS}")
-    nodes, xs, ys, limits, fqs = [], [], [], [], []
+    nodes, xs, ys, limits, fqs, motions = [], [], [], [], [], []
     for k, s in enumerate(stations):
         sp = f"{p}.stations.{k}"
         known(s, STATION_KEYS, sp)
         n = index[s["node"]]
         x, y = float(s.get("x", 0.0)), float(s.get("y", 0.0))
+        motion = _motion_plan(sp, s)
+        if motion is not None and n in positions:
+            raise refuse(sp, f"moves `{s['node']}`, which {positions[n][2]} also places; an ns-3 node has one mobility model; allowed: a moving node on one channel only")
+        motions.append(motion)
         if n in positions and positions[n][:2] != (x, y):
             raise refuse(sp, f"puts `{s['node']}` at ({x:g}, {y:g}), but {positions[n][2]} puts it at ({positions[n][0]:g}, {positions[n][1]:g}); an ns-3 node has one position; allowed: the same position on every channel")
         positions.setdefault(n, (x, y, sp))
@@ -234,6 +269,11 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         nodes.append(n)
         xs.append(x)
         ys.append(y)
+    if radio is not None and phy == "n":
+        # One antenna per spatial stream, as wtcp's receiver: ns-3 multiplies the SNR of an
+        # AWGN channel by antennas / streams (interference-helper.cc:422-432), 3 dB for an
+        # MCS 0-7 frame at two antennas.
+        streams = 1 + mcs // 8
     return WifiPlan(
         name=w.get("name", f"wifi{i}"),
         standard=STANDARD[phy],
@@ -256,6 +296,8 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         short_gi=short_gi,
         ampdu_max_bytes=ampdu_max_bytes,
         streams=streams,
+        radio=radio,
+        motions=motions,
     )
 
 

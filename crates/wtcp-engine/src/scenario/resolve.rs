@@ -16,6 +16,8 @@ use crate::net::capacity::Capacity;
 use crate::net::link::ArqCfg;
 use crate::net::queue::{Aqm, RedCfg, WarningCfg};
 use crate::net::routing::{Hop, RouteTable, Topology};
+use crate::wifi::motion::Motion;
+use crate::wifi::radio::{db_to_linear, Fading, Radio};
 use crate::wifi::{phy::PhyParams, Aggregation, HtMode, WifiConfig};
 use crate::time::{secs, Time};
 
@@ -257,6 +259,8 @@ pub struct WifiCfg {
     pub name: String,
     pub config: WifiConfig,
     pub stations: Vec<(usize, f64, f64)>,
+    /// How each station moves, in the order of `stations`.
+    pub motions: Vec<Motion>,
     /// Each station's interface queue, in the order of `stations`.
     pub queues: Vec<QueueCfg>,
     /// Delay of the hint from the sender's own station's MAC to the sender.
@@ -607,7 +611,10 @@ fn resolve(f: ScenarioFile, document: Value, traces: TraceStore, profile: &'stat
     for (c, w) in wifi.iter().enumerate() {
         for (i, &(a, ax, ay)) in w.stations.iter().enumerate() {
             for (j, &(b, bx, by)) in w.stations.iter().enumerate().skip(i + 1) {
-                if (ax - bx).hypot(ay - by) <= w.config.tx_range {
+                // Routes are fixed at time 0; under the radio model, from the mean power
+                // (without shadowing and fading).
+                let range = w.config.radio.map_or(w.config.tx_range, |r| r.cca_range_m());
+                if (ax - bx).hypot(ay - by) <= range {
                     let (c, i, j) = (c as u32, i as u32, j as u32);
                     wifi_edges.push((a, b, Hop::Wifi { channel: c, from: i, to: j }, Hop::Wifi { channel: c, from: j, to: i }));
                 }
@@ -902,6 +909,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         return err(format!("{p}.llc_snap_bytes"), format!("is {}; allowed: 0..=64 bytes (8: an LLC/SNAP header, RFC 1042)", config.llc_snap_bytes));
     }
     config.ber = probability(&format!("{p}.ber"), w.ber.unwrap_or(0.0))?;
+    config.radio = resolve_channel(p, w)?;
     config.tx_range = positive(&format!("{p}.tx_range_m"), w.tx_range_m.unwrap_or(250.0), "a distance")?;
     config.cs_range = positive(&format!("{p}.cs_range_m"), w.cs_range_m.unwrap_or(550.0), "a distance")?;
     if config.cs_range < config.tx_range {
@@ -924,6 +932,7 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         return err(format!("{p}.stations"), "needs at least two stations");
     }
     let mut stations = Vec::with_capacity(w.stations.len());
+    let mut motions = Vec::with_capacity(w.stations.len());
     let mut queues = Vec::with_capacity(w.stations.len());
     let mut on_channel: HashSet<usize> = HashSet::with_capacity(w.stations.len());
     for (i, s) in w.stations.iter().enumerate() {
@@ -935,12 +944,103 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
             return err(format!("{p}.stations.{i}"), "positions must be finite numbers");
         }
         stations.push((n, s.x, s.y));
+        motions.push(resolve_motion(&format!("{p}.stations.{i}"), s)?);
         queues.push(match &s.queue {
             Some(q) => resolve_queue(&format!("{p}.stations.{i}.queue"), q, DEFAULT_WIFI_QUEUE_PACKETS, channel_limit)?,
             None => queue.clone(),
         });
     }
-    Ok(WifiCfg { name, config, stations, queues, hint_delay, mac_hint, relay_delay })
+    Ok(WifiCfg { name, config, stations, motions, queues, hint_delay, mac_hint, relay_delay })
+}
+
+/// `[[wifi]] channel`: the radio model's parameters, or `None` for the range disc.
+fn resolve_channel(p: &str, w: &WifiSpec) -> R<Option<Radio>> {
+    let Some(c) = &w.channel else { return Ok(None) };
+    let here = |f: &str| format!("{p}.channel.{f}");
+    let radio_fields = [
+        ("exponent", c.exponent.is_some()),
+        ("reference_distance_m", c.reference_distance_m.is_some()),
+        ("reference_loss_db", c.reference_loss_db.is_some()),
+        ("tx_power_dbm", c.tx_power_dbm.is_some()),
+        ("noise_figure_db", c.noise_figure_db.is_some()),
+        ("cca_threshold_dbm", c.cca_threshold_dbm.is_some()),
+        ("shadowing_sigma_db", c.shadowing_sigma_db.is_some()),
+        ("fading", c.fading.is_some()),
+        ("rician_k_db", c.rician_k_db.is_some()),
+    ];
+    if c.model == ChannelModel::Range {
+        if let Some((f, _)) = radio_fields.iter().find(|(_, set)| *set) {
+            return err(here(f), "is a log_distance setting; the range model takes tx_range_m and cs_range_m");
+        }
+        return Ok(None);
+    }
+    if w.phy == WifiPhy::B {
+        return err(here("model"), "is log_distance, whose error model is OFDM's; allowed with phy = \"a\", \"g\", \"n\" or \"ac\" (802.11b is DSSS)");
+    }
+    for (f, set) in [("tx_range_m", w.tx_range_m.is_some()), ("cs_range_m", w.cs_range_m.is_some()), ("ber", w.ber.is_some_and(|b| b > 0.0))] {
+        if set {
+            return err(format!("{p}.{f}"), "belongs to the range model; under channel.model = \"log_distance\" power, noise and SINR decide (remove it)");
+        }
+    }
+    let num = |f: &str, v: Option<f64>, default: f64, ok: &dyn Fn(f64) -> bool, allowed: &str| -> R<f64> {
+        let v = v.unwrap_or(default);
+        if v.is_finite() && ok(v) { Ok(v) } else { err(here(f), format!("is {}; allowed: {allowed}", fmt_num(v))) }
+    };
+    let d0 = num("reference_distance_m", c.reference_distance_m, 1.0, &|v| v > 0.0, "metres > 0")?;
+    // Free space (Friis) at d0: 20 log10(4 pi d0 f / c).
+    let f_hz = if w.phy == WifiPhy::G { 2.412e9 } else { 5.15e9 };
+    let free_space = 20.0 * (4.0 * std::f64::consts::PI * d0 * f_hz / 299_792_458.0).log10();
+    let mut radio = Radio {
+        exponent: num("exponent", c.exponent, 3.0, &|v| (1.0..=8.0).contains(&v), "1..=8 (2: free space; 2.7-3.5: indoors)")?,
+        reference_distance_m: d0,
+        reference_loss_db: num("reference_loss_db", c.reference_loss_db, free_space, &|v| (0.0..=200.0).contains(&v), "0..=200 dB")?,
+        tx_power_dbm: num("tx_power_dbm", c.tx_power_dbm, 16.0206, &|v| (-50.0..=50.0).contains(&v), "-50..=50 dBm")?,
+        noise_figure_db: num("noise_figure_db", c.noise_figure_db, 7.0, &|v| (0.0..=30.0).contains(&v), "0..=30 dB")?,
+        cca_threshold_dbm: num("cca_threshold_dbm", c.cca_threshold_dbm, -82.0, &|v| (-120.0..=0.0).contains(&v), "-120..=0 dBm")?,
+        shadowing_sigma_db: num("shadowing_sigma_db", c.shadowing_sigma_db, 0.0, &|v| (0.0..=20.0).contains(&v), "0..=20 dB")?,
+        fading: Fading::None,
+    };
+    radio.fading = match (c.fading.unwrap_or(FadingSpec::None), c.rician_k_db) {
+        (FadingSpec::Rician, None) => return err(here("rician_k_db"), "is missing; fading = \"rician\" needs the K factor in dB (e.g. 6)"),
+        (FadingSpec::Rician, Some(k)) => Fading::Rician { k: db_to_linear(num("rician_k_db", Some(k), 0.0, &|v| (-30.0..=40.0).contains(&v), "-30..=40 dB")?) },
+        (_, Some(_)) => return err(here("rician_k_db"), "applies only with fading = \"rician\""),
+        (FadingSpec::Rayleigh, None) => Fading::Rayleigh,
+        (FadingSpec::None, None) => Fading::None,
+    };
+    Ok(Some(radio))
+}
+
+/// A station's `velocity` or `waypoints`.
+fn resolve_motion(p: &str, s: &StationSpec) -> R<Motion> {
+    match (&s.velocity, &s.waypoints) {
+        (Some(_), Some(_)) => err(format!("{p}.waypoints"), "and velocity both move the station; give one"),
+        (Some([vx, vy]), None) => {
+            if !(vx.is_finite() && vy.is_finite() && vx.hypot(*vy) <= 1e4) {
+                return err(format!("{p}.velocity"), "allowed: [vx, vy], finite metres per second, speed <= 10000");
+            }
+            Ok(Motion::Velocity { vx: *vx, vy: *vy })
+        }
+        (None, Some(points)) => {
+            if points.is_empty() {
+                return err(format!("{p}.waypoints"), "is empty; allowed: [[t_s, x, y], ...] with at least one waypoint");
+            }
+            let mut last = 0;
+            let mut out = Vec::with_capacity(points.len());
+            for (k, &[t, x, y]) in points.iter().enumerate() {
+                let at = time_s(&format!("{p}.waypoints.{k}"), t, true).map_err(|_| ScenarioError::new(format!("{p}.waypoints.{k}"), format!("time {}; allowed: seconds > 0 and <= 1e7", fmt_num(t))))?;
+                if at <= last {
+                    return err(format!("{p}.waypoints.{k}"), format!("time {} s is not after the previous waypoint's; allowed: increasing times", fmt_num(t)));
+                }
+                if !(x.is_finite() && y.is_finite()) {
+                    return err(format!("{p}.waypoints.{k}"), "positions must be finite numbers (metres)");
+                }
+                last = at;
+                out.push((at, x, y));
+            }
+            Ok(Motion::Waypoints(out))
+        }
+        (None, None) => Ok(Motion::Fixed),
+    }
 }
 
 /// A queue table. A table that states no limit takes `inherited` (packets, bytes) if

@@ -478,6 +478,11 @@ pub struct WifiSpec {
     /// Bit error rate of every frame at its receiver (default 0).
     #[serde(default)]
     pub ber: Option<f64>,
+    /// How frames reach the stations: `{ model = "range" }` (the default: the range disc of
+    /// `tx_range_m` and `cs_range_m`) or `{ model = "log_distance", ... }` (received power,
+    /// noise and SINR; a, g, n and ac).
+    #[serde(default)]
+    pub channel: Option<ChannelSpec>,
     /// Transmission and carrier-sense ranges, in the units of the positions (default
     /// 250 and 550).
     #[serde(default)]
@@ -528,14 +533,72 @@ pub enum WifiPhy {
 #[serde(deny_unknown_fields)]
 pub struct StationSpec {
     pub node: String,
+    /// Position at time 0, metres.
     #[serde(default)]
     pub x: f64,
     #[serde(default)]
     pub y: f64,
+    /// Constant velocity `[vx, vy]`, metres per second, from (x, y) at time 0.
+    #[serde(default)]
+    pub velocity: Option<[f64; 2]>,
+    /// Waypoints `[[t_s, x, y], ...]`, times increasing and after 0: the station moves in
+    /// straight lines from (x, y) at time 0 through each and stays at the last.
+    #[serde(default)]
+    pub waypoints: Option<Vec<[f64; 3]>>,
     /// This station's interface queue, replacing the channel's (a limit it leaves out
     /// is the channel's).
     #[serde(default)]
     pub queue: Option<QueueSpec>,
+}
+
+/// `[[wifi]] channel`: the propagation and reception model.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelSpec {
+    pub model: ChannelModel,
+    /// log_distance: path-loss exponent (default 3).
+    #[serde(default)]
+    pub exponent: Option<f64>,
+    /// log_distance: reference distance d0, m (default 1).
+    #[serde(default)]
+    pub reference_distance_m: Option<f64>,
+    /// log_distance: loss at d0, dB (default: free space at d0, at 2.412 GHz for g, 5.15 GHz
+    /// for a, n and ac).
+    #[serde(default)]
+    pub reference_loss_db: Option<f64>,
+    /// Transmit power, dBm (default 16.0206, 40 mW).
+    #[serde(default)]
+    pub tx_power_dbm: Option<f64>,
+    /// Receiver noise figure, dB (default 7).
+    #[serde(default)]
+    pub noise_figure_db: Option<f64>,
+    /// Frames below this power are neither sensed nor received, dBm (default -82).
+    #[serde(default)]
+    pub cca_threshold_dbm: Option<f64>,
+    /// Log-normal shadowing per pair of stations, standard deviation in dB (default 0).
+    #[serde(default)]
+    pub shadowing_sigma_db: Option<f64>,
+    /// Fading per frame and receiver: `"none"` (default), `"rayleigh"` or `"rician"`.
+    #[serde(default)]
+    pub fading: Option<FadingSpec>,
+    /// Rician K factor, dB (required with fading = "rician").
+    #[serde(default)]
+    pub rician_k_db: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelModel {
+    Range,
+    LogDistance,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FadingSpec {
+    None,
+    Rayleigh,
+    Rician,
 }
 
 /// A link queue's limit when nothing states one (no RFC sets one).

@@ -5,9 +5,12 @@
 //! one event each, for all listeners). Per station at most one backoff timer, one
 //! ACK/CTS timeout (both lazy) and one pending response.
 
-use super::ampdu::{with_subframe, Mpdu, BLOCK_ACK_BYTES, HT_PPDU_MAX, WINDOW};
+use super::ampdu::{self, with_subframe, Mpdu, BLOCK_ACK_BYTES, HT_PPDU_MAX, WINDOW};
 use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
-use super::phy::{PhyKind, PhyParams};
+use super::motion::Motion;
+use super::phy::{PhyKind, PhyParams, VhtSigB};
+use super::radio::Modulation;
+use super::reception::{Geometry, Section};
 use super::{kind, AckTimeout, AfterTimeout, ArrivalBackoff, CollisionTiming, CwAfterGiveUp, EifsRule, EifsTrigger, RetryCount, WifiConfig, WifiOutcome};
 use crate::events::{Event, EventQueue};
 use crate::net::qdisc::Qdisc;
@@ -17,6 +20,14 @@ use crate::packet::{PacketId, PacketPool};
 use crate::rng::{stream, unit};
 use crate::scenario::QueueCfg;
 use crate::time::Time;
+
+/// Radio model: how long a receiver takes to detect a preamble, during which a stronger
+/// frame arriving takes its place (ns-3.44's ThresholdPreambleDetectionModel, checked 4 us
+/// after the start, wifi-phy.cc:1528-1531, phy-entity.cc:1023-1052).
+const PREAMBLE_DETECTION: Time = 4_000;
+/// Radio model: the SINR a preamble needs to be detected, 4 dB (ns-3.44's
+/// ThresholdPreambleDetectionModel::Threshold, threshold-preamble-detection-model.cc:31-41).
+const PREAMBLE_SINR: f64 = 2.511_886_431_509_58;
 
 #[derive(Debug)]
 pub struct WifiChannel {
@@ -33,6 +44,9 @@ pub struct WifiChannel {
     eifs: Time,
     /// Drops the interface queues' disciplines made at enqueue, for the caller.
     queue_drops: Vec<Head>,
+    /// Moving stations or the radio model: `hears`, `reach` and received powers
+    /// recomputed as each frame starts.
+    geo: Option<Geometry>,
 }
 
 impl WifiChannel {
@@ -71,7 +85,15 @@ impl WifiChannel {
         };
         let (ack_time, cts_time) = (phy.airtime(phy.ack_bytes, cfg.basic_kbps), phy.airtime(phy.cts_bytes, cfg.basic_kbps));
         let block_ack_time = phy.airtime(BLOCK_ACK_BYTES, cfg.basic_kbps);
-        WifiChannel { id, ack_time, cts_time, block_ack_time, eifs, cfg, st, hears, reach, queue_drops: Vec::new() }
+        let geo = cfg.radio.map(|r| Geometry::new(positions, vec![Motion::Fixed; n], Some(r), seed, replication, label));
+        WifiChannel { id, ack_time, cts_time, block_ack_time, eifs, cfg, st, hears, reach, queue_drops: Vec::new(), geo }
+    }
+
+    /// Stations that move (one [`Motion`] per station); stream labels as in [`WifiChannel::new`].
+    pub fn with_motion(mut self, motions: Vec<Motion>, seed: u64, replication: u64, label: &str) -> Self {
+        let starts: Vec<(f64, f64)> = self.st.iter().map(|s| s.pos).collect();
+        self.geo = Some(Geometry::new(&starts, motions, self.cfg.radio, seed, replication, label));
+        self
     }
 
     pub fn config(&self) -> &WifiConfig {
@@ -86,6 +108,7 @@ impl WifiChannel {
         &self.st[station as usize].stats
     }
 
+    /// Where the station is at time 0.
     pub fn position(&self, station: u32) -> (f64, f64) {
         self.st[station as usize].pos
     }
@@ -350,6 +373,9 @@ impl WifiChannel {
     }
 
     fn start_tx(&mut self, s: usize, air: Air, now: Time, ev: &mut EventQueue) {
+        if let Some(g) = self.geo.as_mut().filter(|g| g.changes()) {
+            g.refresh(s, now, self.cfg.tx_range, self.cfg.cs_range, &mut self.hears, &mut self.reach);
+        }
         let dur = self.airtime(&air);
         let d = self.cfg.prop_delay;
         let header_rule = self.cfg.eifs_trigger == EifsTrigger::HeaderReceived;
@@ -369,6 +395,10 @@ impl WifiChannel {
         }
         sta.air = Some(air);
         // Half duplex: a frame we were receiving is lost.
+        if let Some(g) = self.geo.as_mut() {
+            g.unlock(s);
+        }
+        let sta = &mut self.st[s];
         if let Some(r) = sta.receiving {
             if let Some(a) = self.st[r as usize].air.as_mut() {
                 a.clean = false;
@@ -420,24 +450,29 @@ impl WifiChannel {
         let air = self.st[x].air.expect("sense start without a transmission");
         let (slot, rule) = (self.cfg.phy.slot, self.cfg.backoff_rule);
         let (header_rule, header) = (self.cfg.eifs_trigger == EifsTrigger::HeaderReceived, self.cfg.phy.plcp_header());
+        let radio = self.cfg.radio.is_some();
         for s in 0..n {
             if !self.hears[x * n + s] {
                 continue;
             }
-            // Interference: the frame s was receiving is lost.
-            if let Some(r) = self.st[s].receiving {
-                if let Some(a) = self.st[r as usize].air.as_mut() {
-                    a.clean = false;
+            if radio {
+                self.radio_arrival(x, s, air.dst as usize == s, air.frame, now);
+            } else {
+                // Interference: the frame s was receiving is lost.
+                if let Some(r) = self.st[s].receiving {
+                    if let Some(a) = self.st[r as usize].air.as_mut() {
+                        a.clean = false;
+                    }
                 }
-            }
-            let sta = &self.st[s];
-            if air.dst as usize == s {
-                let clean = sta.sensed == 0 && !sta.transmitting && self.reach[x * n + s];
-                if !clean {
-                    self.st[x].air.as_mut().expect("air").clean = false;
+                let sta = &self.st[s];
+                if air.dst as usize == s {
+                    let clean = sta.sensed == 0 && !sta.transmitting && self.reach[x * n + s];
+                    if !clean {
+                        self.st[x].air.as_mut().expect("air").clean = false;
+                    }
+                    self.st[s].receiving = Some(x as u32);
+                    self.st[s].receiving_since = now;
                 }
-                self.st[s].receiving = Some(x as u32);
-                self.st[s].receiving_since = now;
             }
             let reach = self.reach[x * n + s];
             let sta = &mut self.st[s];
@@ -476,6 +511,7 @@ impl WifiChannel {
 
     fn sense_end(&mut self, x: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let n = self.st.len();
+        let radio = self.cfg.radio.is_some();
         let air = self.st[x].air.expect("sense end without a transmission");
         for s in 0..n {
             if !self.hears[x * n + s] {
@@ -487,6 +523,9 @@ impl WifiChannel {
                 sta.sensed -= 1;
                 if sta.receiving == Some(x as u32) {
                     sta.receiving = None;
+                }
+                if radio {
+                    self.geo.as_mut().expect("radio").frame_ends(s, x, now);
                 }
                 let k = sta.sensing.iter().position(|e| e.from == x as u32);
                 k.map(|k| sta.sensing.swap_remove(k))
@@ -519,9 +558,24 @@ impl WifiChannel {
     #[allow(clippy::too_many_arguments)]
     fn receive(&mut self, x: usize, s: usize, air: Air, reach: bool, header_ok: bool, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let mut ok = air.clean && reach;
+        let mut header_ok = header_ok;
         let per_mpdu = air.frame == Frame::Data && self.cfg.aggregation.is_some();
-        if ok && per_mpdu {
-            ok = self.receive_mpdus(x);
+        if ok && self.cfg.radio.is_some() {
+            // The PHY header failed: the rest of the frame is energy (no EIFS).
+            header_ok = self.radio_header(x, s, &air);
+            ok = header_ok;
+        }
+        if !ok && air.clean && reach {
+            // (counted by `radio_header`)
+        } else if ok && per_mpdu {
+            ok = self.receive_mpdus(x, s);
+        } else if ok && self.cfg.radio.is_some() {
+            let (payload, _) = self.radio_payload(&air);
+            let p = self.geo.as_mut().expect("radio").survives(s, &payload);
+            if unit(&mut self.st[x].rng) >= p {
+                ok = false;
+                self.count_radio_loss(x, s);
+            }
         } else if ok && self.cfg.ber > 0.0 {
             let bits = f64::from(air.bytes) * 8.0;
             let fer = -f64::exp_m1(bits * f64::ln_1p(-self.cfg.ber));
@@ -713,13 +767,137 @@ impl WifiChannel {
         sta.head = sta.win.first_pending();
     }
 
+    /// Radio model: `x`'s frame arrives at `s` (which senses it). A station not sending
+    /// locks onto it if its preamble stands PREAMBLE_SINR over the noise and what the
+    /// station already senses, and it is locked onto nothing, or onto a weaker frame that
+    /// began less than the preamble detection time ago (which then becomes interference, and
+    /// is lost if it was addressed to `s`). Otherwise the frame interferes with the locked
+    /// one, and is lost if it was addressed to `s`. (ns-3.44: ThresholdPreambleDetectionModel,
+    /// phy-entity.cc:1023-1067; a PHY that only senses energy, CCA_BUSY, still detects a
+    /// new preamble, phy-entity.cc:435-488.)
+    fn radio_arrival(&mut self, x: usize, s: usize, addressed: bool, frame: Frame, now: Time) {
+        let radio = self.cfg.radio.expect("radio");
+        let width = if frame == Frame::Data { self.cfg.ht.map_or(20, |m| m.width_mhz) } else { 20 };
+        let g = self.geo.as_mut().expect("radio");
+        let sta = &self.st[s];
+        let detected = g.power(x, s) >= PREAMBLE_SINR * (radio.noise_mw(width) + g.ambient_mw(s));
+        let take = !sta.transmitting
+            && detected
+            && match g.locked_on(s) {
+                None => true,
+                Some((y, since)) => now < since + PREAMBLE_DETECTION && g.power(x, s) > g.power(y, s),
+            };
+        let before = g.locked_on(s).map(|(y, _)| y);
+        if take {
+            g.lock(s, x, now);
+            g.arrive(s, x);
+            if let Some(y) = before {
+                if self.st[s].receiving == Some(y as u32) {
+                    self.st[y].air.as_mut().expect("air").clean = false;
+                }
+            }
+            if addressed || self.st[s].receiving.is_some() {
+                self.st[s].receiving = addressed.then_some(x as u32);
+                self.st[s].receiving_since = now;
+            }
+            return;
+        }
+        if before.is_some() {
+            g.interfere(s, x, now);
+        }
+        g.arrive(s, x);
+        if addressed {
+            self.st[x].air.as_mut().expect("air").clean = false;
+            // (Kept for AckTimeout::RxStart, as under the range disc, unless it would replace
+            // a frame being received.)
+            if self.st[s].receiving.is_none() {
+                self.st[s].receiving = Some(x as u32);
+                self.st[s].receiving_since = now;
+            }
+        }
+    }
+
+    /// Radio model: the PHY header of the frame `s` is locked onto survives (one draw from
+    /// the transmitter's stream): L-SIG (4 us at 6 Mb/s, BPSK 1/2, after the 16 us legacy
+    /// training fields; 802.11-2012 18.3.2), and for an HT or VHT data PPDU HT-SIG or
+    /// VHT-SIG-A (8 us, BPSK 1/2; 20.3.9.4.3, 802.11-2016 21.3.8.3.3). The noise is over the
+    /// PPDU's width (the legacy fields are duplicated on each 20 MHz, each with its share of
+    /// the power), as ns-3.44 (phy-entity.cc:1290-1293). Counts a failure.
+    fn radio_header(&mut self, x: usize, s: usize, air: &Air) -> bool {
+        const US: Time = 1_000;
+        let radio = self.cfg.radio.expect("radio");
+        let ht = air.frame == Frame::Data && self.cfg.ht.is_some();
+        let noise_mw = radio.noise_mw(if ht { self.cfg.ht.map_or(20, |m| m.width_mhz) } else { 20 });
+        let g = self.geo.as_mut().expect("radio");
+        let lsig = Section { from: 16 * US, to: 20 * US, modulation: Modulation::BPSK_1_2, rate_bps: 6e6, noise_mw };
+        let mut p = g.survives(s, &lsig);
+        if ht {
+            p *= g.survives(s, &Section { from: 20 * US, to: 28 * US, ..lsig });
+        }
+        if unit(&mut self.st[x].rng) < p {
+            return true;
+        }
+        self.count_radio_loss(x, s);
+        false
+    }
+
+    /// Radio model: the payload of `air` as a section (its first data bit to its last at the
+    /// frame's rate; the window of a single MPDU's octets), and the rate, b/s. The section's
+    /// bits are per spatial stream (each stream's share of the rate; ns-3.44
+    /// interference-helper.cc:543-565).
+    fn radio_payload(&self, air: &Air) -> (Section, f64) {
+        const US: Time = 1_000;
+        let radio = self.cfg.radio.unwrap_or_default();
+        let (modulation, rate, width, from) = match (air.frame, self.cfg.ht) {
+            (Frame::Data, Some(m)) => {
+                let sig_b = if m.vht_streams.is_some() && self.cfg.vht_sig_b == VhtSigB::Sent { 4 * US } else { 0 };
+                (m.modulation(), m.rate_bps(), m.width_mhz, (20 + 8 + 4 + 4 * m.streams()) * US + sig_b)
+            }
+            (Frame::Data, None) => (Modulation::of_ofdm_kbps(self.cfg.data_kbps).expect("an OFDM rate"), self.cfg.data_rate_bps(), 20, 20 * US),
+            _ => (Modulation::of_ofdm_kbps(self.cfg.basic_kbps).expect("an OFDM rate"), f64::from(self.cfg.basic_kbps) * 1e3, 20, 20 * US),
+        };
+        let to = from + ((16.0 + 8.0 * f64::from(air.bytes)) / rate * 1e9) as Time;
+        let streams = if air.frame == Frame::Data { self.cfg.ht.map_or(1, |m| m.streams()) } else { 1 };
+        (Section { from, to, modulation, rate_bps: rate / streams as f64, noise_mw: radio.noise_mw(width) }, rate)
+    }
+
+    fn count_radio_loss(&mut self, x: usize, s: usize) {
+        if self.geo.as_ref().is_some_and(|g| g.interfered(s)) {
+            self.st[x].stats.collisions += 1;
+        } else {
+            self.st[x].stats.frame_errors += 1;
+        }
+    }
+
     /// Aggregation: the recipient `s` decodes the MPDUs of `x`'s PPDU, each with its own
     /// frame-error draw; whether any arrived (a Block Ack is due).
-    fn receive_mpdus(&mut self, x: usize) -> bool {
+    fn receive_mpdus(&mut self, x: usize, s: usize) -> bool {
         let (ber, overhead) = (self.cfg.ber, self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes);
-        let sta = &mut self.st[x];
+        let lone = self.cfg.lone_mpdu_delimiter();
+        let air = self.st[x].air.expect("data without a transmission");
+        let (payload, rate) = self.radio_payload(&air);
+        let (sta, geo) = (&mut self.st[x], &mut self.geo);
         let mut any = false;
+        let mut offset: u32 = 0;
+        let single = sta.ppdu_mpdus == 1;
         for e in sta.win.q.iter_mut().filter(|e| e.in_ppdu) {
+            let mpdu = e.h.size + overhead;
+            // Where the MPDU lies in the PSDU, after the SERVICE field's 16 bits (802.11-2012
+            // 8.6.1: each subframe a delimiter and the MPDU, padded to 4 octets).
+            let start = if single { lone } else { offset.next_multiple_of(4) + ampdu::DELIMITER_BYTES };
+            offset = start + mpdu;
+            if let Some(g) = geo.as_mut().filter(|g| g.radio().is_some()) {
+                let bits_ns = |bits: u32| (f64::from(bits) / rate * 1e9) as Time;
+                let section = Section { from: payload.from + bits_ns(16 + 8 * start), to: payload.from + bits_ns(16 + 8 * offset), ..payload };
+                if unit(&mut sta.rng) >= g.survives(s, &section) {
+                    if g.interfered(s) {
+                        sta.stats.collisions += 1;
+                    } else {
+                        sta.stats.frame_errors += 1;
+                    }
+                    continue;
+                }
+            }
             if ber > 0.0 {
                 let bits = f64::from(e.h.size + overhead) * 8.0;
                 if unit(&mut sta.rng) < -f64::exp_m1(bits * f64::ln_1p(-ber)) {

@@ -96,9 +96,11 @@ pub struct StationStats {
     pub successes: u64,
     /// Accesses after the first, over all MSDUs (failed attempts that were retried).
     pub retries: u64,
-    /// Frames sent by this station that overlapped another transmission at their receiver.
+    /// Frames sent by this station that overlapped another transmission at their receiver
+    /// (radio model: lost while something overlapped them).
     pub collisions: u64,
-    /// Frames sent by this station lost to the bit-error draw.
+    /// Frames sent by this station lost to the bit-error draw (radio model: lost to noise
+    /// alone).
     pub frame_errors: u64,
     /// Frames sent by this station whose receiver was out of transmission range.
     pub out_of_range: u64,

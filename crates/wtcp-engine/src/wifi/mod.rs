@@ -1,10 +1,12 @@
 //! The 802.11 DCF MAC over a shared channel (IEEE 802.11-2007 clause 9.2).
 //!
-//! A [`WifiChannel`] is one shared medium with stations at fixed positions. A station
-//! senses a transmission if it lies within the carrier-sense range of the transmitter; a
-//! frame is received if the receiver lies within the transmission range, nothing else it
-//! senses overlaps the frame, it is not itself transmitting, and the frame-error draw
-//! (FER = 1 - (1 - BER)^bits) succeeds. Hidden terminals are thus representable.
+//! A [`WifiChannel`] is one shared medium with stations at positions (fixed, or moving:
+//! [`motion`]). A station senses a transmission if it lies within the carrier-sense range
+//! of the transmitter; a frame is received if the receiver lies within the transmission
+//! range, nothing else it senses overlaps the frame, it is not itself transmitting, and the
+//! frame-error draw (FER = 1 - (1 - BER)^bits) succeeds. Hidden terminals are thus
+//! representable. Under the radio model ([`radio`], [`WifiConfig::radio`]) received power,
+//! noise and SINR decide instead (`reception.rs`).
 //!
 //! Each station runs DCF: a DropTail interface queue, binary exponential backoff between
 //! CWmin and CWmax with the counter frozen while the medium is busy and resumed after
@@ -97,6 +99,9 @@ pub mod ampdu;
 mod channel;
 mod dcf;
 pub mod phy;
+pub mod motion;
+pub mod radio;
+mod reception;
 
 pub use ampdu::Aggregation;
 pub use channel::WifiChannel;
@@ -319,6 +324,10 @@ pub struct WifiConfig {
     pub queue_limit: usize,
     /// Bit error rate of every frame (data and control) at its receiver.
     pub ber: f64,
+    /// The radio model (`channel.model = "log_distance"`): frames sensed and received by
+    /// their power and SINR ([`radio`]) instead of the range disc (`tx_range`, `cs_range`).
+    /// OFDM PHYs only (a, g, n, ac), without `ber`.
+    pub radio: Option<radio::Radio>,
     pub prop_delay: Time,
     /// Metres (any unit, consistent with the positions).
     pub tx_range: f64,
@@ -351,6 +360,7 @@ impl WifiConfig {
             after_timeout: AfterTimeout::SlotGrid,
             queue_limit: 50,
             ber: 0.0,
+            radio: None,
             prop_delay: 1_000,
             tx_range: 250.0,
             cs_range: 550.0,

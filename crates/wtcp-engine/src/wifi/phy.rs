@@ -287,6 +287,15 @@ impl HtMode {
         n_sd * bpscs * num * self.streams() / den
     }
 
+    /// The subcarrier modulation and code rate of each spatial stream.
+    pub fn modulation(&self) -> super::radio::Modulation {
+        let (bits, num, den) = match self.vht_streams {
+            Some(_) => VHT_MODULATION[usize::from(self.mcs)],
+            None => HT_MODULATION[usize::from(self.mcs % 8)],
+        };
+        super::radio::Modulation { bits: bits as u8, rate: (num as u8, den as u8) }
+    }
+
     /// N_ES, the BCC encoders. HT: 1 (ns-3's rule gives 1 up to 320 Mb/s, 350 with the short
     /// GI, above every mode here). VHT: 802.11-2016 Tables 21-30 to 21-61 give it per mode;
     /// ns-3.44 (VhtPhy::GetNumberBccEncoders) reads them as one encoder per 540 Mb/s (600

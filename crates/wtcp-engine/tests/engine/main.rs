@@ -41,4 +41,5 @@ mod wifi_bianchi;
 mod wifi_ns3_gate;
 mod wifi_ampdu;
 mod wifi_phy;
+mod wifi_radio;
 mod wifi_scenarios;
