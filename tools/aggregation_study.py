@@ -7,32 +7,7 @@ goodput per point (the numbers README.md quotes). Runs in a temporary folder; 32
     .venv/bin/python tools/aggregation_study.py
 """
 
-from __future__ import annotations
-
-import tempfile
-from pathlib import Path
-
-import matplotlib
-
-matplotlib.use("Agg")
-
-from wtcp.sweep import load_sweep, open_store, run_sweep
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def main() -> None:
-    sweep = load_sweep(ROOT / "sweeps" / "wifi-n-aggregation.toml")
-    with tempfile.TemporaryDirectory() as tmp:
-        store_path = Path(tmp) / "study.duckdb"
-        run_sweep(sweep, store_path)
-        with open_store(store_path) as store:
-            flows = store.flows()
-            table = flows.groupby(["wifi_0_mcs", "wifi_0_aggregation"])["goodput_mbps"].mean().unstack().round(2)
-            print(table.to_string())
-            store.plot("wifi.0.mcs", "goodput_mbps", hue="wifi.0.aggregation", path=ROOT / "docs" / "wifi-n-aggregation.png",
-                       title="TCP over 802.11n, A-MPDU aggregation on and off")
-
+from sweep_study import study
 
 if __name__ == "__main__":
-    main()
+    study("wifi-n-aggregation", "wifi.0.mcs", "wifi.0.aggregation", "wifi-n-aggregation.png", "TCP over 802.11n, A-MPDU aggregation on and off")

@@ -182,9 +182,11 @@ pub struct WifiStationResult {
     /// Accesses after the first, summed over all frames.
     pub retries: u64,
     /// Frames that overlapped another transmission at their receiver (under the radio
-    /// model: frames lost while something overlapped them).
+    /// model: frames lost while something overlapped them). An A-MPDU's MPDUs lost to the
+    /// draw count one each; a PPDU lost whole counts once.
     pub collisions: u64,
-    /// Frames lost to the bit-error draw (under the radio model: lost to noise alone).
+    /// Frames lost to the bit-error draw (under the radio model: lost to noise alone), an
+    /// A-MPDU's MPDUs one each.
     pub frame_errors: u64,
     /// Frames given up at the retry limit.
     pub retry_limit_drops: u64,

@@ -811,7 +811,8 @@ class Harness
                        uint32_t widthMhz,
                        bool shortGi,
                        uint32_t ampduMaxBytes,
-                       uint32_t streams)
+                       uint32_t streams,
+                       bool idealRate)
     {
         const bool ht = standard >= 3;
         auto net = std::make_unique<WifiNet>();
@@ -850,14 +851,24 @@ class Harness
             {
                 helpers[fc].ConfigHtOptions("ShortGuardIntervalSupported", BooleanValue(shortGi));
             }
-            helpers[fc].SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                              "DataMode", StringValue(dataMode),
-                                              "ControlMode", StringValue(controlMode),
-                                              "RtsCtsThreshold", UintegerValue(rtsThreshold),
-                                              // An MPDU under Block Ack counts its transmissions
-                                              // against FrameRetryLimit, as in wtcp and 802.11
-                                              // (ns-3's default counts none).
-                                              "IncrementRetryCountUnderBa", BooleanValue(true));
+            if (idealRate)
+            {
+                // wtcp's rate_control = "ideal" (BerThreshold 1e-6, the default).
+                helpers[fc].SetRemoteStationManager("ns3::IdealWifiManager",
+                                                  "RtsCtsThreshold", UintegerValue(rtsThreshold),
+                                                  "IncrementRetryCountUnderBa", BooleanValue(true));
+            }
+            else
+            {
+                helpers[fc].SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                                  "DataMode", StringValue(dataMode),
+                                                  "ControlMode", StringValue(controlMode),
+                                                  "RtsCtsThreshold", UintegerValue(rtsThreshold),
+                                                  // An MPDU under Block Ack counts its transmissions
+                                                  // against FrameRetryLimit, as in wtcp and 802.11
+                                                  // (ns-3's default counts none).
+                                                  "IncrementRetryCountUnderBa", BooleanValue(true));
+            }
         }
         helpers[0].DisableFlowControl();
         YansWifiPhyHelper phy;

@@ -389,7 +389,7 @@ def plan(doc: dict[str, Any], congestion_type: str | None = None) -> Plan:
     known(global_tcp, tuple(TCP_DEFAULTS), "tcp")
 
     links = [link_plan(i, l, index) for i, l in enumerate(doc.get("links", []))]
-    positions: dict[int, tuple[float, float, str]] = {}
+    positions: dict[int, tuple[float, float, str, bool]] = {}
     radios = wifi_radios(doc) if any("channel" in w for w in doc.get("wifi", [])) else []
     wifis = [wifi_plan(i, w, index, positions, radios[i] if radios else None) for i, w in enumerate(doc.get("wifi", []))]
 
@@ -805,7 +805,7 @@ def build(p: Plan, h: Any, std: Any) -> None:
         h.AddWifiChannel(w.standard, w.data_mode, w.control_mode, w.rts_threshold, w.retry_limit, std.vector["uint32_t"](w.queue_limits), w.ber, w.tx_range,
                          w.cs_range, WIFI_PROP_DELAY_NS, std.vector["int"](w.nodes), std.vector["double"](w.xs), std.vector["double"](w.ys), w.network,
                          w.relay_hints, w.slot_ns, std.vector["int"]([int(fq is not None) for fq in w.fq_codel]), w.width_mhz, w.short_gi,
-                         w.ampdu_max_bytes, w.streams)
+                         w.ampdu_max_bytes, w.streams, w.ideal_rate)
         if w.radio is not None:
             r = w.radio
             h.SetWifiRadio(c, r["exponent"], r["reference_distance_m"], r["reference_loss_db"], r["tx_power_dbm"], r["noise_figure_db"], r["cca_threshold_dbm"],

@@ -47,7 +47,7 @@ WIFI_KEYS = (
     "name", "phy", "data_rate_mbps", "basic_rate_mbps", "eifs", "rts_threshold_bytes", "short_retry_limit", "long_retry_limit", "queue_packets",
     "queue", "backoff_rule", "eifs_trigger", "ack_timeout", "llc_snap_bytes", "cw_after_give_up", "retry_count", "arrival_backoff", "after_timeout", "ber", "tx_range_m", "cs_range_m", "hint_delay_ms", "mac_hint",
     "mac_hint_relay_delay_ms", "stations", "mcs", "channel_width_mhz", "short_gi", "short_gi_txtime", "aggregation",
-    "spatial_streams", "vht_sig_b", "channel",
+    "spatial_streams", "vht_sig_b", "channel", "rate_control",
 )
 STATION_KEYS = ("node", "x", "y", "queue", "velocity", "waypoints")
 QUEUE_KEYS = ("discipline", "limit_packets", "limit_bytes", "target_ms", "interval_ms", "ecn", "quantum_bytes", "flows", "drop_batch", "eta", "delta_ms", "delay_threshold_ms", "rate_window_ms", "token_limit", "queue_delay")
@@ -147,6 +147,8 @@ class WifiPlan:
     radio: dict[str, Any] | None = None
     # Per station: None (fixed), ("velocity", vx, vy) or ("waypoints", [(ns, x, y), ...]).
     motions: list[tuple[Any, ...] | None] | None = None
+    # rate_control = "ideal": ns-3's IdealWifiManager instead of the constant rate.
+    ideal_rate: bool = False
 
     def address(self, station: int) -> int:
         return self.network + 1 + station
@@ -182,8 +184,8 @@ def _motion_plan(sp: str, s: dict[str, Any]) -> tuple[Any, ...] | None:
     return None
 
 
-def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[int, tuple[float, float, str]], radio: dict[str, Any] | None = None) -> WifiPlan:
-    """Translate channel `wifi.i` or refuse it. `positions` (node -> x, y, path) is shared
+def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[int, tuple[float, float, str, bool]], radio: dict[str, Any] | None = None) -> WifiPlan:
+    """Translate channel `wifi.i` or refuse it. `positions` (node -> x, y, path, moves) is shared
     by the channels: an ns-3 node has one position (and one motion). `radio` is the
     channel's resolved radio model, if any."""
     p = f"wifi.{i}"
@@ -198,7 +200,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         # RTS only. 802.11n's MCS 8-15 need two streams; an 802.11ac station gets as many
         # antennas and streams as the scenario's `spatial_streams`, which ns-3's constant
         # rate manager then uses.
-        mcs, width, short_gi = int(w.get("mcs", 7)), int(w.get("channel_width_mhz", 20)), bool(w.get("short_gi", False))
+        mcs, width, short_gi = int(w.get("mcs", 0 if w.get("rate_control") == "ideal" else 7)), int(w.get("channel_width_mhz", 20)), bool(w.get("short_gi", False))
         data_mode, control_mode = f"{'Vht' if phy == 'ac' else 'Ht'}Mcs{mcs}", "OfdmRate24Mbps"
         if phy == "ac":
             streams = int(w.get("spatial_streams", 1))
@@ -254,12 +256,16 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         n = index[s["node"]]
         x, y = float(s.get("x", 0.0)), float(s.get("y", 0.0))
         motion = _motion_plan(sp, s)
-        if motion is not None and n in positions:
-            raise refuse(sp, f"moves `{s['node']}`, which {positions[n][2]} also places; an ns-3 node has one mobility model; allowed: a moving node on one channel only")
+        if motion is not None and radio is None:
+            key = "velocity" if "velocity" in s else "waypoints"
+            raise refuse(f"{sp}.{key}", "moves a station of a range-disc channel, whose ranges the ns-3 engine fixes at the stations' first positions; allowed: a moving station with channel = { model = \"log_distance\" }")
+        moved = positions[n][3] if n in positions else False
+        if n in positions and (motion is not None or moved):
+            raise refuse(sp, f"places `{s['node']}`, which {positions[n][2]} also places, and one of them moves it; an ns-3 node has one mobility model; allowed: a moving node on one channel only")
         motions.append(motion)
         if n in positions and positions[n][:2] != (x, y):
             raise refuse(sp, f"puts `{s['node']}` at ({x:g}, {y:g}), but {positions[n][2]} puts it at ({positions[n][0]:g}, {positions[n][1]:g}); an ns-3 node has one position; allowed: the same position on every channel")
-        positions.setdefault(n, (x, y, sp))
+        positions.setdefault(n, (x, y, sp, motion is not None))
         # wtcp: a station's own queue replaces the channel's; a limit it leaves out is the
         # channel's stated one, else the discipline's default.
         queue, qp = (s["queue"], f"{sp}.queue") if "queue" in s else (channel_queue, f"{p}.queue")
@@ -269,11 +275,14 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         nodes.append(n)
         xs.append(x)
         ys.append(y)
+    ideal = w.get("rate_control", "constant") == "ideal"
     if radio is not None and phy == "n":
         # One antenna per spatial stream, as wtcp's receiver: ns-3 multiplies the SNR of an
         # AWGN channel by antennas / streams (interference-helper.cc:422-432), 3 dB for an
-        # MCS 0-7 frame at two antennas.
+        # MCS 0-7 frame at two antennas. (Under "ideal", MCS 0-7: one.)
         streams = 1 + mcs // 8
+    if ideal and phy == "ac" and streams > 1:
+        raise refuse(f"{p}.rate_control", f"is \"ideal\" with {streams} spatial streams; ns-3's IdealWifiManager also tries fewer streams than antennas, with the SNR gain of the spare antennas (interference-helper.cc:422-432), which wtcp does not model; allowed: spatial_streams = 1, or rate_control = \"constant\"")
     return WifiPlan(
         name=w.get("name", f"wifi{i}"),
         standard=STANDARD[phy],
@@ -298,6 +307,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         streams=streams,
         radio=radio,
         motions=motions,
+        ideal_rate=ideal,
     )
 
 

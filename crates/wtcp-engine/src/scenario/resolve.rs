@@ -18,7 +18,7 @@ use crate::net::queue::{Aqm, RedCfg, WarningCfg};
 use crate::net::routing::{Hop, RouteTable, Topology};
 use crate::wifi::motion::Motion;
 use crate::wifi::radio::{db_to_linear, Fading, Radio};
-use crate::wifi::{phy::PhyParams, Aggregation, HtMode, WifiConfig};
+use crate::wifi::{phy::PhyParams, Aggregation, HtMode, RateControl, WifiConfig};
 use crate::time::{secs, Time};
 
 pub use super::schema::{AppliesTo, BackoffReset, RtoEstimator, EcnEcho, LossDetection, LossSpec, MacHint, PartialAckTimer, PrrExtraSegment, RecoverFs, Recovery, RttSampling, TimeoutCountReset, LossExitCredit, CwndLimited, TsRecent, TimeoutInRecovery, ReceiveWindow};
@@ -849,7 +849,13 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         if !ac && w.spatial_streams.is_some() {
             return err(format!("{p}.spatial_streams"), "is not an 802.11n setting (its MCS 8-15 are MCS 0-7 on two streams); allowed with phy = \"ac\" only");
         }
-        let mcs = w.mcs.unwrap_or(7);
+        let ideal = w.rate_control == Some(RateControl::Ideal);
+        if ideal && w.mcs.is_some() {
+            return err(format!("{p}.mcs"), "is set, but rate_control = \"ideal\" chooses the MCS of every frame; allowed: leave it out (or rate_control = \"constant\")");
+        }
+        // Under "ideal" the channel's own mode (its width, guard interval and streams) starts
+        // at MCS 0, where the rate control starts.
+        let mcs = w.mcs.unwrap_or(if ideal { 0 } else { 7 });
         let width = w.channel_width_mhz.unwrap_or(20);
         let short_gi = w.short_gi.unwrap_or(false);
         let mode = if ac { HtMode::vht(mcs, width, w.spatial_streams.unwrap_or(1), short_gi) } else { HtMode::new(mcs, width, short_gi) };
@@ -857,9 +863,9 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
             let field = if e.starts_with("MCS") { "mcs" } else if e.contains("streams") { "spatial_streams" } else { "channel_width_mhz" };
             ScenarioError::new(format!("{p}.{field}"), format!("is {e}"))
         })?;
-        WifiConfig { aggregation: resolve_aggregation(p, w.aggregation.as_ref(), ac)?, ..WifiConfig::n(mode) }
+        WifiConfig { aggregation: resolve_aggregation(p, w.aggregation.as_ref(), ac)?, rate_control: w.rate_control.unwrap_or_default(), ..WifiConfig::n(mode) }
     } else {
-        for (field, set) in [("mcs", w.mcs.is_some()), ("channel_width_mhz", w.channel_width_mhz.is_some()), ("short_gi", w.short_gi.is_some()), ("aggregation", w.aggregation.is_some()), ("spatial_streams", w.spatial_streams.is_some())] {
+        for (field, set) in [("rate_control", w.rate_control.is_some()), ("mcs", w.mcs.is_some()), ("channel_width_mhz", w.channel_width_mhz.is_some()), ("short_gi", w.short_gi.is_some()), ("aggregation", w.aggregation.is_some()), ("spatial_streams", w.spatial_streams.is_some())] {
             if set {
                 return err(format!("{p}.{field}"), "is an 802.11n/ac setting; allowed with phy = \"n\" or \"ac\" only (b, g and a take `data_rate_mbps`)");
             }
@@ -910,6 +916,9 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
     }
     config.ber = probability(&format!("{p}.ber"), w.ber.unwrap_or(0.0))?;
     config.radio = resolve_channel(p, w)?;
+    if config.rate_control == RateControl::Ideal && config.radio.is_none() {
+        return err(format!("{p}.rate_control"), "is \"ideal\", which chooses by the SNR; the range model has none; allowed: with channel = { model = \"log_distance\" }, or \"constant\"");
+    }
     config.tx_range = positive(&format!("{p}.tx_range_m"), w.tx_range_m.unwrap_or(250.0), "a distance")?;
     config.cs_range = positive(&format!("{p}.cs_range_m"), w.cs_range_m.unwrap_or(550.0), "a distance")?;
     if config.cs_range < config.tx_range {
@@ -1016,7 +1025,7 @@ fn resolve_motion(p: &str, s: &StationSpec) -> R<Motion> {
         (Some(_), Some(_)) => err(format!("{p}.waypoints"), "and velocity both move the station; give one"),
         (Some([vx, vy]), None) => {
             if !(vx.is_finite() && vy.is_finite() && vx.hypot(*vy) <= 1e4) {
-                return err(format!("{p}.velocity"), "allowed: [vx, vy], finite metres per second, speed <= 10000");
+                return err(format!("{p}.velocity"), format!("is [{}, {}]; allowed: [vx, vy], finite metres per second, speed <= 10000", fmt_num(*vx), fmt_num(*vy)));
             }
             Ok(Motion::Velocity { vx: *vx, vy: *vy })
         }

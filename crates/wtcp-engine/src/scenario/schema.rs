@@ -403,6 +403,11 @@ pub struct WifiSpec {
     /// n: 20 or 40 (MHz); ac: 20, 40 or 80. Default 20.
     #[serde(default)]
     pub channel_width_mhz: Option<u16>,
+    /// n, ac: how each data PPDU's MCS is chosen: `"constant"` (the default: `mcs`) or
+    /// `"ideal"` (by the SNR the destination last reported; needs `channel.model =
+    /// "log_distance"`, and no `mcs`).
+    #[serde(default)]
+    pub rate_control: Option<crate::wifi::RateControl>,
     /// n, ac: the 400 ns guard interval. Default false (800 ns).
     #[serde(default)]
     pub short_gi: Option<bool>,

@@ -8,10 +8,10 @@
 use super::ampdu::{self, with_subframe, Mpdu, BLOCK_ACK_BYTES, HT_PPDU_MAX, WINDOW};
 use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
 use super::motion::Motion;
-use super::phy::{PhyKind, PhyParams, VhtSigB};
+use super::phy::{HtMode, PhyKind, PhyParams, VhtSigB};
 use super::radio::Modulation;
 use super::reception::{Geometry, Section};
-use super::{kind, AckTimeout, AfterTimeout, ArrivalBackoff, CollisionTiming, CwAfterGiveUp, EifsRule, EifsTrigger, RetryCount, WifiConfig, WifiOutcome};
+use super::{kind, AckTimeout, AfterTimeout, ArrivalBackoff, CollisionTiming, CwAfterGiveUp, EifsRule, EifsTrigger, RateControl, RetryCount, WifiConfig, WifiOutcome};
 use crate::events::{Event, EventQueue};
 use crate::net::qdisc::Qdisc;
 use crate::net::queue::Aqm;
@@ -38,10 +38,12 @@ pub struct WifiChannel {
     hears: Vec<bool>,
     /// `reach[a * n + b]`: b is within transmission range of a.
     reach: Vec<bool>,
-    ack_time: Time,
     cts_time: Time,
-    block_ack_time: Time,
     eifs: Time,
+    /// Rate control "ideal": the candidate modes, slowest first, with their SNR thresholds.
+    ideal: Vec<(HtMode, f64)>,
+    /// Radio model: the payload windows of the PPDU being decoded (reused).
+    windows: Vec<Section>,
     /// Drops the interface queues' disciplines made at enqueue, for the caller.
     queue_drops: Vec<Head>,
     /// Moving stations or the radio model: `hears`, `reach` and received powers
@@ -68,7 +70,7 @@ impl WifiChannel {
         }
         let drop_tail = QueueCfg { limit_packets: Some(cfg.queue_limit as u32), limit_bytes: None, aqm: Aqm::DropTail };
         let rate = cfg.data_rate_bps();
-        let st = positions
+        let st: Vec<Station> = positions
             .iter()
             .enumerate()
             .map(|(i, &p)| {
@@ -83,10 +85,21 @@ impl WifiChannel {
             EifsRule::LowestMandatoryDsss if phy.kind == PhyKind::ErpOfdm => phy.sifs + phy.difs() + PhyParams::B.airtime(PhyParams::B.ack_bytes, 1_000),
             EifsRule::LowestMandatoryDsss => phy.eifs(),
         };
-        let (ack_time, cts_time) = (phy.airtime(phy.ack_bytes, cfg.basic_kbps), phy.airtime(phy.cts_bytes, cfg.basic_kbps));
-        let block_ack_time = phy.airtime(BLOCK_ACK_BYTES, cfg.basic_kbps);
+        let cts_time = phy.airtime(phy.cts_bytes, cfg.basic_kbps);
+        let ideal = match (cfg.rate_control, cfg.ht) {
+            (RateControl::Ideal, Some(m)) => ideal_modes(m),
+            _ => Vec::new(),
+        };
+        let mut st = st;
+        for sta in &mut st {
+            sta.mode = cfg.ht;
+            if cfg.rate_control == RateControl::Ideal {
+                sta.mode = ideal.first().map(|&(m, _)| m);
+                sta.snr_seen = vec![0.0; n];
+            }
+        }
         let geo = cfg.radio.map(|r| Geometry::new(positions, vec![Motion::Fixed; n], Some(r), seed, replication, label));
-        WifiChannel { id, ack_time, cts_time, block_ack_time, eifs, cfg, st, hears, reach, queue_drops: Vec::new(), geo }
+        WifiChannel { id, cts_time, eifs, ideal, windows: Vec::new(), cfg, st, hears, reach, queue_drops: Vec::new(), geo }
     }
 
     /// Stations that move (one [`Motion`] per station); stream labels as in [`WifiChannel::new`].
@@ -106,6 +119,11 @@ impl WifiChannel {
 
     pub fn stats(&self, station: u32) -> &StationStats {
         &self.st[station as usize].stats
+    }
+
+    /// 802.11n/ac: the MCS of the station's next data PPDU (rate control's latest choice).
+    pub fn data_mcs(&self, station: u32) -> u8 {
+        self.st[station as usize].mode.map_or(0, |m| m.mcs)
     }
 
     /// Where the station is at time 0.
@@ -289,16 +307,27 @@ impl WifiChannel {
     }
 
     fn data_time(&self, s: usize, h: &Head) -> Time {
-        self.cfg.data_airtime(self.psdu_bytes(s, h))
+        self.data_airtime(s, self.psdu_bytes(s, h))
+    }
+
+    /// Airtime of a data PPDU of `bytes` from station `s` at its current mode.
+    fn data_airtime(&self, s: usize, bytes: u32) -> Time {
+        match self.st[s].mode {
+            Some(m) => m.airtime_as(bytes, self.cfg.short_gi_txtime, self.cfg.vht_sig_b),
+            None => self.cfg.phy.airtime(bytes, self.cfg.data_kbps),
+        }
+    }
+
+    /// The rate of the ACK or Block Ack answering station `s`'s data PPDU, kb/s: 802.11n/ac's
+    /// control response rate for its mode (9.7.6.5.2), else the channel's basic rate.
+    fn response_kbps(&self, s: usize) -> u32 {
+        self.st[s].mode.map_or(self.cfg.basic_kbps, |m| m.control_response_kbps())
     }
 
     /// The response to station `s`'s data PPDU: a Block Ack to an A-MPDU, else an ACK.
     fn response_time(&self, s: usize) -> Time {
-        if self.cfg.aggregation.is_some() && self.st[s].ppdu_mpdus >= 2 {
-            self.block_ack_time
-        } else {
-            self.ack_time
-        }
+        let bytes = if self.cfg.aggregation.is_some() && self.st[s].ppdu_mpdus >= 2 { BLOCK_ACK_BYTES } else { self.cfg.phy.ack_bytes };
+        self.cfg.phy.airtime(bytes, self.response_kbps(s))
     }
 
     /// Start (or restart) the countdown if the station may count: from the slot boundary
@@ -329,6 +358,11 @@ impl WifiChannel {
     fn access(&mut self, s: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let phy = self.cfg.phy;
         let aggregate = self.cfg.aggregation.is_some();
+        if self.cfg.rate_control == RateControl::Ideal {
+            let sta = &self.st[s];
+            let dst = sta.win.dst().or(sta.head.map(|h| h.dst)).or(sta.spare.map(|h| h.dst)).expect("access without a frame");
+            self.st[s].mode = Some(self.ideal_mode(s, dst as usize));
+        }
         if aggregate {
             self.gather(s, now, pool, out);
         }
@@ -351,7 +385,7 @@ impl WifiChannel {
         if rts {
             sta.phase = Phase::TxRts;
             let nav = 3 * phy.sifs + self.cts_time + data + response;
-            self.start_tx(s, Air { frame: Frame::Rts, dst: h.dst, bytes: phy.rts_bytes, nav, clean: true }, now, ev);
+            self.start_tx(s, Air { frame: Frame::Rts, dst: h.dst, bytes: phy.rts_bytes, nav, clean: true, kbps: self.cfg.basic_kbps, snr: 0.0 }, now, ev);
         } else {
             self.send_data(s, now, ev);
         }
@@ -360,23 +394,29 @@ impl WifiChannel {
     fn send_data(&mut self, s: usize, now: Time, ev: &mut EventQueue) {
         let h = self.st[s].head.expect("data without a frame");
         self.st[s].phase = Phase::TxData;
-        let air = Air { frame: Frame::Data, dst: h.dst, bytes: self.psdu_bytes(s, &h), nav: self.cfg.phy.sifs + self.response_time(s), clean: true };
+        let air = Air { frame: Frame::Data, dst: h.dst, bytes: self.psdu_bytes(s, &h), nav: self.cfg.phy.sifs + self.response_time(s), clean: true, kbps: 0, snr: 0.0 };
         self.start_tx(s, air, now, ev);
     }
 
-    fn airtime(&self, air: &Air) -> Time {
+    /// Airtime of `air` sent by station `s`.
+    fn airtime(&self, s: usize, air: &Air) -> Time {
         if air.frame == Frame::Data {
-            self.cfg.data_airtime(air.bytes)
+            self.data_airtime(s, air.bytes)
         } else {
-            self.cfg.phy.airtime(air.bytes, self.cfg.basic_kbps)
+            self.cfg.phy.airtime(air.bytes, air.kbps)
         }
     }
 
     fn start_tx(&mut self, s: usize, air: Air, now: Time, ev: &mut EventQueue) {
         if let Some(g) = self.geo.as_mut().filter(|g| g.changes()) {
-            g.refresh(s, now, self.cfg.tx_range, self.cfg.cs_range, &mut self.hears, &mut self.reach);
+            let width = if air.frame == Frame::Data { self.st[s].mode.map_or(20, |m| m.width_mhz) } else { 20 };
+            g.refresh(s, now, width, self.cfg.tx_range, self.cfg.cs_range, &mut self.hears, &mut self.reach);
+            if self.cfg.radio.is_some() && !self.hears[s * self.st.len() + air.dst as usize] {
+                // Faded or shadowed below what the addressee senses: it never learns of it.
+                self.st[s].stats.out_of_range += 1;
+            }
         }
-        let dur = self.airtime(&air);
+        let dur = self.airtime(s, &air);
         let d = self.cfg.prop_delay;
         let header_rule = self.cfg.eifs_trigger == EifsTrigger::HeaderReceived;
         let sta = &mut self.st[s];
@@ -487,7 +527,7 @@ impl WifiChannel {
                 sta.sensing.push(Sensed { from: x as u32, header_end: now + header, header_ok: was_idle && reach, intact: true });
             }
             if !was_idle {
-                if !header_rule {
+                if !header_rule && !radio {
                     sta.busy_error = true; // overlapping frames: none decodable
                 }
                 continue;
@@ -518,6 +558,8 @@ impl WifiChannel {
                 continue;
             }
             let reach = self.reach[x * n + s];
+            // Under the radio model a third party decodes by its own SINR (before its lock ends).
+            let overheard = (radio && air.dst as usize != s).then(|| self.radio_overheard(x, s, &air));
             let heard = {
                 let sta = &mut self.st[s];
                 sta.sensed -= 1;
@@ -534,6 +576,14 @@ impl WifiChannel {
                 // Without the header rule every failed frame counts as received in error.
                 let header_ok = heard.is_none_or(|e| e.header_ok);
                 self.receive(x, s, air, reach, header_ok, now, ev, pool, out);
+            } else if let Some((header_ok, decoded)) = overheard {
+                // Decoded: its NAV; its header but no MPDU: EIFS; else energy only.
+                let sta = &mut self.st[s];
+                if decoded && !sta.transmitting {
+                    sta.nav_until = sta.nav_until.max(now + air.nav);
+                } else if header_ok {
+                    sta.busy_error = true;
+                }
             } else {
                 let sta = &mut self.st[s];
                 match heard {
@@ -560,9 +610,10 @@ impl WifiChannel {
         let mut ok = air.clean && reach;
         let mut header_ok = header_ok;
         let per_mpdu = air.frame == Frame::Data && self.cfg.aggregation.is_some();
-        if ok && self.cfg.radio.is_some() {
-            // The PHY header failed: the rest of the frame is energy (no EIFS).
-            header_ok = self.radio_header(x, s, &air);
+        if self.cfg.radio.is_some() {
+            // A frame the station was not locked onto, or whose PHY header failed, is energy
+            // only (no EIFS).
+            header_ok = ok && self.radio_header(x, s, &air);
             ok = header_ok;
         }
         if !ok && air.clean && reach {
@@ -570,7 +621,7 @@ impl WifiChannel {
         } else if ok && per_mpdu {
             ok = self.receive_mpdus(x, s);
         } else if ok && self.cfg.radio.is_some() {
-            let (payload, _) = self.radio_payload(&air);
+            let (payload, _) = self.radio_payload(x, &air);
             let p = self.geo.as_mut().expect("radio").survives(s, &payload);
             if unit(&mut self.st[x].rng) >= p {
                 ok = false;
@@ -595,6 +646,10 @@ impl WifiChannel {
         };
         if ok {
             let sifs = self.cfg.phy.sifs;
+            if air.frame == Frame::Data && self.cfg.rate_control == RateControl::Ideal {
+                let noise = self.cfg.radio.expect("ideal needs the radio model").noise_mw(self.st[x].mode.map_or(20, |m| m.width_mhz));
+                self.st[s].rx_snr = self.geo.as_ref().expect("radio").end_sinr(s, noise, now);
+            }
             match air.frame {
                 Frame::Data if per_mpdu => {
                     // The recipient hands up what is in order, and answers (9.21.7.5).
@@ -631,6 +686,9 @@ impl WifiChannel {
                     return;
                 }
                 Frame::Ack | Frame::BlockAck if self.st[s].phase == Phase::WaitAck => {
+                    if air.snr > 0.0 && self.cfg.rate_control == RateControl::Ideal {
+                        self.st[s].snr_seen[x] = air.snr;
+                    }
                     let e = self.event(s, kind::TIMEOUT);
                     self.st[s].timeout.set(None, ev, e);
                     if self.cfg.aggregation.is_some() {
@@ -657,13 +715,16 @@ impl WifiChannel {
         let phy = self.cfg.phy;
         let Some((frame, dst)) = self.st[s].respond.take() else { return };
         match frame {
-            Frame::Ack => self.start_tx(s, Air { frame, dst, bytes: phy.ack_bytes, nav: 0, clean: true }, now, ev),
-            Frame::BlockAck => self.start_tx(s, Air { frame, dst, bytes: BLOCK_ACK_BYTES, nav: 0, clean: true }, now, ev),
+            Frame::Ack | Frame::BlockAck => {
+                let bytes = if frame == Frame::Ack { phy.ack_bytes } else { BLOCK_ACK_BYTES };
+                let (kbps, snr) = (self.response_kbps(dst as usize), std::mem::take(&mut self.st[s].rx_snr));
+                self.start_tx(s, Air { frame, dst, bytes, nav: 0, clean: true, kbps, snr }, now, ev)
+            }
             Frame::Cts => {
                 // Duration of the RTS minus SIFS and the CTS itself.
                 let Some(h) = self.st[dst as usize].head else { return };
                 let nav = 2 * phy.sifs + self.data_time(dst as usize, &h) + self.response_time(dst as usize);
-                self.start_tx(s, Air { frame, dst, bytes: phy.cts_bytes, nav, clean: true }, now, ev)
+                self.start_tx(s, Air { frame, dst, bytes: phy.cts_bytes, nav, clean: true, kbps: self.cfg.basic_kbps, snr: 0.0 }, now, ev)
             }
             Frame::Data => self.send_data(s, now, ev),
             Frame::Rts => unreachable!("RTS is never a response"),
@@ -724,7 +785,8 @@ impl WifiChannel {
         let max_frames = agg.max_frames.clamp(1, WINDOW as u32);
         let overhead = self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes;
         let cfg = &self.cfg;
-        let fits = |len: u32| len <= agg.max_bytes && cfg.data_airtime(len) <= HT_PPDU_MAX;
+        let mode = self.st[s].mode.expect("aggregation without an HT mode");
+        let fits = |len: u32| len <= agg.max_bytes && mode.airtime_as(len, cfg.short_gi_txtime, cfg.vht_sig_b) <= HT_PPDU_MAX;
         let sta = &mut self.st[s];
         let dst = sta.win.dst().expect("access without a frame");
         let (mut len, mut n, mut single) = (0, 0_u32, 0);
@@ -767,6 +829,22 @@ impl WifiChannel {
         sta.head = sta.win.first_pending();
     }
 
+    /// Rate control "ideal": the fastest candidate whose threshold lies below the SNR `dst`
+    /// last reported to `s` (strictly: `threshold < snr`, as ns-3), else the slowest.
+    fn ideal_mode(&self, s: usize, dst: usize) -> HtMode {
+        let snr = self.st[s].snr_seen[dst];
+        let fastest = self.ideal.iter().rev().find(|&&(_, t)| t < snr);
+        fastest.or(self.ideal.first()).expect("no candidate modes").0
+    }
+
+    /// Rate control "ideal": forget what `dst` reported once a frame for it is given up
+    /// (ns-3.44 IdealWifiManager::DoReportFinalDataFailed resets the station).
+    fn forget_snr(&mut self, s: usize, dst: u32) {
+        if self.cfg.rate_control == RateControl::Ideal {
+            self.st[s].snr_seen[dst as usize] = 0.0;
+        }
+    }
+
     /// Radio model: `x`'s frame arrives at `s` (which senses it). A station not sending
     /// locks onto it if its preamble stands PREAMBLE_SINR over the noise and what the
     /// station already senses, and it is locked onto nothing, or onto a weaker frame that
@@ -777,27 +855,35 @@ impl WifiChannel {
     /// new preamble, phy-entity.cc:435-488.)
     fn radio_arrival(&mut self, x: usize, s: usize, addressed: bool, frame: Frame, now: Time) {
         let radio = self.cfg.radio.expect("radio");
-        let width = if frame == Frame::Data { self.cfg.ht.map_or(20, |m| m.width_mhz) } else { 20 };
+        let width = if frame == Frame::Data { self.st[x].mode.map_or(20, |m| m.width_mhz) } else { 20 };
         let g = self.geo.as_mut().expect("radio");
         let sta = &self.st[s];
         let detected = g.power(x, s) >= PREAMBLE_SINR * (radio.noise_mw(width) + g.ambient_mw(s));
-        let take = !sta.transmitting
-            && detected
-            && match g.locked_on(s) {
-                None => true,
-                Some((y, since)) => now < since + PREAMBLE_DETECTION && g.power(x, s) > g.power(y, s),
-            };
         let before = g.locked_on(s).map(|(y, _)| y);
+        // A stronger preamble within the detection time evicts the locked frame; it is then
+        // detected or not by its own SINR (ns-3.44 phy-entity.cc:1023-1052, judged there at
+        // the end of the window, here on arrival).
+        let evict = matches!(g.locked_on(s), Some((y, since)) if now < since + PREAMBLE_DETECTION && g.power(x, s) > g.power(y, s));
+        let take = !sta.transmitting && (evict || (before.is_none() && detected));
         if take {
-            g.lock(s, x, now);
-            g.arrive(s, x);
             if let Some(y) = before {
                 if self.st[s].receiving == Some(y as u32) {
                     self.st[y].air.as_mut().expect("air").clean = false;
+                    self.st[s].receiving = None;
                 }
             }
-            if addressed || self.st[s].receiving.is_some() {
-                self.st[s].receiving = addressed.then_some(x as u32);
+            if !detected {
+                g.unlock(s);
+                g.arrive(s, x);
+                if addressed {
+                    self.st[x].air.as_mut().expect("air").clean = false;
+                }
+                return;
+            }
+            g.lock(s, x, now);
+            g.arrive(s, x);
+            if addressed {
+                self.st[s].receiving = Some(x as u32);
                 self.st[s].receiving_since = now;
             }
             return;
@@ -824,16 +910,7 @@ impl WifiChannel {
     /// PPDU's width (the legacy fields are duplicated on each 20 MHz, each with its share of
     /// the power), as ns-3.44 (phy-entity.cc:1290-1293). Counts a failure.
     fn radio_header(&mut self, x: usize, s: usize, air: &Air) -> bool {
-        const US: Time = 1_000;
-        let radio = self.cfg.radio.expect("radio");
-        let ht = air.frame == Frame::Data && self.cfg.ht.is_some();
-        let noise_mw = radio.noise_mw(if ht { self.cfg.ht.map_or(20, |m| m.width_mhz) } else { 20 });
-        let g = self.geo.as_mut().expect("radio");
-        let lsig = Section { from: 16 * US, to: 20 * US, modulation: Modulation::BPSK_1_2, rate_bps: 6e6, noise_mw };
-        let mut p = g.survives(s, &lsig);
-        if ht {
-            p *= g.survives(s, &Section { from: 20 * US, to: 28 * US, ..lsig });
-        }
+        let p = self.header_survives(x, s, air);
         if unit(&mut self.st[x].rng) < p {
             return true;
         }
@@ -841,23 +918,92 @@ impl WifiChannel {
         false
     }
 
-    /// Radio model: the payload of `air` as a section (its first data bit to its last at the
-    /// frame's rate; the window of a single MPDU's octets), and the rate, b/s. The section's
-    /// bits are per spatial stream (each stream's share of the rate; ns-3.44
-    /// interference-helper.cc:543-565).
-    fn radio_payload(&self, air: &Air) -> (Section, f64) {
+    /// Radio model: the probability that the PHY header of `x`'s frame `air`, which `s` is
+    /// locked onto, survives (one draw decides both fields).
+    fn header_survives(&mut self, x: usize, s: usize, air: &Air) -> f64 {
+        const US: Time = 1_000;
+        let radio = self.cfg.radio.expect("radio");
+        let mode = self.st[x].mode.filter(|_| air.frame == Frame::Data);
+        let noise_mw = radio.noise_mw(mode.map_or(20, |m| m.width_mhz));
+        let g = self.geo.as_mut().expect("radio");
+        let lsig = Section { from: 16 * US, to: 20 * US, modulation: Modulation::BPSK_1_2, rate_bps: 6e6, noise_mw };
+        let mut p = g.survives(s, &lsig);
+        if mode.is_some() {
+            p *= g.survives(s, &Section { from: 20 * US, to: 28 * US, ..lsig });
+        }
+        p
+    }
+
+    /// Radio model: a third party `s` overhears `x`'s frame `air`: whether its header
+    /// arrived and whether the frame (with aggregation: any of its MPDUs) was decoded, each
+    /// by a draw from `x`'s stream as for the addressee. Only a frame `s` is still locked
+    /// onto can be (a transmission of its own has ended the lock).
+    fn radio_overheard(&mut self, x: usize, s: usize, air: &Air) -> (bool, bool) {
+        let locked = self.geo.as_ref().and_then(|g| g.locked_on(s)).map(|(y, _)| y);
+        if locked != Some(x) || self.st[s].transmitting {
+            return (false, false);
+        }
+        let p = self.header_survives(x, s, air);
+        if unit(&mut self.st[x].rng) >= p {
+            return (false, false);
+        }
+        let aggregated = air.frame == Frame::Data && self.cfg.aggregation.is_some();
+        let mut windows = std::mem::take(&mut self.windows);
+        self.payload_windows(x, air, aggregated, &mut windows);
+        let mut decoded = false;
+        for w in &windows {
+            let p = self.geo.as_mut().expect("radio").survives(s, w);
+            decoded |= unit(&mut self.st[x].rng) < p;
+        }
+        self.windows = windows;
+        (true, decoded)
+    }
+
+    /// Radio model: the windows of `x`'s PPDU `air` whose success a receiver draws: the whole
+    /// payload, or with aggregation each subframe's (802.11-2012 8.6.1: a delimiter and the
+    /// MPDU, padded to 4 octets; the first from the SERVICE field, the last to the PPDU's
+    /// end, as ns-3.44 phy-entity.cc:585-660).
+    fn payload_windows(&self, x: usize, air: &Air, aggregated: bool, out: &mut Vec<Section>) {
+        out.clear();
+        let (payload, rate) = self.radio_payload(x, air);
+        if !aggregated {
+            out.push(payload);
+            return;
+        }
+        let overhead = self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes;
+        let sta = &self.st[x];
+        let (lone, single) = (self.cfg.lone_mpdu_delimiter(), sta.ppdu_mpdus == 1);
+        let bits_ns = |bits: u32| (f64::from(bits) / rate * 1e9) as Time;
+        let mut end: u32 = 0;
+        for (k, e) in sta.win.q.iter().filter(|e| e.in_ppdu).enumerate() {
+            let start = end.next_multiple_of(4);
+            end = start + if single { lone } else { ampdu::DELIMITER_BYTES } + e.h.size + overhead;
+            let from = if k == 0 { payload.from } else { payload.from + bits_ns(16 + 8 * start) };
+            out.push(Section { from, to: payload.from + bits_ns(16 + 8 * end.next_multiple_of(4)), ..payload });
+        }
+        if let Some(last) = out.last_mut() {
+            last.to = payload.to;
+        }
+    }
+
+    /// Radio model: the payload of `air` as a section, from the SERVICE field to the end of
+    /// the PPDU (tail and padding included; the ERP signal extension not), and the rate,
+    /// b/s. The section's bits are per spatial stream (each stream's share of the rate;
+    /// ns-3.44 interference-helper.cc:543-565).
+    fn radio_payload(&self, x: usize, air: &Air) -> (Section, f64) {
         const US: Time = 1_000;
         let radio = self.cfg.radio.unwrap_or_default();
-        let (modulation, rate, width, from) = match (air.frame, self.cfg.ht) {
+        let (modulation, rate, width, from) = match (air.frame, self.st[x].mode) {
             (Frame::Data, Some(m)) => {
                 let sig_b = if m.vht_streams.is_some() && self.cfg.vht_sig_b == VhtSigB::Sent { 4 * US } else { 0 };
                 (m.modulation(), m.rate_bps(), m.width_mhz, (20 + 8 + 4 + 4 * m.streams()) * US + sig_b)
             }
             (Frame::Data, None) => (Modulation::of_ofdm_kbps(self.cfg.data_kbps).expect("an OFDM rate"), self.cfg.data_rate_bps(), 20, 20 * US),
-            _ => (Modulation::of_ofdm_kbps(self.cfg.basic_kbps).expect("an OFDM rate"), f64::from(self.cfg.basic_kbps) * 1e3, 20, 20 * US),
+            _ => (Modulation::of_ofdm_kbps(air.kbps).expect("an OFDM rate"), f64::from(air.kbps) * 1e3, 20, 20 * US),
         };
-        let to = from + ((16.0 + 8.0 * f64::from(air.bytes)) / rate * 1e9) as Time;
-        let streams = if air.frame == Frame::Data { self.cfg.ht.map_or(1, |m| m.streams()) } else { 1 };
+        let extension = if self.cfg.phy.kind == PhyKind::ErpOfdm && self.st[x].mode.is_none() { 6 * US } else { 0 };
+        let to = self.airtime(x, air) - extension;
+        let streams = if air.frame == Frame::Data { self.st[x].mode.map_or(1, |m| m.streams()) } else { 1 };
         (Section { from, to, modulation, rate_bps: rate / streams as f64, noise_mw: radio.noise_mw(width) }, rate)
     }
 
@@ -873,23 +1019,17 @@ impl WifiChannel {
     /// frame-error draw; whether any arrived (a Block Ack is due).
     fn receive_mpdus(&mut self, x: usize, s: usize) -> bool {
         let (ber, overhead) = (self.cfg.ber, self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes);
-        let lone = self.cfg.lone_mpdu_delimiter();
-        let air = self.st[x].air.expect("data without a transmission");
-        let (payload, rate) = self.radio_payload(&air);
+        let radio = self.cfg.radio.is_some();
+        let mut windows = std::mem::take(&mut self.windows);
+        if radio {
+            let air = self.st[x].air.expect("data without a transmission");
+            self.payload_windows(x, &air, true, &mut windows);
+        }
         let (sta, geo) = (&mut self.st[x], &mut self.geo);
         let mut any = false;
-        let mut offset: u32 = 0;
-        let single = sta.ppdu_mpdus == 1;
-        for e in sta.win.q.iter_mut().filter(|e| e.in_ppdu) {
-            let mpdu = e.h.size + overhead;
-            // Where the MPDU lies in the PSDU, after the SERVICE field's 16 bits (802.11-2012
-            // 8.6.1: each subframe a delimiter and the MPDU, padded to 4 octets).
-            let start = if single { lone } else { offset.next_multiple_of(4) + ampdu::DELIMITER_BYTES };
-            offset = start + mpdu;
-            if let Some(g) = geo.as_mut().filter(|g| g.radio().is_some()) {
-                let bits_ns = |bits: u32| (f64::from(bits) / rate * 1e9) as Time;
-                let section = Section { from: payload.from + bits_ns(16 + 8 * start), to: payload.from + bits_ns(16 + 8 * offset), ..payload };
-                if unit(&mut sta.rng) >= g.survives(s, &section) {
+        for (k, e) in sta.win.q.iter_mut().filter(|e| e.in_ppdu).enumerate() {
+            if let Some(g) = geo.as_mut().filter(|_| radio) {
+                if unit(&mut sta.rng) >= g.survives(s, &windows[k]) {
                     if g.interfered(s) {
                         sta.stats.collisions += 1;
                     } else {
@@ -908,6 +1048,7 @@ impl WifiChannel {
             e.h.delivered = true;
             any = true;
         }
+        self.windows = windows;
         any
     }
 
@@ -957,6 +1098,9 @@ impl WifiChannel {
                 e.gone = true;
                 sta.stats.record_done(&e.h, false);
                 give_up(s, &e.h, out);
+                if let Some(seen) = sta.snr_seen.get_mut(e.h.dst as usize) {
+                    *seen = 0.0; // (only filled under rate control "ideal")
+                }
             }
         }
         sta.win.advance(s as u32, out);
@@ -996,7 +1140,9 @@ impl WifiChannel {
         }
         if !acked {
             give_up(s, &h, out);
+            self.forget_snr(s, h.dst);
         }
+        let sta = &mut self.st[s];
         sta.cw = cw_min;
         sta.station_retries = 0;
         sta.ssrc = 0;
@@ -1011,6 +1157,20 @@ impl WifiChannel {
         }
         sta.draw_backoff();
     }
+}
+
+/// Rate control "ideal": the modes a station may choose, slowest first, each with the SNR
+/// at which its coded bit error rate is 1e-6 (ns-3.44 IdealWifiManager's BerThreshold): the
+/// channel's width, guard interval and streams; 802.11n MCS 0-7 (one stream), 802.11ac MCS
+/// 0-9 on the channel's streams (MCS 9 at 20 MHz is none).
+fn ideal_modes(base: HtMode) -> Vec<(HtMode, f64)> {
+    let modes: Vec<HtMode> = match base.vht_streams {
+        None => (0..8).filter_map(|m| HtMode::new(m, base.width_mhz, base.short_gi).ok()).collect(),
+        Some(nss) => (0..10).filter_map(|m| HtMode::vht(m, base.width_mhz, nss, base.short_gi).ok()).collect(),
+    };
+    let mut out: Vec<(HtMode, f64)> = modes.into_iter().map(|m| (m, m.modulation().snr_threshold(1e-6))).collect();
+    out.sort_by(|a, b| a.0.rate_bps().total_cmp(&b.0.rate_bps()));
+    out
 }
 
 /// Station `s` gave `h` up at the retry limit: a retry-limit drop, or, when a copy arrived
@@ -1050,8 +1210,9 @@ mod tests {
         // 96) = 32 us, at 6 Mb/s (MCS 0's) 20 + 4 x 12 = 68 us; the ACK 28 and 44 us.
         let at = |mcs| WifiChannel::new(0, WifiConfig::n(super::super::HtMode::new(mcs, 20, false).unwrap()), &[(0.0, 0.0), (1.0, 0.0)], 1, 0, "t");
         let (seven, zero) = (at(7), at(0));
-        assert_eq!((seven.block_ack_time, seven.ack_time), (32_000, 28_000));
-        assert_eq!((zero.block_ack_time, zero.ack_time), (68_000, 44_000));
+        let answers = |ch: &WifiChannel| (ch.cfg.phy.airtime(BLOCK_ACK_BYTES, ch.response_kbps(0)), ch.cfg.phy.airtime(ch.cfg.phy.ack_bytes, ch.response_kbps(0)));
+        assert_eq!(answers(&seven), (32_000, 28_000));
+        assert_eq!(answers(&zero), (68_000, 44_000));
     }
     use crate::packet::{Packet, PacketKind};
 
@@ -1237,8 +1398,13 @@ mod tests {
         const A: usize = 0;
         let cfg = WifiConfig { eifs_trigger: trigger, ..WifiConfig::b11() };
         let pos = [(0.0, 0.0), (100.0, 0.0), (50.0, 0.0), (0.0, 50.0), (500.0, 0.0)];
-        let mut ch = WifiChannel::new(0, cfg, &pos, 1, 0, "eifs");
+        let ch = WifiChannel::new(0, cfg, &pos, 1, 0, "eifs");
         assert!(ch.reach[A * 5 + 1] && !ch.reach[4 * 5 + 2] && ch.hears[4 * 5 + 2]);
+        send_ctss(ch, sends)
+    }
+
+    /// Sends CTS frames `(from, to, start us)` on `ch` and returns it once they are over.
+    fn send_ctss(mut ch: WifiChannel, sends: &[(usize, u32, u64)]) -> WifiChannel {
         let (mut pool, mut ev, mut out) = (PacketPool::default(), EventQueue::default(), Vec::new());
         let mut sends: Vec<(usize, u32, u64)> = sends.to_vec();
         sends.sort_by_key(|s| s.2);
@@ -1252,7 +1418,7 @@ mod tests {
             }
             let Some(d) = due else { return ch };
             let (from, to, _) = sends[next];
-            let air = Air { frame: Frame::Cts, dst: to, bytes: ch.cfg.phy.cts_bytes, nav: 0, clean: true };
+            let air = Air { frame: Frame::Cts, dst: to, bytes: ch.cfg.phy.cts_bytes, nav: 0, clean: true, kbps: ch.cfg.basic_kbps, snr: 0.0 };
             ch.start_tx(from, air, d, &mut ev);
             next += 1;
         }
@@ -1260,6 +1426,26 @@ mod tests {
 
     fn defers_eifs(ch: &WifiChannel, s: usize) -> bool {
         ch.ifs(s) == ch.eifs
+    }
+
+    #[test]
+    fn under_the_radio_model_a_third_party_decodes_through_weak_interference() {
+        // 802.11g: A (0, 0) sends to B (10, 0); the observer C (0, 10) hears A at -54 dBm
+        // and W (0, 89), hidden from A and B, at -81 dBm from 24 us into A's 34 us frame:
+        // 27 dB of SIR, so C decodes A's frame and defers DIFS, under either EIFS rule. Under
+        // the range disc any overlap is an error, after a header received alone too: EIFS.
+        let pos = [(0.0, 0.0), (10.0, 0.0), (0.0, 10.0), (0.0, 89.0)];
+        let radio = super::super::radio::Radio { reference_loss_db: 40.1, ..Default::default() };
+        for trigger in [EifsTrigger::HeaderReceived, EifsTrigger::AnyError] {
+            let cfg = WifiConfig { eifs_trigger: trigger, radio: Some(radio), ..WifiConfig::g54() };
+            let ch = send_ctss(WifiChannel::new(0, cfg, &pos, 1, 0, "third"), &[(0, 1, 0), (3, 2, 24)]);
+            assert!(!ch.hears[3 * 4] && ch.hears[3 * 4 + 2], "W is hidden from A and heard by C");
+            assert!(!defers_eifs(&ch, 2), "{trigger:?}");
+            assert!(ch.st[2].nav_until > 0, "{trigger:?}: C took A's NAV");
+            let disc = WifiConfig { eifs_trigger: trigger, tx_range: 80.0, cs_range: 80.0, ..WifiConfig::g54() };
+            let ch = send_ctss(WifiChannel::new(0, disc, &pos, 1, 0, "third"), &[(0, 1, 0), (3, 2, 24)]);
+            assert!(defers_eifs(&ch, 2), "{trigger:?} under the range disc (the header arrived alone)");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::events::LazyTimer;
 use crate::net::codel::Queued;
 use crate::net::qdisc::Qdisc;
 use crate::packet::PacketId;
+use super::phy::HtMode;
 use crate::rng::SimRng;
 use crate::time::Time;
 
@@ -36,6 +37,11 @@ pub(crate) struct Air {
     pub nav: Time,
     /// No other transmission overlapped it at `dst`, and `dst` is in range and listening.
     pub clean: bool,
+    /// A control frame's rate, kb/s (a data frame's is its transmitter's `mode`).
+    pub kbps: u32,
+    /// An ACK or Block Ack under rate control "ideal": the SNR (linear) at which the data
+    /// it answers arrived (0: none), fed back to the data's sender.
+    pub snr: f64,
 }
 
 /// The MSDU in service: the head of line of the interface queue.
@@ -102,7 +108,8 @@ pub struct StationStats {
     /// Frames sent by this station lost to the bit-error draw (radio model: lost to noise
     /// alone).
     pub frame_errors: u64,
-    /// Frames sent by this station whose receiver was out of transmission range.
+    /// Frames sent by this station whose receiver was out of transmission range (radio
+    /// model: below what it senses, faded or shadowed included).
     pub out_of_range: u64,
     /// MSDUs given up at the retry limit (reported as `Dropped` outcomes).
     pub retry_limit_drops: u64,
@@ -196,6 +203,13 @@ pub(crate) struct Station {
     pub ppdu_bytes: u32,
     pub rng: SimRng,
     pub stats: StationStats,
+    /// 802.11n/ac: the mode of this station's next data PPDU (the channel's, or rate
+    /// control's choice for its destination).
+    pub mode: Option<HtMode>,
+    /// Rate control "ideal": the last data SNR each peer reported (linear; 0: none yet).
+    pub snr_seen: Vec<f64>,
+    /// Rate control "ideal": the SNR of the data frame this station is about to acknowledge.
+    pub rx_snr: f64,
 }
 
 impl Station {
@@ -235,6 +249,9 @@ impl Station {
             ppdu_bytes: 0,
             rng,
             stats: StationStats::default(),
+            mode: None,
+            snr_seen: Vec::new(),
+            rx_snr: 0.0,
         }
     }
 

@@ -112,6 +112,20 @@ use crate::net::DropCause;
 use crate::packet::PacketId;
 use crate::time::Time;
 
+/// How an 802.11n/ac station picks the MCS of its data frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateControl {
+    /// The channel's `mcs`, always.
+    #[default]
+    Constant,
+    /// The fastest MCS whose SNR threshold (the SNR at which the NIST model's coded bit
+    /// error rate is 1e-6) lies below the SNR the destination last reported for a data
+    /// frame; MCS 0 until the first report and after a frame is given up. ns-3.44's
+    /// IdealWifiManager (ideal-wifi-manager.cc:55-59, 286-341, 376-466), the radio model only.
+    Ideal,
+}
+
 /// How a failed exchange is timed (what the test model calls Tc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CollisionTiming {
@@ -328,6 +342,8 @@ pub struct WifiConfig {
     /// their power and SINR ([`radio`]) instead of the range disc (`tx_range`, `cs_range`).
     /// OFDM PHYs only (a, g, n, ac), without `ber`.
     pub radio: Option<radio::Radio>,
+    /// How 802.11n/ac stations choose the MCS of each data PPDU.
+    pub rate_control: RateControl,
     pub prop_delay: Time,
     /// Metres (any unit, consistent with the positions).
     pub tx_range: f64,
@@ -361,6 +377,7 @@ impl WifiConfig {
             queue_limit: 50,
             ber: 0.0,
             radio: None,
+            rate_control: RateControl::Constant,
             prop_delay: 1_000,
             tx_range: 250.0,
             cs_range: 550.0,

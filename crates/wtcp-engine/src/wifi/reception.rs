@@ -1,14 +1,29 @@
 //! Geometry and reception under the radio model: who senses a frame (recomputed when it
-//! starts, so stations may move), the power it arrives with, the interference a receiver
-//! sums while it is locked onto a frame, and the probability that each part of the frame
-//! survives (module [`super::radio`] for the formulas).
+//! starts, so stations may move), the power it arrives with, the frame a receiver is
+//! locked onto, the interference it sums meanwhile, and the probability that each part of
+//! the frame survives (module [`super::radio`] for the formulas).
 //!
-//! A receiver locks onto a frame addressed to it that starts while it senses nothing and
-//! is not transmitting; frames that start during the reception add their power to the
-//! interference for the time they overlap it (no capture: the locked frame is kept, as in
-//! ns-3 without a frame capture model). The frame's PHY header (L-SIG, and HT-SIG or
-//! VHT-SIG-A) and its payload (each MPDU of an A-MPDU on its own) survive with the product
-//! of the chunk success rates between the instants the interference changes.
+//! A station that is not transmitting locks onto any frame it senses (addressed to it or
+//! not) whose preamble stands 4 dB above the noise plus what it already senses, if it is
+//! locked onto nothing; a stronger frame arriving within 4 us of the lock evicts it (the
+//! channel's `radio_arrival`). What it already senses, and every frame that starts later,
+//! adds its power to the interference for the time they overlap. The frame's PHY header
+//! (L-SIG, and HT-SIG or VHT-SIG-A) and its payload (each A-MPDU subframe on its own)
+//! survive with the product of the chunk success rates between the instants the
+//! interference changes. A transmission of its own ends the lock (half duplex).
+//!
+//! Deviations and ambiguities resolved:
+//! - Detection is judged when the frame arrives, with the interference then; ns-3.44 judges
+//!   it 4 us later (phy-entity.cc:1056-1067), so a frame starting in those 4 us is counted
+//!   there and not here.
+//! - No frame capture after the detection window, as ns-3.44 without a frame capture model.
+//! - Frames below the CCA threshold are not summed into the interference (module
+//!   [`super::radio`]).
+//! - ns-3.44 multiplies the SNR of an AWGN channel by antennas / streams for every field
+//!   (interference-helper.cc:422-432), the headers and control frames at one stream
+//!   included; wtcp has no receive diversity. The ns-3 engine gives an 802.11n station one
+//!   antenna per stream of its MCS, but a two-stream station there still gains 3 dB on its
+//!   PHY headers, preamble detection and ACKs (effect untested).
 
 use super::motion::Motion;
 use super::radio::{dbm_to_mw, Modulation, Radio};
@@ -82,10 +97,6 @@ impl Geometry {
         Geometry { starts: starts.to_vec(), motions, radio, shadow_db, rx_mw: vec![0.0; n * n], fading, locked: (0..n).map(|_| Locked::default()).collect(), ongoing: vec![Vec::new(); n], scratch: Vec::new() }
     }
 
-    pub fn radio(&self) -> Option<&Radio> {
-        self.radio.as_ref()
-    }
-
     /// Whether positions or powers change from frame to frame (else the range disc's
     /// matrices, computed once, hold).
     pub fn changes(&self) -> bool {
@@ -96,10 +107,12 @@ impl Geometry {
         self.motions[s].at(self.starts[s], t)
     }
 
-    /// Transmitter `x` starts a frame at `now`: fill its rows of `hears` and `reach` (and,
-    /// with the radio model, the power at each listener). Range disc: within `cs_range` /
-    /// `tx_range`. Radio: at or above the CCA threshold, for both.
-    pub fn refresh(&mut self, x: usize, now: Time, tx_range: f64, cs_range: f64, hears: &mut [bool], reach: &mut [bool]) {
+    /// Transmitter `x` starts a frame `width_mhz` wide at `now`: fill its rows of `hears` and
+    /// `reach` (and, with the radio model, the power at each listener). Range disc: within
+    /// `cs_range` / `tx_range`. Radio: at or above the CCA threshold, 3 dB higher per doubling
+    /// of the width (802.11-2016 19.3.19.5.2 and 21.3.18.5.3: -82, -79, -76 dBm for a 20, 40,
+    /// 80 MHz PPDU; ns-3.44 yans-wifi-channel.cc:131-136), for both.
+    pub fn refresh(&mut self, x: usize, now: Time, width_mhz: u16, tx_range: f64, cs_range: f64, hears: &mut [bool], reach: &mut [bool]) {
         let n = self.starts.len();
         let px = self.position(x, now);
         for b in 0..n {
@@ -110,7 +123,7 @@ impl Geometry {
                 Some(radio) => {
                     let dbm = radio.mean_rx_dbm(d) + self.shadow_db[x * n + b] + if b == x { 0.0 } else { radio.fading_db(&mut self.fading[x]) };
                     self.rx_mw[x * n + b] = dbm_to_mw(dbm);
-                    let sensed = dbm >= radio.cca_threshold_dbm;
+                    let sensed = dbm >= radio.cca_threshold_dbm + 10.0 * (f64::from(width_mhz) / 20.0).log10();
                     (sensed, sensed)
                 }
             };
@@ -187,6 +200,14 @@ impl Geometry {
         }
     }
 
+    /// The SINR (linear) of `s`'s locked frame at its end `t`: the interference of the last
+    /// interval before it (the SNR ns-3.44 reports, interference-helper.cc:437-485).
+    pub fn end_sinr(&self, s: usize, noise_mw: f64, t: Time) -> f64 {
+        let l = &self.locked[s];
+        let interference: f64 = l.interferers.iter().filter(|i| i.start < t && i.end >= t).map(|i| i.mw).sum();
+        l.signal_mw / (noise_mw + interference)
+    }
+
     /// Whether anything overlapped `s`'s locked frame.
     pub fn interfered(&self, s: usize) -> bool {
         !self.locked[s].interferers.is_empty()
@@ -241,10 +262,19 @@ mod tests {
         let far = r.cca_range_m() * 1.01;
         let mut g = Geometry::new(&[(0.0, 0.0), (10.0, 0.0), (far, 0.0)], vec![Motion::Fixed; 3], Some(r), 1, 0, "w");
         let (mut hears, mut reach) = (vec![false; 9], vec![false; 9]);
-        g.refresh(0, 0, 0.0, 0.0, &mut hears, &mut reach);
+        g.refresh(0, 0, 20, 0.0, 0.0, &mut hears, &mut reach);
         assert_eq!(&hears[0..3], &[false, true, false]);
         assert_eq!(hears, reach);
         assert!((10.0 * g.rx_mw[1].log10() - r.mean_rx_dbm(10.0)).abs() < 1e-9);
+        // A 40 MHz PPDU needs 3 dB more, an 80 MHz one 6: one arriving at -78.9 dBm is sensed
+        // only as the first.
+        let at_79 = r.cca_range_m() * 10f64.powf(-3.1 / 30.0);
+        let mut g = Geometry::new(&[(0.0, 0.0), (at_79, 0.0)], vec![Motion::Fixed; 2], Some(r), 1, 0, "w");
+        let (mut hears, mut reach) = (vec![false; 4], vec![false; 4]);
+        g.refresh(0, 0, 40, 0.0, 0.0, &mut hears, &mut reach);
+        assert!(hears[1], "-78.9 dBm reaches a 40 MHz PPDU threshold");
+        g.refresh(0, 0, 80, 0.0, 0.0, &mut hears, &mut reach);
+        assert!(!hears[1]);
     }
 
     #[test]
@@ -253,8 +283,8 @@ mod tests {
         // 20 m: -68.8 dBm, 25 dB over the noise: 54 Mb/s survives.
         let mut g = two_at(20.0, r);
         let (mut hears, mut reach) = (vec![false; 9], vec![false; 9]);
-        g.refresh(0, 0, 0.0, 0.0, &mut hears, &mut reach);
-        g.refresh(2, 0, 0.0, 0.0, &mut hears, &mut reach);
+        g.refresh(0, 0, 20, 0.0, 0.0, &mut hears, &mut reach);
+        g.refresh(2, 0, 20, 0.0, 0.0, &mut hears, &mut reach);
         let noise = r.noise_mw(20);
         g.lock(1, 0, 0);
         let alone = g.survives(1, &payload(noise));
@@ -274,16 +304,16 @@ mod tests {
         let range = r.cca_range_m();
         let mut g = Geometry::new(&[(0.0, 0.0), (range - 10.0, 0.0)], vec![Motion::Fixed, Motion::Velocity { vx: 1.0, vy: 0.0 }], Some(r), 1, 0, "w");
         let (mut hears, mut reach) = (vec![false; 4], vec![false; 4]);
-        g.refresh(0, 0, 0.0, 0.0, &mut hears, &mut reach);
+        g.refresh(0, 0, 20, 0.0, 0.0, &mut hears, &mut reach);
         assert!(hears[1]);
-        g.refresh(0, 20_000_000_000, 0.0, 0.0, &mut hears, &mut reach);
+        g.refresh(0, 20_000_000_000, 20, 0.0, 0.0, &mut hears, &mut reach);
         assert!(!hears[1]);
         assert!(g.changes());
         // The range disc moves too.
         let mut disc = Geometry::new(&[(0.0, 0.0), (240.0, 0.0)], vec![Motion::Fixed, Motion::Velocity { vx: 1.0, vy: 0.0 }], None, 1, 0, "w");
-        disc.refresh(0, 0, 250.0, 550.0, &mut hears, &mut reach);
+        disc.refresh(0, 0, 20, 250.0, 550.0, &mut hears, &mut reach);
         assert!(reach[1] && hears[1]);
-        disc.refresh(0, 20_000_000_000, 250.0, 550.0, &mut hears, &mut reach);
+        disc.refresh(0, 20_000_000_000, 20, 250.0, 550.0, &mut hears, &mut reach);
         assert!(!reach[1] && hears[1]);
     }
 }
