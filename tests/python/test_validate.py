@@ -72,15 +72,17 @@ def test_the_modern_802_11_suite_loads_and_every_point_translates():
     from wtcp.ns3 import plan
 
     suite = load_suite(SUITE / "wifi-modern")
-    assert [s.name for s in suite.scenarios] == ["ap-download-n", "ap-downloads-n4", "up-and-down-n", "ap-download-ac"]
+    assert [s.name for s in suite.scenarios] == ["ap-download-n", "ap-downloads-n4", "up-and-down-n", "ap-download-ac", "ap-download-radio-n"]
     for spec in suite.scenarios:
         assert [v.name for v in spec.variants] == ["A-MPDU", "no aggregation"]
         points = [{**v.set, spec.loss_path: 0.001} for v in spec.variants]
         runs = cases(spec.scenario(), points, spec.algorithms)
         assert len(runs) == 2 * len(spec.algorithms)
         # ns-3 takes every point: the aggregating ones with its A-MPDU size, the others without.
-        sizes = {plan(case.ns3.document).wifis[0].ampdu_max_bytes for case in runs}
-        assert sizes == {0, 65535}, sizes
+        plans = [plan(case.ns3.document).wifis[0] for case in runs]
+        assert {w.ampdu_max_bytes for w in plans} == {0, 65535}
+        # The radio scenario reaches ns-3 with its radio model and ideal rate control.
+        assert {(w.radio is not None, w.ideal_rate) for w in plans} == {(spec.name == "ap-download-radio-n",) * 2}
     text = (ROOT / "docs" / "validation-wifi-modern.md").read_text(encoding="utf-8")
     section = text.split(BEGIN, 1)[1].split(END, 1)[0]
     assert "Suite `validation/wifi-modern/` (full)" in section

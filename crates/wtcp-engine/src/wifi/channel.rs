@@ -58,6 +58,7 @@ impl WifiChannel {
         assert!(cfg.prop_delay < cfg.phy.sifs, "the propagation delay must be shorter than SIFS");
         assert!((cfg.ht.is_some() || cfg.phy.supports(cfg.data_kbps)) && cfg.phy.supports(cfg.basic_kbps), "rate not in the PHY's rate set");
         assert!(cfg.tx_range <= cfg.cs_range, "the transmission range must not exceed the carrier-sense range");
+        assert!(cfg.rate_control == RateControl::Constant || (cfg.ht.is_some() && cfg.radio.is_some()), "rate control \"ideal\" needs an HT/VHT mode and the radio model");
         let n = positions.len();
         let mut hears = vec![false; n * n];
         let mut reach = vec![false; n * n];
@@ -790,17 +791,23 @@ impl WifiChannel {
         let sta = &mut self.st[s];
         let dst = sta.win.dst().expect("access without a frame");
         let (mut len, mut n, mut single) = (0, 0_u32, 0);
-        // The MPDUs still to be sent were all in the last A-MPDU (they go first), so they
-        // fit again.
+        // The MPDUs still to be sent go first, as many as fit: at the same MCS all of them
+        // (they were all in the last A-MPDU), after rate control chose a slower one perhaps
+        // not; the rest wait for the next access, as in ns-3.44 (its aggregator holds
+        // retransmissions to the same size and time limits, qos-frame-exchange-manager.cc:428-448).
+        let mut all_pending = true;
         for e in sta.win.q.iter_mut().filter(|e| e.pending()) {
             let mpdu = e.h.size + overhead;
             let next = with_subframe(len, mpdu);
-            debug_assert!(n == 0 || (n < max_frames && fits(next)), "a retransmission no longer fits");
+            if n > 0 && !(n < max_frames && fits(next)) {
+                all_pending = false;
+                break;
+            }
             e.in_ppdu = true;
             (len, n, single) = (next, n + 1, mpdu);
         }
         let mut scratch = std::mem::take(&mut self.queue_drops);
-        while n < max_frames && sta.win.q.len() < WINDOW {
+        while all_pending && n < max_frames && sta.win.q.len() < WINDOW {
             let Some(h) = sta.spare.take().or_else(|| dequeue(sta, s, now, pool, &mut scratch, out)) else { break };
             let mpdu = h.size + overhead;
             let next = with_subframe(len, mpdu);
@@ -1098,8 +1105,13 @@ impl WifiChannel {
                 e.gone = true;
                 sta.stats.record_done(&e.h, false);
                 give_up(s, &e.h, out);
-                if let Some(seen) = sta.snr_seen.get_mut(e.h.dst as usize) {
-                    *seen = 0.0; // (only filled under rate control "ideal")
+                // Rate control "ideal" forgets the SNR after a missed Block Ack only (ns-3.44
+                // calls ReportFinalDataFailed from MissedBlockAck, ht-frame-exchange-manager.cc
+                // :1617-1622); `snr_seen` is empty otherwise.
+                if !responded {
+                    if let Some(seen) = sta.snr_seen.get_mut(e.h.dst as usize) {
+                        *seen = 0.0;
+                    }
                 }
             }
         }

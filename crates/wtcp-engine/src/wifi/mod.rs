@@ -33,8 +33,9 @@
 //!   200 of 200 points within 1.5 % with `header_received`, 178 with `any_error`.
 //! - A busy period decides the EIFS anew (a frame received correctly after an erroneous
 //!   one ends it; its start is taken as the end of the busy period, as 802.11 words it,
-//!   where ns-3 counts from the end of the failed reception); no capture effect; no
-//!   fragmentation, broadcast, beacons, rate adaptation or power save.
+//!   where ns-3 counts from the end of the failed reception); no capture effect (under
+//!   the radio model, a stronger preamble within 4 us); no fragmentation, broadcast,
+//!   beacons or power save; rate adaptation only as [`RateControl::Ideal`].
 //! - The backoff counter also counts the slot in which the medium turns busy
 //!   ([`BackoffRule::BusySlotCounts`], Bianchi's chain and the EDCA slot-boundary rule),
 //!   where DCF (802.11-2012 9.3.4.3), ns-2, ns-3 and QualNet count whole idle slots only;

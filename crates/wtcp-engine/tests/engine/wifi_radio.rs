@@ -168,3 +168,18 @@ fn ideal_rate_control_takes_the_fastest_mcs_whose_threshold_the_snr_clears() {
     assert_eq!(ideal_at(5.0).1, 7);
     assert!(ideal_at(25.0).1 < 7);
 }
+
+#[test]
+fn after_ideal_rate_control_slows_down_a_retransmitted_a_mpdu_still_fits_its_ppdu() {
+    // Rayleigh fading at 20 m: the SNR a Block Ack reports swings by tens of dB, and a missed
+    // Block Ack whose MPDU reaches its retry limit sends the station back to MCS 0 with an
+    // A-MPDU's MPDUs still to resend; they go in as many PPDUs as the 5484 us limit needs.
+    let radio = Radio { fading: wtcp_engine::wifi::radio::Fading::Rayleigh, ..Radio::default() };
+    let cfg = WifiConfig { rate_control: wtcp_engine::wifi::RateControl::Ideal, aggregation: Some(Default::default()), ..n7_radio(radio) };
+    let mut ch = WifiChannel::new(0, cfg, &[(0.0, 0.0), (20.0, 0.0)], 7, 0, "ideal-fading");
+    let (_, received) = common::saturate_channel(&mut ch, 1, |_| 1, 1500, 100, secs(1.0), secs(21.0));
+    let st = ch.stats(0);
+    assert!(received > 20_000, "{received}");
+    assert!(st.retry_limit_drops > 0, "the case needs give-ups: {st:?}");
+    assert!(st.ampdus > 0 && st.ampdu_mpdus > 2 * st.ampdus, "{st:?}");
+}
