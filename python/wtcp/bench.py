@@ -137,6 +137,8 @@ def comparison_scenarios() -> dict[str, Scenario]:
         "lossy-hop-20": Scenario.from_file(VALIDATION / "scenarios" / "lossy-hop-20.toml"),
         # Modern Wi-Fi: a TCP download through an 802.11n access point with A-MPDUs.
         "wifi-n-aggregation": Scenario.from_file(builtin_scenario_path("wifi-n-aggregation")),
+        # The radio channel: the same download 30 m away, ideal rate control (MCS 4 there).
+        "wifi-distance": Scenario.from_file(builtin_scenario_path("wifi-distance")).with_overrides({"wifi.0.rate_control": "ideal", "wifi.0.stations.1.x": 30.0}),
     }
 
 
@@ -229,7 +231,7 @@ def compare(repeats: int, use_ns3: bool, duration_scale: float) -> list[dict[str
     rows = []
     for name, scenario in comparison_scenarios().items():
         sc, overrides = matched(scenario, duration_scale)
-        # The Python NewReno runs where a case has NewReno flows (not wifi-n-aggregation's CUBIC).
+        # The Python NewReno runs where a case has NewReno flows (not the Wi-Fi cases' CUBIC).
         py = in_python(sc) if any(f.get("cc", "newreno") == "newreno" for f in sc.document["flows"]) else None
         w_cpu, w_whole, n_cpu, b_cpu, p_cpu = [], [], [], [], []
         w_events = n_events = b_events = 0
