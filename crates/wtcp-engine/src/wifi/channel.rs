@@ -71,7 +71,7 @@ impl WifiChannel {
         }
         let drop_tail = QueueCfg { limit_packets: Some(cfg.queue_limit as u32), limit_bytes: None, aqm: Aqm::DropTail };
         let rate = cfg.data_rate_bps();
-        let st: Vec<Station> = positions
+        let mut st: Vec<Station> = positions
             .iter()
             .enumerate()
             .map(|(i, &p)| {
@@ -91,7 +91,6 @@ impl WifiChannel {
             (RateControl::Ideal, Some(m)) => ideal_modes(m),
             _ => Vec::new(),
         };
-        let mut st = st;
         for sta in &mut st {
             sta.mode = cfg.ht;
             if cfg.rate_control == RateControl::Ideal {
@@ -617,9 +616,9 @@ impl WifiChannel {
             header_ok = ok && self.radio_header(x, s, &air);
             ok = header_ok;
         }
-        if !ok && air.clean && reach {
-            // (counted by `radio_header`)
-        } else if ok && per_mpdu {
+        // (A header lost under the radio model was counted by `radio_header`; it is clean and
+        // in reach, so none of the counts below applies to it.)
+        if ok && per_mpdu {
             ok = self.receive_mpdus(x, s);
         } else if ok && self.cfg.radio.is_some() {
             let (payload, _) = self.radio_payload(x, &air);

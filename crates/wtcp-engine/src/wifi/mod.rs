@@ -122,7 +122,8 @@ pub enum RateControl {
     Constant,
     /// The fastest MCS whose SNR threshold (the SNR at which the NIST model's coded bit
     /// error rate is 1e-6) lies below the SNR the destination last reported for a data
-    /// frame; MCS 0 until the first report and after a frame is given up. ns-3.44's
+    /// frame; MCS 0 until the first report and after a frame is given up (with aggregation:
+    /// after a missed Block Ack whose MPDU reached its retry limit). ns-3.44's
     /// IdealWifiManager (ideal-wifi-manager.cc:55-59, 286-341, 376-466), the radio model only.
     Ideal,
 }
