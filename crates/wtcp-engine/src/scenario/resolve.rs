@@ -432,6 +432,9 @@ fn unit_advice(path: &str, msg: &str) -> Option<String> {
     let given = msg.strip_prefix("invalid type: string \"")?.split('"').next()?.trim();
     let digits = given.trim_start_matches(['-', '+']);
     if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
+        if given.replace('_', "").parse::<i64>().is_ok() {
+            return Some(format!("is \"{given}\", text; allowed: a number (written without quotes)"));
+        }
         // An integer TOML cannot hold (`--set` then passes the text on as a string).
         let shown = if given.len() > 24 { format!("{}... ({} digits)", &given[..20], digits.len()) } else { given.to_string() };
         return Some(format!("is {shown}, a whole number beyond the 64 bits a number here can hold; allowed: a smaller number"));

@@ -170,6 +170,10 @@ fn numbers_written_with_units_say_the_unit_and_the_number_meant() {
     assert!(e.message.contains("(5 % is 0.05)"), "{}", e.message);
     let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("run.seed".into(), format!("1{}", "0".repeat(100)))]).unwrap_err();
     assert!(e.message.contains("a whole number beyond the 64 bits"), "{}", e.message);
+    // A small number in quotes is text, not a number too large.
+    let e = wtcp_engine::Scenario::from_toml_str(common::TWO_HOP, &[("links.1.rate_mbps".into(), "\"3\"".into())]).unwrap_err();
+    assert_eq!(e.path, "links.1.rate_mbps");
+    assert!(e.message.contains("is \"3\", text; allowed: a number (written without quotes)"), "{}", e.message);
 }
 
 #[test]
