@@ -364,7 +364,7 @@ def test_beyond_the_cliff_nothing_arrives_in_either_engine(ns3):
     assert sc.run(engine="ns3").flows.goodput_bps.sum() < 0.01e6
 
 
-@pytest.mark.parametrize("case", ["rayleigh", "velocity", "waypoints", "hidden", "ht-two-streams", "vht-two-streams"])
+@pytest.mark.parametrize("case", ["rayleigh", "velocity", "waypoints", "hidden", "ht-two-streams", "vht-two-streams", "ideal-rayleigh"])
 def test_fading_motion_and_hidden_stations_agree_with_ns3(ns3, case):
     """Rayleigh fading (ns-3: Nakagami m = 1) at 8 m, MCS 7 with A-MPDUs: +1.7 % and -1.0 %
     over seeds 1 and 2; a station driving away at 3 m/s from 15 m: -0.3 %, +1.2 %; one
@@ -373,7 +373,9 @@ def test_fading_motion_and_hidden_stations_agree_with_ns3(ns3, case):
     goodput -1.0 %, +1.4 %, A's failed frames 280 against 270. Before a receiver could detect a new
     preamble over the energy of a frame it was not locked onto (ns-3's CCA_BUSY state does),
     A's failed frames were 958 and its goodput -13.8 %. Two spatial streams (two antennas in
-    ns-3): 802.11n MCS 15 at 18 m 0.0 %, +0.1 %; 802.11ac MCS 8, 40 MHz at 12 m +0.4 %, -0.7 %."""
+    ns-3): 802.11n MCS 15 at 18 m 0.0 %, +0.1 %; 802.11ac MCS 8, 40 MHz at 12 m +0.4 %, -0.7 %.
+    Ideal rate control under Rayleigh fading at 20 m with A-MPDUs: +1.0 % (seed 1; +0.05 %
+    without aggregation)."""
     base = saturated_n(7, 20, False, aggregation=True)
     sc = {
         "rayleigh": log_distance(base, fading="rayleigh").with_overrides({"wifi.0.stations.1.x": 8.0}),
@@ -382,6 +384,8 @@ def test_fading_motion_and_hidden_stations_agree_with_ns3(ns3, case):
         "hidden": log_distance(saturated_n(4, 20, False, senders=2)).with_overrides({"wifi.0.stations.1.x": 5.0, "wifi.0.stations.2.x": -48.0, "wifi.0.stations.2.y": 0.0}),
         "ht-two-streams": log_distance(saturated_n(15, 20, False, rate=200.0, aggregation=True)).with_overrides({"wifi.0.stations.1.x": 18.0}),
         "vht-two-streams": log_distance(saturated_ac(8, 40, 2, False, 400.0)).with_overrides({"wifi.0.stations.1.x": 12.0}),
+        "ideal-rayleigh": saturated_modern({"phy": "n", "channel_width_mhz": 20, "aggregation": True, "rate_control": "ideal",
+                                            "channel": {"model": "log_distance", "fading": "rayleigh"}}, 1, 80.0).with_overrides({"wifi.0.stations.1.x": 20.0}),
     }[case]
     ours, theirs = sc.run(), sc.run(engine="ns3")
     assert theirs.flows.goodput_bps[0] > 5e6

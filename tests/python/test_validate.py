@@ -72,7 +72,8 @@ def test_the_modern_802_11_suite_loads_and_every_point_translates():
     from wtcp.ns3 import plan
 
     suite = load_suite(SUITE / "wifi-modern")
-    assert [s.name for s in suite.scenarios] == ["ap-download-n", "ap-downloads-n4", "up-and-down-n", "ap-download-ac", "ap-download-radio-n"]
+    radio = ["ap-download-radio-n", "ap-download-radio-n-45m", "ap-download-radio-n-fading"]
+    assert [s.name for s in suite.scenarios] == ["ap-download-n", "ap-downloads-n4", "up-and-down-n", "ap-download-ac", *radio]
     for spec in suite.scenarios:
         assert [v.name for v in spec.variants] == ["A-MPDU", "no aggregation"]
         points = [{**v.set, spec.loss_path: 0.001} for v in spec.variants]
@@ -82,7 +83,8 @@ def test_the_modern_802_11_suite_loads_and_every_point_translates():
         plans = [plan(case.ns3.document).wifis[0] for case in runs]
         assert {w.ampdu_max_bytes for w in plans} == {0, 65535}
         # The radio scenario reaches ns-3 with its radio model and ideal rate control.
-        assert {(w.radio is not None, w.ideal_rate) for w in plans} == {(spec.name == "ap-download-radio-n",) * 2}
+        assert {(w.radio is not None, w.ideal_rate) for w in plans} == {(spec.name in radio,) * 2}
+        assert {w.radio and w.radio["fading"] for w in plans} <= {None, "none", "rayleigh"}
     text = (ROOT / "docs" / "validation-wifi-modern.md").read_text(encoding="utf-8")
     section = text.split(BEGIN, 1)[1].split(END, 1)[0]
     assert "Suite `validation/wifi-modern/` (full)" in section
