@@ -43,6 +43,13 @@ pub fn unit(rng: &mut SimRng) -> f64 {
     rng.random::<f64>()
 }
 
+/// Two independent standard normal draws (Box-Muller, from two uniforms).
+pub fn normal_pair(rng: &mut SimRng) -> (f64, f64) {
+    let r = (-2.0 * (1.0 - unit(rng)).ln()).sqrt(); // 1 - u in (0, 1]
+    let theta = std::f64::consts::TAU * unit(rng);
+    (r * theta.cos(), r * theta.sin())
+}
+
 /// An exponential draw with the given mean.
 pub fn exponential(rng: &mut SimRng, mean: f64) -> f64 {
     // Inverse transform; 1 - u lies in (0, 1], so the log is finite.

@@ -23,7 +23,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::ScenarioError;
@@ -430,11 +429,9 @@ pub fn generate(p: &str, model: Model, s: &CapacitySpec, rng: &mut SimRng) -> R<
     Ok(ms)
 }
 
-/// A standard normal draw (Box-Muller; one of the pair).
+/// A standard normal draw (one of Box-Muller's pair).
 fn normal(rng: &mut SimRng) -> f64 {
-    let u1 = 1.0 - unit(rng); // (0, 1]
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    crate::rng::normal_pair(rng).0
 }
 
 /// Reflect `x` into [lo, hi].

@@ -34,7 +34,7 @@
 //!   reaches its energy-detection threshold (-62 dBm); the ns-3 engine sets its RxSensitivity to
 //!   the same threshold, so both drop weaker frames.
 
-use crate::rng::{unit, SimRng};
+use crate::rng::{normal_pair, unit, SimRng};
 
 /// Boltzmann's constant, J/K.
 const BOLTZMANN: f64 = 1.380_649e-23;
@@ -117,7 +117,7 @@ impl Radio {
             // |CN(0, 1)|^2 is exponential with mean 1.
             Fading::Rayleigh => 10.0 * (-(1.0 - unit(rng)).ln()).max(1e-300).log10(),
             Fading::Rician { k } => {
-                let (re, im) = standard_normal_pair(rng);
+                let (re, im) = normal_pair(rng);
                 let (los, scatter) = ((k / (k + 1.0)).sqrt(), (0.5 / (k + 1.0)).sqrt());
                 let (a, b) = (los + scatter * re, scatter * im);
                 10.0 * (a * a + b * b).max(1e-300).log10()
@@ -130,15 +130,8 @@ impl Radio {
         if self.shadowing_sigma_db == 0.0 {
             return 0.0;
         }
-        self.shadowing_sigma_db * standard_normal_pair(rng).0
+        self.shadowing_sigma_db * normal_pair(rng).0
     }
-}
-
-/// Two independent standard normal draws (Box-Muller).
-fn standard_normal_pair(rng: &mut SimRng) -> (f64, f64) {
-    let r = (-2.0 * (1.0 - unit(rng)).ln()).sqrt();
-    let theta = 2.0 * std::f64::consts::PI * unit(rng);
-    (r * theta.cos(), r * theta.sin())
 }
 
 pub fn db_to_linear(db: f64) -> f64 {

@@ -71,6 +71,8 @@ pub struct Geometry {
     rx_mw: Vec<f64>,
     fading: Vec<SimRng>,
     locked: Vec<Locked>,
+    /// Positions or powers change from frame to frame (see `changes`).
+    changes: bool,
     /// The frames each station senses now: (transmitter, power in mW).
     ongoing: Vec<Vec<(u32, f64)>>,
     scratch: Vec<Time>,
@@ -94,13 +96,14 @@ impl Geometry {
             }
         }
         let fading = (0..n).map(|i| stream(seed, replication, &format!("{label}:sta{i}:fading"))).collect();
-        Geometry { starts: starts.to_vec(), motions, radio, shadow_db, rx_mw: vec![0.0; n * n], fading, locked: (0..n).map(|_| Locked::default()).collect(), ongoing: vec![Vec::new(); n], scratch: Vec::new() }
+        let changes = radio.is_some() || motions.iter().any(Motion::moves);
+        Geometry { starts: starts.to_vec(), motions, radio, shadow_db, rx_mw: vec![0.0; n * n], fading, locked: (0..n).map(|_| Locked::default()).collect(), changes, ongoing: vec![Vec::new(); n], scratch: Vec::new() }
     }
 
     /// Whether positions or powers change from frame to frame (else the range disc's
     /// matrices, computed once, hold).
     pub fn changes(&self) -> bool {
-        self.radio.is_some() || self.motions.iter().any(Motion::moves)
+        self.changes
     }
 
     pub fn position(&self, s: usize, t: Time) -> (f64, f64) {
