@@ -24,7 +24,10 @@
 //!   size to the oCwnd_n ... There is no need to employ any kinds of slow start, additive
 //!   increase, or fast recovery algorithms") and l. 150 is generic ("designed to adjust
 //!   its congestion window optimally"): neither contradicts the reading.
-//!   Duplicate ACKs do not apply (b): they are the loss signal of (c). Rule (c)'s tests
+//!   Duplicate ACKs do not apply (b), a reading chosen: l. 58 says "On ACK reception",
+//!   which read literally takes duplicates too, so that the fourth one would set cwnd
+//!   back to oCwnd_n and undo (c)'s "+2" set on the third ("When 3 DUPACKs are
+//!   received", l. 60); here only ACKs of new data do. Rule (c)'s tests
 //!   "if (cwnd > ssthresh)" (l. 63, 69) compare oCwnd_n at the last new ACK (cwnd) with
 //!   oCwnd_n at the loss signal (ssthresh; the estimate moves with every arrival,
 //!   duplicates included), and the window (c) sets holds until the next ACK of new data
@@ -154,10 +157,12 @@
 //!   gives x = WindowSize, the limit, where the first is inf * 0).
 //! - WindowSize (Eq. 4-5) is cwnd (`window_size = "cwnd"`). The paper does not define it;
 //!   it computes the throughputs "similar to Vega and Veno approaches [7]" (l. 46), and
-//!   [7], Veno (not from the paper, which names [7] by title only), defines "Diff = Expected - Actual = cwnd/BaseRTT - cwnd/RTT" and
+//!   [7], Veno (its equations are not in the paper, which cites it, l. 164), defines "Diff = Expected - Actual = cwnd/BaseRTT - cwnd/RTT" and
 //!   "N = Actual * (RTT - BaseRTT) = Diff * BaseRTT" (its Eq. 1, as ns-3's tcp-veno.h
 //!   transcribes it), the form of l. 52's "x = D * RTT_min"; Vegas's WindowSize is the
-//!   congestion window, which Brakmo and Peterson take as equal to the bytes in transit.
+//!   congestion window, which Brakmo and Peterson take as equal to the bytes in transit;
+//!   among the seed papers, tcp-taichung.txt l. 25 gives Vegas's "Expected (i.e.,
+//!   cwnd/RTTmin) and Actual (i.e., cwnd/RTT)" rates, with cwnd.
 //!   `window_size = "flight"` uses min(cwnd, FlightSize), the former default: the data
 //!   actually in transit when the receive window or the application holds the sender below
 //!   cwnd, where Vegas's assumption fails.

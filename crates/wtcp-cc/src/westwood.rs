@@ -19,15 +19,16 @@
 //!   URL, .../mascolo/tcp%20westwood/modules.htm, [18], l. 257), not ns-3: these defaults
 //!   are not what they ran.
 //!
-//! The five seed papers describe Westwood and Westwood+ in two short paragraphs at most
-//! (the longest, NJ+ §2.3, tcp-nj-plus.txt:55-59: "Upon detecting a packet loss, the sender
+//! The five seed papers describe Westwood and Westwood+ in a few short paragraphs at most
+//! (NJ+ l. 31, and the longest, NJ+ §2.3, tcp-nj-plus.txt:55-59: "Upon detecting a packet loss, the sender
 //! adjusts the cwnd according to the estimation", l. 57; Dynamic's "updating ssthresh and
 //! cwnd to the large values in proportion to the estimated available bandwidth",
 //! dynamic-responding-tcp.txt:86, is said of its [8], TCPW Bulk Repeat, l. 372, and of
 //! Prairie together): they fix neither the RTT RTTmin is taken over, nor how ACKs are
 //! counted, nor the response to fast retransmit against a timeout. Neither excludes
 //! timeouts from "adjusts the cwnd according to the estimation"; every flavour here sets
-//! cwnd = 1 MSS on an RTO, with ssthresh from the estimate, as the original paper's
+//! cwnd = 1 MSS on an RTO, with ssthresh from the estimate on the first (repeated RTOs:
+//! below; the ns2 flavour divides the estimate, below), as the original paper's
 //! algorithm does (a departure from NJ+ l. 57 and Dynamic l. 86 read literally). The
 //! readings below come from the original papers and the simulators' sources. They also
 //! disagree on loss differentiation: EWR (l. 36) and Dynamic (l. 21, its [8]) call
