@@ -417,8 +417,24 @@ def test_an_80_mhz_ppdu_needs_6_db_more_to_be_heard_in_both_engines(ns3):
     assert far.run().flows.goodput_bps[0] == far.run(engine="ns3").flows.goodput_bps[0] == 0
 
 
-def test_ideal_rate_control_on_two_vht_streams_is_refused():
-    sc = saturated_modern({"phy": "ac", "channel_width_mhz": 40, "spatial_streams": 2, "rate_control": "ideal", "channel": {"model": "log_distance"}}, 1, 300.0)
+@pytest.mark.parametrize("distance, aggregation", [(22.0, False), (50.0, False), (30.0, True), (42.0, True)])
+def test_minstrel_ht_agrees_with_ns3s_minstrel_ht(ns3, distance, aggregation):
+    """rate_control = "minstrel_ht" (Linux 6.18's design) against ns-3's MinstrelHtWifiManager
+    (Linux's design of about 2013: EWMA statistics, sampling every 16 + 2 x A-MPDU length
+    frames), one saturated 802.11n station. Measured at 5, 22, 30, 36, 42 and 50 m: without
+    A-MPDUs 0.0 to +5.0 %, with them -1.2 to +0.2 %; the suite's criterion, 10 %, holds
+    them. (Before a chain's retries resent only the probe's MPDU, as hardware retries do,
+    wtcp was 24-27 % low with A-MPDUs from 30 m out.)"""
+    sc = saturated_modern({"phy": "n", "channel_width_mhz": 20, "aggregation": aggregation, "rate_control": "minstrel_ht", "channel": {"model": "log_distance"}}, 1, 80.0)
+    sc = sc.with_overrides({"wifi.0.stations.1.x": distance})
+    ours, theirs = sc.run(), sc.run(engine="ns3")
+    assert theirs.flows.goodput_bps[0] > 10e6
+    assert ours.flows.goodput_bps[0] == pytest.approx(theirs.flows.goodput_bps[0], rel=0.10)
+
+
+@pytest.mark.parametrize("rate_control", ["ideal", "minstrel_ht"])
+def test_rate_control_on_two_vht_streams_is_refused(rate_control):
+    sc = saturated_modern({"phy": "ac", "channel_width_mhz": 40, "spatial_streams": 2, "rate_control": rate_control, "channel": {"model": "log_distance"}}, 1, 300.0)
     with pytest.raises(Ns3TranslationError) as info:
         plan(sc.document)
     assert info.value.path == "wifi.0.rate_control"

@@ -73,7 +73,8 @@ def test_the_modern_802_11_suite_loads_and_every_point_translates():
 
     suite = load_suite(SUITE / "wifi-modern")
     radio = ["ap-download-radio-n", "ap-download-radio-n-45m", "ap-download-radio-n-fading"]
-    assert [s.name for s in suite.scenarios] == ["ap-download-n", "ap-downloads-n4", "up-and-down-n", "ap-download-ac", *radio]
+    minstrel = ["ap-download-minstrel-n", "up-and-down-minstrel-n", "ap-downloads-minstrel-n4"]
+    assert [s.name for s in suite.scenarios] == ["ap-download-n", "ap-downloads-n4", "up-and-down-n", "ap-download-ac", *radio, *minstrel]
     for spec in suite.scenarios:
         assert [v.name for v in spec.variants] == ["A-MPDU", "no aggregation"]
         points = [{**v.set, spec.loss_path: 0.001} for v in spec.variants]
@@ -82,8 +83,9 @@ def test_the_modern_802_11_suite_loads_and_every_point_translates():
         # ns-3 takes every point: the aggregating ones with its A-MPDU size, the others without.
         plans = [plan(case.ns3.document).wifis[0] for case in runs]
         assert {w.ampdu_max_bytes for w in plans} == {0, 65535}
-        # The radio scenario reaches ns-3 with its radio model and ideal rate control.
-        assert {(w.radio is not None, w.ideal_rate) for w in plans} == {(spec.name in radio,) * 2}
+        # The radio scenarios reach ns-3 with the radio model and their rate control.
+        expected = "ideal" if spec.name in radio else "minstrel_ht" if spec.name in minstrel else "constant"
+        assert {(w.radio is not None, w.rate_control) for w in plans} == {(expected != "constant", expected)}
         assert {w.radio and w.radio["fading"] for w in plans} <= {None, "none", "rayleigh"}
     text = (ROOT / "docs" / "validation-wifi-modern.md").read_text(encoding="utf-8")
     section = text.split(BEGIN, 1)[1].split(END, 1)[0]

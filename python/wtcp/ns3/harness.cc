@@ -812,7 +812,7 @@ class Harness
                        bool shortGi,
                        uint32_t ampduMaxBytes,
                        uint32_t streams,
-                       bool idealRate)
+                       int rateControl)
     {
         const bool ht = standard >= 3;
         auto net = std::make_unique<WifiNet>();
@@ -851,10 +851,18 @@ class Harness
             {
                 helpers[fc].ConfigHtOptions("ShortGuardIntervalSupported", BooleanValue(shortGi));
             }
-            if (idealRate)
+            if (rateControl == 1)
             {
                 // wtcp's rate_control = "ideal" (BerThreshold 1e-6, the default).
                 helpers[fc].SetRemoteStationManager("ns3::IdealWifiManager",
+                                                  "RtsCtsThreshold", UintegerValue(rtsThreshold),
+                                                  "IncrementRetryCountUnderBa", BooleanValue(true));
+            }
+            else if (rateControl == 2)
+            {
+                // wtcp's rate_control = "minstrel_ht": ns-3's own Minstrel-HT, with its
+                // defaults (an earlier Linux design: see docs/wifi.md).
+                helpers[fc].SetRemoteStationManager("ns3::MinstrelHtWifiManager",
                                                   "RtsCtsThreshold", UintegerValue(rtsThreshold),
                                                   "IncrementRetryCountUnderBa", BooleanValue(true));
             }

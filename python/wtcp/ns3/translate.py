@@ -95,6 +95,8 @@ TCP_DEFAULTS: dict[str, Any] = {
 FQ_PERTURBATION = 1
 NS3_RTO_CAP_S = 60.0  # tcp-socket-base.cc ReTxTimeout: m_rto = Min(2 * m_rto, 60 s)
 PPP_HEADER_BYTES = 2  # PointToPointNetDevice::AddHeader (PppHeader)
+# The harness's rate-control codes (AddWifiChannel's rateControl).
+RATE_CONTROL = {"constant": 0, "ideal": 1, "minstrel_ht": 2}
 IP_TCP_HEADER_BYTES = 40  # Ipv4Header + TcpHeader without options
 TIMESTAMP_OPTION_BYTES = 12  # TcpOptionTS (10) padded to 32-bit words
 UDP_OVERHEAD_BYTES = 28  # Ipv4Header + UdpHeader
@@ -805,7 +807,7 @@ def build(p: Plan, h: Any, std: Any) -> None:
         h.AddWifiChannel(w.standard, w.data_mode, w.control_mode, w.rts_threshold, w.retry_limit, std.vector["uint32_t"](w.queue_limits), w.ber, w.tx_range,
                          w.cs_range, WIFI_PROP_DELAY_NS, std.vector["int"](w.nodes), std.vector["double"](w.xs), std.vector["double"](w.ys), w.network,
                          w.relay_hints, w.slot_ns, std.vector["int"]([int(fq is not None) for fq in w.fq_codel]), w.width_mhz, w.short_gi,
-                         w.ampdu_max_bytes, w.streams, w.ideal_rate)
+                         w.ampdu_max_bytes, w.streams, RATE_CONTROL[w.rate_control])
         if w.radio is not None:
             r = w.radio
             h.SetWifiRadio(c, r["exponent"], r["reference_distance_m"], r["reference_loss_db"], r["tx_power_dbm"], r["noise_figure_db"], r["cca_threshold_dbm"],

@@ -147,8 +147,9 @@ class WifiPlan:
     radio: dict[str, Any] | None = None
     # Per station: None (fixed), ("velocity", vx, vy) or ("waypoints", [(ns, x, y), ...]).
     motions: list[tuple[Any, ...] | None] | None = None
-    # rate_control = "ideal": ns-3's IdealWifiManager instead of the constant rate.
-    ideal_rate: bool = False
+    # rate_control: "constant" (ConstantRateWifiManager), "ideal" (IdealWifiManager) or
+    # "minstrel_ht" (MinstrelHtWifiManager).
+    rate_control: str = "constant"
 
     def address(self, station: int) -> int:
         return self.network + 1 + station
@@ -200,7 +201,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         # RTS only. 802.11n's MCS 8-15 need two streams; an 802.11ac station gets as many
         # antennas and streams as the scenario's `spatial_streams`, which ns-3's constant
         # rate manager then uses.
-        mcs, width, short_gi = int(w.get("mcs", 0 if w.get("rate_control") == "ideal" else 7)), int(w.get("channel_width_mhz", 20)), bool(w.get("short_gi", False))
+        mcs, width, short_gi = int(w.get("mcs", 0 if w.get("rate_control", "constant") != "constant" else 7)), int(w.get("channel_width_mhz", 20)), bool(w.get("short_gi", False))
         data_mode, control_mode = f"{'Vht' if phy == 'ac' else 'Ht'}Mcs{mcs}", "OfdmRate24Mbps"
         if phy == "ac":
             streams = int(w.get("spatial_streams", 1))
@@ -275,14 +276,15 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         nodes.append(n)
         xs.append(x)
         ys.append(y)
-    ideal = w.get("rate_control", "constant") == "ideal"
+    rate_control = w.get("rate_control", "constant")
     if radio is not None and phy == "n":
         # One antenna per spatial stream, as wtcp's receiver: ns-3 multiplies the SNR of an
         # AWGN channel by antennas / streams (interference-helper.cc:422-432), 3 dB for an
-        # MCS 0-7 frame at two antennas. (Under "ideal", MCS 0-7: one.)
+        # MCS 0-7 frame at two antennas. (Under rate control, MCS 0-7: one.)
         streams = 1 + mcs // 8
-    if ideal and phy == "ac" and streams > 1:
-        raise refuse(f"{p}.rate_control", f"is \"ideal\" with {streams} spatial streams; ns-3's IdealWifiManager also tries fewer streams than antennas, with the SNR gain of the spare antennas (interference-helper.cc:422-432), which wtcp does not model; allowed: spatial_streams = 1, or rate_control = \"constant\"")
+    if rate_control != "constant" and phy == "ac" and streams > 1:
+        manager = "IdealWifiManager" if rate_control == "ideal" else "MinstrelHtWifiManager"
+        raise refuse(f"{p}.rate_control", f"is {toml_text(rate_control)} with {streams} spatial streams; ns-3's {manager} also tries fewer streams than antennas, with the SNR gain of the spare antennas (interference-helper.cc:422-432), which wtcp does not model; allowed: spatial_streams = 1, or rate_control = \"constant\"")
     return WifiPlan(
         name=w.get("name", f"wifi{i}"),
         standard=STANDARD[phy],
@@ -307,7 +309,7 @@ def wifi_plan(i: int, w: dict[str, Any], index: dict[str, int], positions: dict[
         streams=streams,
         radio=radio,
         motions=motions,
-        ideal_rate=ideal,
+        rate_control=rate_control,
     )
 
 

@@ -852,13 +852,14 @@ fn resolve_wifi(p: &str, index: usize, w: &WifiSpec, node: &dyn Fn(String, &str)
         if !ac && w.spatial_streams.is_some() {
             return err(format!("{p}.spatial_streams"), "is not an 802.11n setting (its MCS 8-15 are MCS 0-7 on two streams); allowed with phy = \"ac\" only");
         }
-        let ideal = w.rate_control == Some(RateControl::Ideal);
-        if ideal && w.mcs.is_some() {
-            return err(format!("{p}.mcs"), "is set, but rate_control = \"ideal\" chooses the MCS of every frame; allowed: leave it out (or rate_control = \"constant\")");
+        let adaptive = w.rate_control.is_some_and(|r| r != RateControl::Constant);
+        if adaptive && w.mcs.is_some() {
+            let name = w.rate_control.unwrap_or_default().name();
+            return err(format!("{p}.mcs"), format!("is set, but rate_control = \"{name}\" chooses the MCS of every frame; allowed: leave it out (or rate_control = \"constant\")"));
         }
-        // Under "ideal" the channel's own mode (its width, guard interval and streams) starts
-        // at MCS 0, where the rate control starts.
-        let mcs = w.mcs.unwrap_or(if ideal { 0 } else { 7 });
+        // Under rate control the channel's own mode (its width, guard interval and streams)
+        // starts at MCS 0, where the rate control starts.
+        let mcs = w.mcs.unwrap_or(if adaptive { 0 } else { 7 });
         let width = w.channel_width_mhz.unwrap_or(20);
         let short_gi = w.short_gi.unwrap_or(false);
         let mode = if ac { HtMode::vht(mcs, width, w.spatial_streams.unwrap_or(1), short_gi) } else { HtMode::new(mcs, width, short_gi) };

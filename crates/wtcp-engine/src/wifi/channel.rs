@@ -7,6 +7,7 @@
 
 use super::ampdu::{self, with_subframe, Mpdu, BLOCK_ACK_BYTES, HT_PPDU_MAX, WINDOW};
 use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
+use super::minstrel::{self, MinstrelHt, SampleTable};
 use super::motion::Motion;
 use super::phy::{HtMode, PhyKind, PhyParams, VhtSigB};
 use super::radio::Modulation;
@@ -42,6 +43,9 @@ pub struct WifiChannel {
     eifs: Time,
     /// Rate control "ideal": the candidate modes, slowest first, with their SNR thresholds.
     ideal: Vec<(HtMode, f64)>,
+    /// Rate control "minstrel_ht": the rates a peer supports (Linux's groups; bit i: MCS i)
+    /// and the channel's sample table.
+    minstrel: Option<([u16; minstrel::GROUPS], SampleTable)>,
     /// Radio model: the payload windows of the PPDU being decoded (reused).
     windows: Vec<Section>,
     /// Drops the interface queues' disciplines made at enqueue, for the caller.
@@ -58,7 +62,8 @@ impl WifiChannel {
         assert!(cfg.prop_delay < cfg.phy.sifs, "the propagation delay must be shorter than SIFS");
         assert!((cfg.ht.is_some() || cfg.phy.supports(cfg.data_kbps)) && cfg.phy.supports(cfg.basic_kbps), "rate not in the PHY's rate set");
         assert!(cfg.tx_range <= cfg.cs_range, "the transmission range must not exceed the carrier-sense range");
-        assert!(cfg.rate_control == RateControl::Constant || (cfg.ht.is_some() && cfg.radio.is_some()), "rate control \"ideal\" needs an HT/VHT mode and the radio model");
+        assert!(cfg.rate_control == RateControl::Constant || cfg.ht.is_some(), "rate control needs an HT/VHT mode");
+        assert!(cfg.rate_control != RateControl::Ideal || cfg.radio.is_some(), "rate control \"ideal\" needs the radio model");
         let n = positions.len();
         let mut hears = vec![false; n * n];
         let mut reach = vec![false; n * n];
@@ -91,15 +96,22 @@ impl WifiChannel {
             (RateControl::Ideal, Some(m)) => ideal_modes(m),
             _ => Vec::new(),
         };
+        let minstrel = match (cfg.rate_control, cfg.ht) {
+            (RateControl::MinstrelHt, Some(m)) => Some((minstrel_groups(m), SampleTable::new(&mut stream(seed, replication, &format!("{label}:minstrel"))))),
+            _ => None,
+        };
         for sta in &mut st {
             sta.mode = cfg.ht;
             if cfg.rate_control == RateControl::Ideal {
                 sta.mode = ideal.first().map(|&(m, _)| m);
                 sta.snr_seen = vec![0.0; n];
             }
+            if minstrel.is_some() {
+                sta.minstrel = vec![None; n];
+            }
         }
         let geo = cfg.radio.map(|r| Geometry::new(positions, vec![Motion::Fixed; n], Some(r), seed, replication, label));
-        WifiChannel { id, cts_time, eifs, ideal, windows: Vec::new(), cfg, st, hears, reach, queue_drops: Vec::new(), geo }
+        WifiChannel { id, cts_time, eifs, ideal, minstrel, windows: Vec::new(), cfg, st, hears, reach, queue_drops: Vec::new(), geo }
     }
 
     /// Stations that move (one [`Motion`] per station); stream labels as in [`WifiChannel::new`].
@@ -302,8 +314,9 @@ impl WifiChannel {
         }
     }
 
+    /// RTS/CTS for frames above the threshold, and for Minstrel-HT's fallback rates.
     fn uses_rts(&self, s: usize, h: &Head) -> bool {
-        self.cfg.rts_threshold.is_some_and(|t| self.psdu_bytes(s, h) > t)
+        self.cfg.rts_threshold.is_some_and(|t| self.psdu_bytes(s, h) > t) || self.st[s].sent.is_some_and(|(_, e, _)| e.rts)
     }
 
     fn data_time(&self, s: usize, h: &Head) -> Time {
@@ -358,10 +371,14 @@ impl WifiChannel {
     fn access(&mut self, s: usize, now: Time, ev: &mut EventQueue, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let phy = self.cfg.phy;
         let aggregate = self.cfg.aggregation.is_some();
-        if self.cfg.rate_control == RateControl::Ideal {
+        if self.cfg.rate_control != RateControl::Constant {
             let sta = &self.st[s];
             let dst = sta.win.dst().or(sta.head.map(|h| h.dst)).or(sta.spare.map(|h| h.dst)).expect("access without a frame");
-            self.st[s].mode = Some(self.ideal_mode(s, dst as usize));
+            let mode = match self.cfg.rate_control {
+                RateControl::Ideal => self.ideal_mode(s, dst as usize),
+                _ => self.minstrel_pick(s, dst, now),
+            };
+            self.st[s].mode = Some(mode);
         }
         if aggregate {
             self.gather(s, now, pool, out);
@@ -694,6 +711,7 @@ impl WifiChannel {
                     if self.cfg.aggregation.is_some() {
                         self.aggregate_done(s, true, now, pool, out);
                     } else {
+                        self.minstrel_outcome(s, Some(1), now);
                         self.finish(s, true, now, pool, out);
                     }
                     return;
@@ -736,6 +754,7 @@ impl WifiChannel {
         let (short, long, cw_max) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit, self.cfg.phy.cw_max);
         let h = self.st[s].head.expect("timeout without a frame");
         let long_frame = self.st[s].phase == Phase::WaitAck && self.uses_rts(s, &h);
+        self.minstrel_outcome(s, None, now);
         let sta = &mut self.st[s];
         debug_assert!(matches!(sta.phase, Phase::WaitAck | Phase::WaitCts));
         // 802.11-2012 9.3.4.4 (1999/2007: 9.2.5.3): the SRC/SSRC (LRC/SLRC for a data frame
@@ -782,7 +801,17 @@ impl WifiChannel {
     /// and the longest HT-mixed PPDU. Each MPDU in it counts a transmission.
     fn gather(&mut self, s: usize, now: Time, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let agg = self.cfg.aggregation.expect("aggregation");
-        let max_frames = agg.max_frames.clamp(1, WINDOW as u32);
+        // A Minstrel-HT probe goes alone, as ath9k sends it ("if rate selected is a probe
+        // rate then avoid aggregation of this packet", xmit.c ath_lookup_rate).
+        let probe = self.st[s].sent.is_some_and(|(_, _, probe)| probe);
+        // A retry within a Minstrel-HT chain resends the same PPDU's MPDUs, as a multi-rate
+        // retry chain in hardware does; new MPDUs join at the next chain.
+        let within_chain = self.st[s].chain.is_some_and(|(_, tries)| tries > 0);
+        let max_frames = match (probe, within_chain) {
+            (true, _) => 1,
+            (false, true) => self.st[s].ppdu_mpdus.clamp(1, WINDOW as u32),
+            (false, false) => agg.max_frames.clamp(1, WINDOW as u32),
+        };
         let overhead = self.cfg.llc_snap_bytes + self.cfg.phy.mac_header_bytes;
         let cfg = &self.cfg;
         let mode = self.st[s].mode.expect("aggregation without an HT mode");
@@ -806,7 +835,7 @@ impl WifiChannel {
             (len, n, single) = (next, n + 1, mpdu);
         }
         let mut scratch = std::mem::take(&mut self.queue_drops);
-        while all_pending && n < max_frames && sta.win.q.len() < WINDOW {
+        while all_pending && !within_chain && n < max_frames && sta.win.q.len() < WINDOW {
             let Some(h) = sta.spare.take().or_else(|| dequeue(sta, s, now, pool, &mut scratch, out)) else { break };
             let mpdu = h.size + overhead;
             let next = with_subframe(len, mpdu);
@@ -841,6 +870,54 @@ impl WifiChannel {
         let snr = self.st[s].snr_seen[dst];
         let fastest = self.ideal.iter().rev().find(|&&(_, t)| t < snr);
         fastest.or(self.ideal.first()).expect("no candidate modes").0
+    }
+
+    /// Rate control "minstrel_ht": the mode of `s`'s next PPDU to `dst`: the next try of the
+    /// current retry chain, or the first of a new one (a new sequence; see [`minstrel`]).
+    fn minstrel_pick(&mut self, s: usize, dst: u32, now: Time) -> HtMode {
+        let (supported, samples) = self.minstrel.as_ref().expect("minstrel_ht state");
+        let sta = &mut self.st[s];
+        if sta.minstrel[dst as usize].is_none() {
+            sta.minstrel[dst as usize] = Some(MinstrelHt::new(*supported, now, samples));
+        }
+        let (entry, probe) = loop {
+            if sta.chain.is_none() {
+                let m = sta.minstrel[dst as usize].as_mut().expect("made above");
+                sta.chain = Some((m.chain(now), 0));
+            }
+            let (chain, tries) = sta.chain.expect("set above");
+            match chain.at(tries) {
+                Some(e) => break (e, chain.probe && tries == 0),
+                // The chain is used up: the sequence ends unanswered, and a new one starts (a
+                // driver's software retry).
+                None => end_sequence(sta, 0, now, samples),
+            }
+        };
+        sta.sent = Some((dst, entry, probe));
+        sta.stats.probes += u64::from(probe);
+        minstrel_mode(entry.rate)
+    }
+
+    /// Rate control "minstrel_ht": the PPDU in flight ended: `answered` with the MPDUs its
+    /// Block Ack (ACK) acknowledged, which ends the sequence, or not (`None`), which moves
+    /// the chain on a try. A data PPDU sent is one try at its rate; an RTS that got no CTS
+    /// moves the chain without a try (no data went at the rate).
+    fn minstrel_outcome(&mut self, s: usize, answered: Option<u32>, now: Time) {
+        let Some((_, samples)) = self.minstrel.as_ref() else { return };
+        let aggregate = self.cfg.aggregation.is_some();
+        let sta = &mut self.st[s];
+        let Some((_, entry, _)) = sta.sent else { return };
+        if sta.phase == Phase::WaitAck {
+            sta.tries.push((entry.rate, if aggregate { sta.ppdu_mpdus.max(1) } else { 1 }));
+        }
+        match answered {
+            Some(acked) => end_sequence(sta, acked, now, samples),
+            None => {
+                if let Some((_, tries)) = sta.chain.as_mut() {
+                    *tries += 1;
+                }
+            }
+        }
     }
 
     /// Rate control "ideal": forget what `dst` reported once a frame for it is given up
@@ -1089,6 +1166,11 @@ impl WifiChannel {
     /// MPDU to send takes the head, after a fresh backoff.
     fn aggregate_done(&mut self, s: usize, responded: bool, now: Time, pool: &mut PacketPool, out: &mut Vec<WifiOutcome>) {
         let (limit, cw_min) = (self.cfg.short_retry_limit.max(1), self.cfg.phy.cw_min);
+        if self.minstrel.is_some() {
+            let q = &self.st[s].win.q;
+            let acked = q.iter().filter(|e| e.in_ppdu && e.pending() && e.h.delivered).count() as u32;
+            self.minstrel_outcome(s, responded.then_some(acked), now);
+        }
         let sta = &mut self.st[s];
         let mut acked_bytes = 0;
         for e in sta.win.q.iter_mut() {
@@ -1123,6 +1205,12 @@ impl WifiChannel {
         }
         sta.phase = Phase::Contend;
         sta.head = sta.win.first_pending();
+        if sta.head.is_none_or(|h| h.attempts == 0) {
+            // Minstrel-HT: what failed is given up; the sequence ends unanswered.
+            if let Some((_, samples)) = self.minstrel.as_ref() {
+                end_sequence(sta, 0, now, samples);
+            }
+        }
         if sta.head.is_none() {
             debug_assert!(sta.win.q.is_empty());
             let mut scratch = std::mem::take(&mut self.queue_drops);
@@ -1154,6 +1242,9 @@ impl WifiChannel {
             self.forget_snr(s, h.dst);
         }
         let sta = &mut self.st[s];
+        if let Some((_, samples)) = self.minstrel.as_ref() {
+            end_sequence(sta, 0, now, samples);
+        }
         sta.cw = cw_min;
         sta.station_retries = 0;
         sta.ssrc = 0;
@@ -1182,6 +1273,51 @@ fn ideal_modes(base: HtMode) -> Vec<(HtMode, f64)> {
     let mut out: Vec<(HtMode, f64)> = modes.into_iter().map(|m| (m, m.modulation().snr_threshold(1e-6))).collect();
     out.sort_by(|a, b| a.0.rate_bps().total_cmp(&b.0.rate_bps()));
     out
+}
+
+/// Rate control "minstrel_ht": the rates of Linux's groups that a peer of the channel's
+/// mode supports: 802.11n one stream, 802.11ac 1..= the channel's streams; long GI, and short
+/// GI where the channel has it; every width up to the channel's; the MCSs the PHY defines
+/// there (VHT MCS 9 is none at 20 MHz).
+fn minstrel_groups(base: HtMode) -> [u16; minstrel::GROUPS] {
+    let mut supported = [0; minstrel::GROUPS];
+    let streams = base.vht_streams.unwrap_or(1);
+    for width in [20, 40, 80].into_iter().filter(|&w| w <= base.width_mhz) {
+        for sgi in [false, true].into_iter().filter(|&g| !g || base.short_gi) {
+            for nss in 1..=streams {
+                let g = minstrel::group_index(base.vht_streams.is_some(), nss, sgi, width);
+                for mcs in 0..minstrel::RATES as u8 {
+                    let ok = match base.vht_streams {
+                        Some(_) => HtMode::vht(mcs, width, nss, sgi).is_ok(),
+                        None => mcs < 8 && HtMode::new(mcs, width, sgi).is_ok(),
+                    };
+                    supported[g] |= u16::from(ok) << mcs;
+                }
+            }
+        }
+    }
+    supported
+}
+
+/// Rate control "minstrel_ht": the transmission sequence of `sta` ends, `acked` MPDUs
+/// acknowledged by its last PPDU's response: its tries go to the destination's statistics
+/// (`minstrel_ht_tx_status`), and the next PPDU starts a new chain.
+fn end_sequence(sta: &mut Station, acked: u32, now: Time, samples: &SampleTable) {
+    if let (Some((dst, _, _)), false) = (sta.sent, sta.tries.is_empty()) {
+        if let Some(m) = sta.minstrel[dst as usize].as_mut() {
+            m.tx_status(now, &sta.tries, acked, samples);
+        }
+    }
+    sta.tries.clear();
+    sta.chain = None;
+}
+
+/// Rate control "minstrel_ht": the mode of one of Linux's rates.
+fn minstrel_mode(rate: u16) -> HtMode {
+    let g = minstrel::groups()[minstrel::group_of(rate)];
+    let mcs = minstrel::idx_of(rate) as u8;
+    let mode = if g.vht { HtMode::vht(mcs, g.width_mhz, g.streams, g.short_gi) } else { HtMode::new(mcs + 8 * (g.streams - 1), g.width_mhz, g.short_gi) };
+    mode.expect("a supported rate")
 }
 
 /// Station `s` gave `h` up at the retry limit: a retry-limit drop, or, when a copy arrived

@@ -12,6 +12,7 @@ use crate::events::LazyTimer;
 use crate::net::codel::Queued;
 use crate::net::qdisc::Qdisc;
 use crate::packet::PacketId;
+use super::minstrel::{Chain, Entry, MinstrelHt};
 use super::phy::HtMode;
 use crate::rng::SimRng;
 use crate::time::Time;
@@ -126,6 +127,8 @@ pub struct StationStats {
     /// With aggregation: A-MPDUs sent (PPDUs of two MPDUs or more), and the MPDUs in them.
     pub ampdus: u64,
     pub ampdu_mpdus: u64,
+    /// Rate control "minstrel_ht": PPDUs sent as probes (at a sample rate, once).
+    pub probes: u64,
 }
 
 impl StationStats {
@@ -210,6 +213,17 @@ pub(crate) struct Station {
     pub snr_seen: Vec<f64>,
     /// Rate control "ideal": the SNR of the data frame this station is about to acknowledge.
     pub rx_snr: f64,
+    /// Rate control "minstrel_ht": its state per destination (made at the first frame).
+    pub minstrel: Vec<Option<MinstrelHt>>,
+    /// Rate control "minstrel_ht": the retry chain of the PPDU being sent and how many of its
+    /// tries failed; `None` between sequences.
+    pub chain: Option<(Chain, u32)>,
+    /// Rate control "minstrel_ht": the data PPDUs of the current sequence, (rate, MPDUs),
+    /// reported when it ends (reused).
+    pub tries: Vec<(u16, u32)>,
+    /// Rate control "minstrel_ht": the destination and chain entry of the PPDU in flight,
+    /// and whether it is a probe.
+    pub sent: Option<(u32, Entry, bool)>,
 }
 
 impl Station {
@@ -252,6 +266,10 @@ impl Station {
             mode: None,
             snr_seen: Vec::new(),
             rx_snr: 0.0,
+            minstrel: Vec::new(),
+            chain: None,
+            tries: Vec::new(),
+            sent: None,
         }
     }
 

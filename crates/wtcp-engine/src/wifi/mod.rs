@@ -35,7 +35,7 @@
 //!   one ends it; its start is taken as the end of the busy period, as 802.11 words it,
 //!   where ns-3 counts from the end of the failed reception); no capture effect (under
 //!   the radio model, a stronger preamble within 4 us); no fragmentation, broadcast,
-//!   beacons or power save; rate adaptation only as [`RateControl::Ideal`].
+//!   beacons or power save; rate adaptation as [`RateControl::Ideal`] and [`RateControl::MinstrelHt`].
 //! - The backoff counter also counts the slot in which the medium turns busy
 //!   ([`BackoffRule::BusySlotCounts`], Bianchi's chain and the EDCA slot-boundary rule),
 //!   where DCF (802.11-2012 9.3.4.3), ns-2, ns-3 and QualNet count whole idle slots only;
@@ -100,6 +100,7 @@ pub mod ampdu;
 mod channel;
 mod dcf;
 pub mod phy;
+pub mod minstrel;
 pub mod motion;
 pub mod radio;
 mod reception;
@@ -126,6 +127,21 @@ pub enum RateControl {
     /// after a missed Block Ack whose MPDU reached its retry limit). ns-3.44's
     /// IdealWifiManager (ideal-wifi-manager.cc:55-59, 286-341, 376-466), the radio model only.
     Ideal,
+    /// Linux's Minstrel-HT (`rc80211_minstrel_ht.c`, v6.18): throughput-ranked rates from
+    /// each rate's filtered success ratio, a four-entry retry chain and sampling every 20 ms;
+    /// per destination. See [`minstrel`].
+    MinstrelHt,
+}
+
+impl RateControl {
+    /// The scenario's name of it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RateControl::Constant => "constant",
+            RateControl::Ideal => "ideal",
+            RateControl::MinstrelHt => "minstrel_ht",
+        }
+    }
 }
 
 /// How a failed exchange is timed (what the test model calls Tc).

@@ -38,6 +38,7 @@ mod tlp;
 mod trace_stream;
 mod wifi_aqm;
 mod wifi_bianchi;
+mod wifi_minstrel;
 mod wifi_ns3_gate;
 mod wifi_ampdu;
 mod wifi_phy;
