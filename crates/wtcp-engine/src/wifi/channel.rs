@@ -108,6 +108,8 @@ impl WifiChannel {
             }
             if minstrel.is_some() {
                 sta.minstrel = vec![None; n];
+                // A sequence has at most a chain's tries (4 entries of at most 6).
+                sta.tries = Vec::with_capacity(4 * 6);
             }
         }
         let geo = cfg.radio.map(|r| Geometry::new(positions, vec![Motion::Fixed; n], Some(r), seed, replication, label));
@@ -1173,6 +1175,8 @@ impl WifiChannel {
         }
         let sta = &mut self.st[s];
         let mut acked_bytes = 0;
+        // Whether an MPDU of this PPDU is still to be resent (Minstrel-HT's sequence goes on).
+        let mut sent_pending = false;
         for e in sta.win.q.iter_mut() {
             let sent = std::mem::take(&mut e.in_ppdu);
             if !e.pending() {
@@ -1194,6 +1198,8 @@ impl WifiChannel {
                         *seen = 0.0;
                     }
                 }
+            } else {
+                sent_pending |= sent;
             }
         }
         sta.win.advance(s as u32, out);
@@ -1205,8 +1211,8 @@ impl WifiChannel {
         }
         sta.phase = Phase::Contend;
         sta.head = sta.win.first_pending();
-        if sta.head.is_none_or(|h| h.attempts == 0) {
-            // Minstrel-HT: what failed is given up; the sequence ends unanswered.
+        if !sent_pending {
+            // Minstrel-HT: every MPDU of the unanswered PPDU is given up; its sequence ends.
             if let Some((_, samples)) = self.minstrel.as_ref() {
                 end_sequence(sta, 0, now, samples);
             }

@@ -65,6 +65,10 @@
 //!   channel's: 802.11n one stream, 802.11ac 1..=`spatial_streams`; long GI, and short GI
 //!   where the channel has it; every width up to the channel's. (ath9k is an 802.11n
 //!   driver: the 802.11ac case applies the same rules to VHT groups, as the kernel does.)
+//! - A frame the channel's `rts_threshold` protects keeps entry 0's plain count, where the
+//!   kernel takes `count_rts` for every slot of an RTS frame (`rate_control_fill_sta_table`).
+//! - A Block Ack acknowledging an MPDU that arrived in an earlier PPDU of the sequence (its
+//!   Block Ack lost) counts it as a success of the last rate, as the kernel reads the bitmap.
 //! - Counters are u32/u64 where the kernel's `attempts`/`success` are u16.
 //! - A-MSDU limits (`minstrel_ht_get_max_amsdu_len`), STBC/LDPC flags, SMPS and the debugfs
 //!   fixed rate are not modelled.
