@@ -1007,4 +1007,55 @@ mod tests {
         m.tx_status(now, &[(m.max_tp_rate()[0], 16)], 0, &t);
         assert_eq!(group_of(m.max_tp_rate()[0]), one);
     }
+
+    proptest::proptest! {
+        /// Whatever the outcomes, Minstrel-HT only names rates the peer supports, keeps its
+        /// probabilities in [0, 1], gives every chain entry 1 to 6 tries (the 6 ms segment's
+        /// contention alone stops the count at 6) and a chain at least one try per entry.
+        #[test]
+        fn rates_are_supported_and_counts_bounded(
+            vht in proptest::bool::ANY,
+            wide in proptest::bool::ANY,
+            sgi in proptest::bool::ANY,
+            two in proptest::bool::ANY,
+            events in proptest::collection::vec((0u64..30_000_000, 1u32..64, 0u32..=100, 0usize..8), 1..400),
+        ) {
+            let mut s = [0u16; GROUPS];
+            let streams = if vht && two { 2 } else { 1 };
+            for width in [20, 40].into_iter().filter(|&w| w == 20 || wide) {
+                for g in [false, true].into_iter().filter(|&g| !g || sgi) {
+                    for nss in 1..=streams {
+                        let mask = match (vht, width) { (false, _) => 0xff, (true, 20) => 0x1ff, (true, _) => 0x3ff };
+                        s[group_index(vht, nss, g, width)] = mask;
+                    }
+                }
+            }
+            let t = samples();
+            let mut m = MinstrelHt::new(s, 0, &t);
+            let ok = |r: u16| group_of(r) < GROUPS && s[group_of(r)] & (1 << idx_of(r)) != 0;
+            let mut now = 0;
+            for (dt, mpdus, pct, tries) in events {
+                now += dt;
+                let chain = m.chain(now);
+                let mut seq = Vec::new();
+                for k in 0..tries as u32 {
+                    let Some(e) = chain.at(k) else { break };
+                    seq.push((e.rate, mpdus));
+                }
+                if seq.is_empty() {
+                    seq.push((chain.entries[0].rate, mpdus));
+                }
+                m.tx_status(now, &seq, mpdus * pct / 100, &t);
+                for e in chain.entries.iter().chain(m.table().iter()) {
+                    proptest::prop_assert!(ok(e.rate), "unsupported rate {:#x} in {:?}", e.rate, chain);
+                    proptest::prop_assert!((1..=6).contains(&e.count), "{:?}", e);
+                }
+                for r in m.max_tp_rate().into_iter().chain([m.max_prob_rate()]) {
+                    proptest::prop_assert!(ok(r), "unsupported rate {:#x}", r);
+                    let p = m.probability(r);
+                    proptest::prop_assert!((0.0..=1.0).contains(&p), "{}", p);
+                }
+            }
+        }
+    }
 }
