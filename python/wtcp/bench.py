@@ -139,6 +139,8 @@ def comparison_scenarios() -> dict[str, Scenario]:
         "wifi-n-aggregation": Scenario.from_file(builtin_scenario_path("wifi-n-aggregation")),
         # The radio channel: the same download 30 m away, ideal rate control (MCS 4 there).
         "wifi-distance": Scenario.from_file(builtin_scenario_path("wifi-distance")).with_overrides({"wifi.0.rate_control": "ideal", "wifi.0.stations.1.x": 30.0}),
+        # Minstrel-HT per destination, one station walking away (ns-3: its MinstrelHt).
+        "wifi-minstrel": Scenario.from_file(builtin_scenario_path("wifi-minstrel")),
     }
 
 

@@ -80,7 +80,7 @@ def run_bench(*args: str) -> str:
 
 def test_output_without_ns3_lists_every_case_and_says_ns3_was_not_run():
     out = run_bench("--no-ns3")
-    for case in ["simple2", "dumbbell-10", "lossy-hop-20", "wifi-n-aggregation", "wifi-distance", *(c.label for c in bench.SCALE)]:
+    for case in ["simple2", "dumbbell-10", "lossy-hop-20", "wifi-n-aggregation", "wifi-distance", "wifi-minstrel", *(c.label for c in bench.SCALE)]:
         assert case in out
     assert "ns-3 not run: --no-ns3" in out
     # The Python NewReno ran every case with NewReno flows (all but the 802.11n one's
