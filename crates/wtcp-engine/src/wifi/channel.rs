@@ -6,7 +6,7 @@
 //! ACK/CTS timeout (both lazy) and one pending response.
 
 use super::ampdu::{self, with_subframe, Mpdu, BLOCK_ACK_BYTES, HT_PPDU_MAX, WINDOW};
-use super::dcf::{Air, Frame, Head, Phase, Sensed, Station, StationStats};
+use super::dcf::{Air, Frame, Head, Phase, RateState, Sensed, Station, StationStats};
 use super::minstrel::{self, MinstrelHt, SampleTable};
 use super::motion::Motion;
 use super::phy::{HtMode, PhyKind, PhyParams, VhtSigB};
@@ -107,9 +107,8 @@ impl WifiChannel {
                 sta.snr_seen = vec![0.0; n];
             }
             if minstrel.is_some() {
-                sta.minstrel = vec![None; n];
                 // A sequence has at most a chain's tries (4 entries of at most 6).
-                sta.tries = Vec::with_capacity(4 * 6);
+                sta.rc = Some(Box::new(RateState { minstrel: vec![None; n], tries: Vec::with_capacity(4 * 6), ..RateState::default() }));
             }
         }
         let geo = cfg.radio.map(|r| Geometry::new(positions, vec![Motion::Fixed; n], Some(r), seed, replication, label));
@@ -318,7 +317,7 @@ impl WifiChannel {
 
     /// RTS/CTS for frames above the threshold, and for Minstrel-HT's fallback rates.
     fn uses_rts(&self, s: usize, h: &Head) -> bool {
-        self.cfg.rts_threshold.is_some_and(|t| self.psdu_bytes(s, h) > t) || self.st[s].sent.is_some_and(|(_, e, _)| e.rts)
+        self.cfg.rts_threshold.is_some_and(|t| self.psdu_bytes(s, h) > t) || self.st[s].rc.as_ref().is_some_and(|rc| rc.sent.is_some_and(|(_, e, _)| e.rts))
     }
 
     fn data_time(&self, s: usize, h: &Head) -> Time {
@@ -805,10 +804,11 @@ impl WifiChannel {
         let agg = self.cfg.aggregation.expect("aggregation");
         // A Minstrel-HT probe goes alone, as ath9k sends it ("if rate selected is a probe
         // rate then avoid aggregation of this packet", xmit.c ath_lookup_rate).
-        let probe = self.st[s].sent.is_some_and(|(_, _, probe)| probe);
+        let rc = self.st[s].rc.as_deref();
+        let probe = rc.is_some_and(|rc| rc.sent.is_some_and(|(_, _, probe)| probe));
         // A retry within a Minstrel-HT chain resends the same PPDU's MPDUs, as a multi-rate
         // retry chain in hardware does; new MPDUs join at the next chain.
-        let within_chain = self.st[s].chain.is_some_and(|(_, tries)| tries > 0);
+        let within_chain = rc.is_some_and(|rc| rc.chain.is_some_and(|(_, tries)| tries > 0));
         let max_frames = match (probe, within_chain) {
             (true, _) => 1,
             (false, true) => self.st[s].ppdu_mpdus.clamp(1, WINDOW as u32),
@@ -879,23 +879,24 @@ impl WifiChannel {
     fn minstrel_pick(&mut self, s: usize, dst: u32, now: Time) -> HtMode {
         let (supported, samples) = self.minstrel.as_ref().expect("minstrel_ht state");
         let sta = &mut self.st[s];
-        if sta.minstrel[dst as usize].is_none() {
-            sta.minstrel[dst as usize] = Some(MinstrelHt::new(*supported, now, samples));
+        let rc = sta.rc.as_deref_mut().expect("minstrel_ht station state");
+        if rc.minstrel[dst as usize].is_none() {
+            rc.minstrel[dst as usize] = Some(MinstrelHt::new(*supported, now, samples));
         }
         let (entry, probe) = loop {
-            if sta.chain.is_none() {
-                let m = sta.minstrel[dst as usize].as_mut().expect("made above");
-                sta.chain = Some((m.chain(now), 0));
+            if rc.chain.is_none() {
+                let m = rc.minstrel[dst as usize].as_mut().expect("made above");
+                rc.chain = Some((m.chain(now), 0));
             }
-            let (chain, tries) = sta.chain.expect("set above");
+            let (chain, tries) = rc.chain.expect("set above");
             match chain.at(tries) {
                 Some(e) => break (e, chain.probe && tries == 0),
                 // The chain is used up: the sequence ends unanswered, and a new one starts (a
                 // driver's software retry).
-                None => end_sequence(sta, 0, now, samples),
+                None => end_sequence(rc, 0, now, samples),
             }
         };
-        sta.sent = Some((dst, entry, probe));
+        rc.sent = Some((dst, entry, probe));
         sta.stats.probes += u64::from(probe);
         minstrel_mode(entry.rate)
     }
@@ -908,14 +909,15 @@ impl WifiChannel {
         let Some((_, samples)) = self.minstrel.as_ref() else { return };
         let aggregate = self.cfg.aggregation.is_some();
         let sta = &mut self.st[s];
-        let Some((_, entry, _)) = sta.sent else { return };
+        let Some(rc) = sta.rc.as_deref_mut() else { return };
+        let Some((_, entry, _)) = rc.sent else { return };
         if sta.phase == Phase::WaitAck {
-            sta.tries.push((entry.rate, if aggregate { sta.ppdu_mpdus.max(1) } else { 1 }));
+            rc.tries.push((entry.rate, if aggregate { sta.ppdu_mpdus.max(1) } else { 1 }));
         }
         match answered {
-            Some(acked) => end_sequence(sta, acked, now, samples),
+            Some(acked) => end_sequence(rc, acked, now, samples),
             None => {
-                if let Some((_, tries)) = sta.chain.as_mut() {
+                if let Some((_, tries)) = rc.chain.as_mut() {
                     *tries += 1;
                 }
             }
@@ -1213,8 +1215,8 @@ impl WifiChannel {
         sta.head = sta.win.first_pending();
         if !sent_pending {
             // Minstrel-HT: every MPDU of the unanswered PPDU is given up; its sequence ends.
-            if let Some((_, samples)) = self.minstrel.as_ref() {
-                end_sequence(sta, 0, now, samples);
+            if let (Some((_, samples)), Some(rc)) = (self.minstrel.as_ref(), sta.rc.as_deref_mut()) {
+                end_sequence(rc, 0, now, samples);
             }
         }
         if sta.head.is_none() {
@@ -1248,8 +1250,8 @@ impl WifiChannel {
             self.forget_snr(s, h.dst);
         }
         let sta = &mut self.st[s];
-        if let Some((_, samples)) = self.minstrel.as_ref() {
-            end_sequence(sta, 0, now, samples);
+        if let (Some((_, samples)), Some(rc)) = (self.minstrel.as_ref(), sta.rc.as_deref_mut()) {
+            end_sequence(rc, 0, now, samples);
         }
         sta.cw = cw_min;
         sta.station_retries = 0;
@@ -1305,17 +1307,17 @@ fn minstrel_groups(base: HtMode) -> [u16; minstrel::GROUPS] {
     supported
 }
 
-/// Rate control "minstrel_ht": the transmission sequence of `sta` ends, `acked` MPDUs
+/// Rate control "minstrel_ht": a station's transmission sequence ends, `acked` MPDUs
 /// acknowledged by its last PPDU's response: its tries go to the destination's statistics
 /// (`minstrel_ht_tx_status`), and the next PPDU starts a new chain.
-fn end_sequence(sta: &mut Station, acked: u32, now: Time, samples: &SampleTable) {
-    if let (Some((dst, _, _)), false) = (sta.sent, sta.tries.is_empty()) {
-        if let Some(m) = sta.minstrel[dst as usize].as_mut() {
-            m.tx_status(now, &sta.tries, acked, samples);
+fn end_sequence(rc: &mut RateState, acked: u32, now: Time, samples: &SampleTable) {
+    if let (Some((dst, _, _)), false) = (rc.sent, rc.tries.is_empty()) {
+        if let Some(m) = rc.minstrel[dst as usize].as_mut() {
+            m.tx_status(now, &rc.tries, acked, samples);
         }
     }
-    sta.tries.clear();
-    sta.chain = None;
+    rc.tries.clear();
+    rc.chain = None;
 }
 
 /// Rate control "minstrel_ht": the mode of one of Linux's rates.

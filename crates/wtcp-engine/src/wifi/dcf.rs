@@ -213,16 +213,22 @@ pub(crate) struct Station {
     pub snr_seen: Vec<f64>,
     /// Rate control "ideal": the SNR of the data frame this station is about to acknowledge.
     pub rx_snr: f64,
-    /// Rate control "minstrel_ht": its state per destination (made at the first frame).
+    /// Rate control "minstrel_ht": the station's state (boxed, so that the DCF's own fields
+    /// stay as close together as without it).
+    pub rc: Option<Box<RateState>>,
+}
+
+/// Rate control "minstrel_ht": one station's state.
+#[derive(Debug, Default)]
+pub struct RateState {
+    /// Per destination (made at the first frame to it).
     pub minstrel: Vec<Option<MinstrelHt>>,
-    /// Rate control "minstrel_ht": the retry chain of the PPDU being sent and how many of its
-    /// tries failed; `None` between sequences.
+    /// The retry chain of the PPDU being sent and how many of its tries failed; `None`
+    /// between sequences.
     pub chain: Option<(Chain, u32)>,
-    /// Rate control "minstrel_ht": the data PPDUs of the current sequence, (rate, MPDUs),
-    /// reported when it ends (reused).
+    /// The data PPDUs of the current sequence, (rate, MPDUs), reported when it ends (reused).
     pub tries: Vec<(u16, u32)>,
-    /// Rate control "minstrel_ht": the destination and chain entry of the PPDU in flight,
-    /// and whether it is a probe.
+    /// The destination and chain entry of the PPDU in flight, and whether it is a probe.
     pub sent: Option<(u32, Entry, bool)>,
 }
 
@@ -266,10 +272,7 @@ impl Station {
             mode: None,
             snr_seen: Vec::new(),
             rx_snr: 0.0,
-            minstrel: Vec::new(),
-            chain: None,
-            tries: Vec::new(),
-            sent: None,
+            rc: None,
         }
     }
 
