@@ -19,8 +19,9 @@
 //!   group with fewer streams than `max_tp_rate[0]`'s, if there is one) are chosen.
 //! - **Retry chain** (`minstrel_ht_update_rates`): `max_tp_rate[0..3]` then
 //!   `max_prob_rate`, each tried as often as fits a 6 ms segment (`minstrel_calc_retransmit`:
-//!   CW 15..1023, 9 us slots, at most 7 tries; 2 below 20 % success); fallbacks (entries
-//!   after the first) are protected by RTS/CTS and use the RTS count (`minstrel_ht_set_rate`).
+//!   CW 15..1023, 9 us slots, at most 7 tries, 6 in effect; 2 below 20 % success);
+//!   fallbacks (entries after the first) are protected by RTS/CTS and use the RTS count
+//!   (`minstrel_ht_set_rate`).
 //! - **Sampling** (`minstrel_ht_get_rate`): at most every 20 ms (`MINSTREL_SAMPLE_INTERVAL =
 //!   HZ / 50`) and at once after each statistics update, a frame goes once at a sample rate
 //!   taken in the order INC, JUMP, INC, JUMP, INC, SLOW from three lists refilled at every
