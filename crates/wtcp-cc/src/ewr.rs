@@ -102,6 +102,9 @@
 //!   the smallest arrival - TSecr (RFC 7323;
 //!   the echoed ACK left the receiver at TSecr and the segment left the sender after that
 //!   ACK arrived, so a sample is never below the RTT; Linux `tcp_rcv_rtt_measure_ts`).
+//!   The paper has one RTT_min, in Eq. 3 (l. 42-44) and in x (l. 52); here there are two,
+//!   a reading chosen: the receiver's, for Eq. 3 (it computes oCwnd), and the sender's own
+//!   minimum RTT, for x (rule (c) runs at the sender; below).
 //!   Without timestamps it falls back to the edge probe: `receiver_rtt = "probe"`
 //!   measures against the receiver's own advertisements (a byte beyond every right edge
 //!   advertised before T cannot arrive before T + RTT; Linux's window-bounded

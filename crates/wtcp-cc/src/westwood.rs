@@ -11,7 +11,8 @@
 //!   8, 2002, listing S. Mascolo, M. Y. Sanadidi, C. Casetti, R. Wang, tcp-clap.txt:284).
 //!   One sample per ACK, Tustin filter.
 //! - `westwoodplus`: L. A. Grieco, S. Mascolo, "Performance evaluation and comparison of
-//!   Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 34(2), 2004; defaults
+//!   Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 34(2), 2004 (EWR's [5],
+//!   tcp-ewr.txt:162, cited at l. 36); defaults
 //!   follow ns-3's `TcpWestwoodPlus` (ns-3.44), except that each acknowledged byte is
 //!   credited once (`accounting`, below). One sample per RTT. The seed papers that compare
 //!   against Westwood+ ran it in ns-2 (tcp-ewr.txt:87; tcp-taichung.txt:167, with Impatient
@@ -24,7 +25,10 @@
 //! adjusts the cwnd according to the estimation", l. 57; Dynamic's "updating ssthresh and
 //! cwnd to the large values in proportion to the estimated available bandwidth",
 //! dynamic-responding-tcp.txt:86, is said of its [8], TCPW Bulk Repeat, l. 372, and of
-//! Prairie together): they fix neither the RTT RTTmin is taken over, nor how ACKs are
+//! Prairie together; the other mentions, Taichung l. 25 (Westwood "by using the ACK
+//! reception rate at sender", Westwood+ "for estimating network available bandwidth more
+//! accurate"), CLAP l. 39 and l. 50, EWR l. 36 and l. 112 and Dynamic l. 31, give no
+//! formula either): they fix neither the RTT RTTmin is taken over, nor how ACKs are
 //! counted, nor the response to fast retransmit against a timeout. Neither excludes
 //! timeouts from "adjusts the cwnd according to the estimation"; every flavour here sets
 //! cwnd = 1 MSS on an RTO, with ssthresh from the estimate on the first (repeated RTOs:
