@@ -3,7 +3,7 @@ translation's mechanisms pinned one by one, and a small cross-check against wtcp
 
 Refusals happen before ns-3 is imported, so those tests run without it. The others need
 the `ns3` package (`make test` installs it; set WTCP_REQUIRE_NS3=1 to fail rather than
-skip without it) and share one import per session (about 10 s).
+skip without it) and share one import per session (about 8 s).
 """
 
 from __future__ import annotations
@@ -228,6 +228,22 @@ def test_ns3_runs_return_the_same_schema_and_record_their_engine(ns3, simple2):
     assert list(native.drops.columns) == list(other.drops.columns)
     assert other.flows["goodput_mbps"][0] > 1.0
     assert "engine ns3" in CliRunner().invoke(wtcp.cli.cli, ["run", str(reference_path()), "--set", "run.duration_s=3", *MATCHED_SETS, "--engine", "ns3"]).output
+
+
+def test_ns3_is_loaded_with_the_harness_modules_and_the_librarys_own_symbols(ns3):
+    """wtcp.ns3.modules parses the nine modules the harness includes, not the wheel's
+    fifty, and sets HAVE_GSL as the libraries were built (libns3.44-core links GSL), so
+    cppyy's view of DsssErrorRateModel has the members the library exports."""
+    import cppyy
+
+    from wtcp.ns3.modules import defines, wheel_prefix
+
+    core = next((wheel_prefix() / d / "libns3.44-core.so" for d in ("lib64", "lib") if (wheel_prefix() / d / "libns3.44-core.so").is_file()))
+    assert defines([core]) == ["HAVE_GSL"]
+    assert hasattr(cppyy.gbl.ns3.DsssErrorRateModel, "SymbolErrorProb16Cck")
+    assert hasattr(cppyy.gbl.ns3, "MinstrelHtWifiManager") and hasattr(cppyy.gbl.ns3, "TcpCubic")
+    # Headers of modules the harness does not use are not parsed (the LTE module's helper).
+    assert not hasattr(cppyy.gbl.ns3, "LteHelper")
 
 
 def test_a_run_does_not_depend_on_what_the_process_ran_before(ns3, simple2):

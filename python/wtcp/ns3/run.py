@@ -1,7 +1,8 @@
 """Run a translated scenario in ns-3 and collect wtcp's metrics.
 
-Importing ns-3 (cppyy parses its headers) takes about 10 s, so the module and the compiled
-harness are loaded once per process and reused. Each run starts from a clean simulator:
+Loading ns-3 (cppyy parses the headers of the nine modules the harness uses,
+`wtcp.ns3.modules`) takes about 5 s, so the modules and the compiled harness are loaded
+once per process and reused. Each run starts from a clean simulator:
 `Simulator::Destroy()`, `Config::Reset()` and the RNG stream counter reset, then the seed
 and run number, so a run's result does not depend on what the process ran before.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
+from wtcp.ns3.modules import load_ns3
 from wtcp.ns3.refuse import Ns3Unavailable, refuse
 from wtcp.ns3.translate import Plan, TcpFlowPlan, build, plan
 
@@ -42,9 +44,9 @@ def load() -> tuple[Any, Any]:
     if not available():
         raise Ns3Unavailable("the ns-3 engine needs the ns3 package (ns-3 3.44): pip install 'wtcp[ns3]'")
     with _filtered_stderr():
-        from ns import ns  # noqa: PLC0415 - slow, and optional
+        import cppyy  # noqa: PLC0415 - optional
 
-        import cppyy
+        ns = load_ns3()
 
         if not hasattr(cppyy.gbl, "wtcpns3"):
             for part in HARNESS:
