@@ -85,12 +85,12 @@ def per_replication(frame: pd.DataFrame, metric: str, selection: Mapping[str, An
         from wtcp.sweep.store import UnknownMetric
 
         raise UnknownMetric(metric, [c for c in frame.columns if frame[c].dtype.kind in "iuf"])
-    if metric in RUN_METRICS or flows == "run":
-        per_run = rows.groupby("key").agg(value=(metric, "first"), replication=("replication", "first"))
-    else:
-        agg = "sum" if flows == "sum" else "mean"
-        per_run = rows.groupby("key").agg(value=(metric, agg), replication=("replication", "first"))
-    return per_run.groupby("replication")["value"].mean()
+    # The column groupbys, not a named aggregation (`.agg(value=(metric, ...))`), which
+    # costs 10 ms a call in pandas' keyword handling: the same sums and means.
+    by_run = rows.groupby("key")
+    agg = "first" if metric in RUN_METRICS or flows == "run" else "sum" if flows == "sum" else "mean"
+    value = getattr(by_run[metric], agg)()
+    return value.groupby(by_run["replication"].first()).mean()
 
 
 @dataclass
