@@ -14,14 +14,22 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-fast install test-deps ns3 browser bpf-tools bench reproduce rust-test py-test fuzz clean
+.PHONY: demo test test-setup test-fast install test-deps ns3 browser bpf-tools system-tools bench reproduce rust-test-build rust-test py-test fuzz clean
 
 demo: install
 	$(BIN)/wtcp demo
 
 # The tests run on one build in Cargo.toml's `fast` profile (the extension and the Rust
 # tests share it); `make demo` and `make bench` build the release extension.
-test: $(BUILT_FAST) test-deps ns3 browser bpf-tools rust-test py-test
+# First what the tests need, two jobs at a time: the Rust tests compile (they need no
+# venv) while pip and apt wait on the network and the disk. Then the Rust tests and
+# pytest, one after the other, each with both cores.
+test:
+	@$(MAKE) --no-print-directory -j2 test-setup
+	@$(MAKE) --no-print-directory rust-test py-test
+
+# In this order: make -j2 starts the first two, then each next one as a job ends.
+test-setup: rust-test-build $(DEPS) test-deps ns3 system-tools $(BUILT_FAST)
 
 install: $(BUILT)
 
@@ -70,8 +78,11 @@ $(BUILT_FAST): $(DEPS) $(RUST_SRC)
 	@touch $@
 
 # With wtcp-py in the build (it has no tests of its own), Cargo resolves every shared crate's
-# features as the extension's build did, and reuses that build instead of compiling the
-# crates again in a second variant.
+# features as the extension's build does, and the two builds share the crates instead of
+# compiling them again in a second variant.
+rust-test-build:
+	cargo test --profile fast --workspace --no-run
+
 rust-test:
 	cargo test --profile fast --workspace
 
@@ -99,6 +110,11 @@ browser:
 	else \
 	  echo "make test: no Chromium; the HTML report's browser test will be skipped (enable it: sudo apt-get install chromium)"; \
 	fi
+
+# The two apt installs one after the other (apt holds one lock).
+system-tools:
+	@$(MAKE) --no-print-directory browser
+	@$(MAKE) --no-print-directory bpf-tools
 
 # clang, bpftool and libbpf's headers (Debian's packages) for the test that builds the
 # example BPF congestion control (examples/bpf) and runs it on the linux engine. Installed
