@@ -14,7 +14,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-setup test-fast install test-deps ns3 browser bpf-tools system-tools bench reproduce rust-test-build rust-test py-test fuzz clean
+.PHONY: demo test test-setup test-installs test-fast install test-deps ns3 browser bpf-tools system-tools bench reproduce rust-test-build rust-test py-test fuzz clean
 
 demo: install
 	$(BIN)/wtcp demo
@@ -28,8 +28,16 @@ test:
 	@$(MAKE) --no-print-directory -j2 test-setup
 	@$(MAKE) --no-print-directory rust-test py-test
 
-# In this order: make -j2 starts the first two, then each next one as a job ends.
-test-setup: rust-test-build $(DEPS) test-deps ns3 system-tools $(BUILT_FAST)
+test-setup: rust-test-build test-installs
+
+# One after the other (pip and apt each change one place): the venv, the test tools,
+# ns-3, the system packages, then the extension (after the Rust test build, whose crates
+# it shares, if that still runs: cargo holds the build folder).
+test-installs:
+	@$(MAKE) --no-print-directory test-deps
+	@$(MAKE) --no-print-directory ns3
+	@$(MAKE) --no-print-directory system-tools
+	@$(MAKE) --no-print-directory $(BUILT_FAST)
 
 install: $(BUILT)
 
