@@ -1,20 +1,24 @@
 """Load the ns-3 modules the harness uses, and only those, from the `ns3` wheel.
 
 The wheel's own `from ns import ns` has cppyy parse the umbrella header of every module it
-ships (LTE, WiMAX, mesh, ...) and load every library: 12.4 s per process on the project's
-machine. The harness (`harness.cc`, `wifi.cc`) includes nine modules; loading those the
-same way takes 7.3 s. Every ns-3 run, the bench and the cross-checks pay this once per
-process, so this is what the tests' and sweeps' ns-3 processes save.
+ships (42: LTE, WiMAX, mesh, ...) and load every library. The harness (`harness.cc`,
+`wifi.cc`) includes nine modules; loading only those, the way the wheel does, and then
+compiling the harness took 8 s per process against 12 s with the wheel's import (this
+project's machine, idle). Every ns-3 run, the bench and the cross-checks pay this once
+per process.
 
-What is kept from the wheel's loader (`ns3/ns/__init__.py` of ns3 3.44.post0):
-- `Ptr` registered as a smart pointer with cppyy;
-- the wheel's `lib64` on the library path and its `include` on the include path;
-- its rule for preprocessor symbols: a library linked against GSL, SQLite or libxml2
-  brings `HAVE_GSL`, `HAVE_SQLITE3` or `HAVE_LIBXML2` before any header is parsed (of the
-  nine modules' headers only `dsss-error-rate-model.h` tests one, `HAVE_GSL`, and the
-  class's members differ with it, so the symbol must match the library's build);
-- the libraries loaded in dependency order (the dynamic loader brings the modules they
-  link, such as spectrum and energy, with them).
+What is kept from the wheel's loader (`ns3/ns/__init__.py` of ns3 3.44.post0): `Ptr`
+registered as a smart pointer with cppyy, the wheel's `lib64` on the library path and its
+`include` on the include path, and the libraries loaded by cppyy (the dynamic loader
+brings the modules they link, such as spectrum, energy and stats, with them).
+
+Deviation: the preprocessor symbols are the ones the libraries were built with, read from
+the wheel's CMake export (`lib64/cmake/ns3/ns3Targets.cmake`, the targets'
+INTERFACE_COMPILE_DEFINITIONS: NS3_LOG_ENABLE, NS3_ASSERT_ENABLE, HAVE_GSL, ...), what a
+C++ program built against the wheel gets. The wheel's loader guesses them from the
+libraries each one links and, since those are bundled inside the wheel, sets none that
+matter here; then cppyy sees a class smaller than the library makes it (`UdpClient`
+without the `m_peerString` that NS3_LOG_ENABLE adds: 296 against 328 bytes).
 Left out, since wtcp creates no ns-3 object from Python that needs them: the wheel's
 Python comparison operators for `Time`, its `Node.__del__` that keeps Python-held nodes
 alive, and its `LookupByNameFailSafe` tuple wrapper.
@@ -27,35 +31,40 @@ import re
 from pathlib import Path
 from typing import Any
 
-# The harness's #includes, in dependency order (each after every module it links).
+# The modules the harness #includes (their libraries load the modules they link).
 MODULES = ("core", "network", "propagation", "mobility", "internet", "traffic-control", "point-to-point", "applications", "wifi")
 VERSION = "3.44"
-# The wheel's LIBRARY_AND_DEFINES, for the libraries it bundles.
-LINKED_DEFINES = {b"libgsl": "HAVE_GSL", b"libsqlite3": "HAVE_SQLITE3", b"libxml2": "HAVE_LIBXML2"}
 
 
 def wheel_prefix() -> Path:
-    """The installed `ns3` package's folder (with `include/` and `lib64/`)."""
+    """The installed `ns3` package's folder (with `include/` and `lib64/`): the entry of
+    the namespace package that holds the wheel's libraries."""
     spec = importlib.util.find_spec("ns3")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("ns3")
-    return Path(next(iter(spec.submodule_search_locations)))
+    for entry in (spec.submodule_search_locations or []) if spec is not None else []:
+        if any((Path(entry) / d / f"libns{VERSION}-core.so").is_file() for d in ("lib64", "lib")):
+            return Path(entry)
+    raise ModuleNotFoundError("ns3 (the ns-3 3.44 wheel's libraries)")
 
 
-def defines(libraries: list[Path]) -> list[str]:
-    """The preprocessor symbols the wheel's loader sets for these libraries: one per
-    bundled library any of them names among its dependencies (the wheel reads the names
-    from the file's bytes, as this does)."""
-    found: set[str] = set()
-    for lib in libraries:
-        needed = set(re.findall(rb"\x00(lib[\w.+-]*?\.so)", lib.read_bytes()))
-        for name in needed:
-            found.update(d for key, d in LINKED_DEFINES.items() if name.startswith(key))
-    return sorted(found)
+def build_definitions(cmake_targets: str, modules: tuple[str, ...] = MODULES) -> dict[str, str]:
+    """The preprocessor symbols the modules' libraries were built with (name -> value, "1"
+    where CMake gives none), from the text of the wheel's `ns3Targets.cmake`."""
+    found: dict[str, str] = {}
+    for module in modules:
+        block = re.search(rf"set_target_properties\(ns3::{re.escape(module)} PROPERTIES\n(.*?)\n\)", cmake_targets, re.S)
+        if block is None:
+            raise ModuleNotFoundError(f"the ns3 wheel's CMake export has no target ns3::{module}")
+        line = re.search(r'INTERFACE_COMPILE_DEFINITIONS "((?:[^"\\]|\\.)*)"', block.group(1))
+        for item in line.group(1).replace('\\"', '"').split(";") if line else []:
+            name, _, value = item.partition("=")
+            if name:
+                found.setdefault(name, value or "1")
+    return found
 
 
 def load_ns3() -> Any:
-    """`cppyy.gbl.ns3` with the harness's nine modules parsed and loaded."""
+    """`cppyy.gbl.ns3` with the harness's nine modules parsed (with the libraries' build
+    definitions) and loaded."""
     import cppyy
     import libcppyy
 
@@ -68,9 +77,9 @@ def load_ns3() -> Any:
     libcppyy.AddSmartPtrType("Ptr")
     cppyy.add_library_path(str(lib_dir))
     cppyy.add_include_path(str(prefix / "include"))
-    symbols = defines(libraries)
-    if symbols:
-        cppyy.cppexec("\n".join(f"#define {s}" for s in symbols) + "\n")
+    cmake = (lib_dir / "cmake" / "ns3" / "ns3Targets.cmake").read_text(encoding="utf-8")
+    symbols = build_definitions(cmake)
+    cppyy.cppexec("".join(f"#define {name} {value}\n" for name, value in symbols.items()))
     for m in MODULES:
         cppyy.include(f"ns3/{m}-module.h")
     for lib in libraries:

@@ -1,8 +1,8 @@
 """Run a translated scenario in ns-3 and collect wtcp's metrics.
 
 Loading ns-3 (cppyy parses the headers of the nine modules the harness uses,
-`wtcp.ns3.modules`) takes about 5 s, so the modules and the compiled harness are loaded
-once per process and reused. Each run starts from a clean simulator:
+`wtcp.ns3.modules`) and compiling the harness take about 8 s, so both happen once per
+process. Each run starts from a clean simulator:
 `Simulator::Destroy()`, `Config::Reset()` and the RNG stream counter reset, then the seed
 and run number, so a run's result does not depend on what the process ran before.
 """
@@ -46,7 +46,10 @@ def load() -> tuple[Any, Any]:
     with _filtered_stderr():
         import cppyy  # noqa: PLC0415 - optional
 
-        ns = load_ns3()
+        try:
+            ns = load_ns3()
+        except ModuleNotFoundError as e:
+            raise Ns3Unavailable(f"the ns-3 engine cannot load ns-3 3.44 ({e}): pip install 'wtcp[ns3]'") from e
 
         if not hasattr(cppyy.gbl, "wtcpns3"):
             for part in HARNESS:
