@@ -195,6 +195,18 @@ def test_missing_ns3_package_is_a_usage_error(monkeypatch, simple2):
     assert wtcp.cli.main(["run", str(reference_path()), "--engine", "ns3"]) == 2
 
 
+def test_an_ns3_wheel_that_cannot_load_is_a_usage_error(monkeypatch, simple2):
+    def broken() -> None:
+        raise ModuleNotFoundError("ns3 (the ns-3 3.44 wheel's libraries)")
+
+    monkeypatch.setattr(ns3_run, "_loaded", None)
+    monkeypatch.setattr(ns3_run, "available", lambda: True)
+    monkeypatch.setattr(ns3_run, "load_ns3", broken)
+    with pytest.raises(Ns3Unavailable, match="cannot load ns-3 3.44 .*wheel's libraries"):
+        simple2.run(engine="ns3")
+    assert wtcp.cli.main(["run", str(reference_path()), "--engine", "ns3"]) == 2
+
+
 def test_the_translator_uses_the_cores_tcp_defaults(simple2):
     """TCP_DEFAULTS (Python) against the core's defaults (Rust): the reference scenario
     at 1 % loss with no [tcp] table must run exactly as with TCP_DEFAULTS written out.

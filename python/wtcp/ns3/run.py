@@ -44,10 +44,9 @@ def load() -> tuple[Any, Any]:
     if not available():
         raise Ns3Unavailable("the ns-3 engine needs the ns3 package (ns-3 3.44): pip install 'wtcp[ns3]'")
     with _filtered_stderr():
-        import cppyy  # noqa: PLC0415 - optional
-
         try:
             ns = load_ns3()
+            import cppyy  # noqa: PLC0415 - optional
         except ModuleNotFoundError as e:
             raise Ns3Unavailable(f"the ns-3 engine cannot load ns-3 3.44 ({e}): pip install 'wtcp[ns3]'") from e
 
