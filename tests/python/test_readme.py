@@ -29,6 +29,9 @@ QUICK = {
         "wtcp crosscheck two-hop-wireless --grid links.wireless.ab.loss.rate=0,0.01 --seeds 3 --set run.duration_s=60",
     "wtcp crosscheck chain-4hop --set wifi.0.basic_rate_mbps=11 --algorithms newreno --seeds 1":
         "wtcp crosscheck chain-4hop --set wifi.0.basic_rate_mbps=11 --algorithms newreno --seeds 1 --set run.duration_s=60",
+    # The kernel engine runs in real time: 31 s as written.
+    "wtcp run scenarios/reference-simple2.toml --engine linux --set run.duration_s=31 --set tcp.delayed_ack_timeout_s=0.04":
+        "wtcp run scenarios/reference-simple2.toml --engine linux --set run.duration_s=6 --set tcp.delayed_ack_timeout_s=0.04",
 }
 # Commands that need ns-3 (skipped without it; `make test` installs it).
 NEEDS_NS3 = ("--engine ns3", "wtcp crosscheck", "wtcp validate")
