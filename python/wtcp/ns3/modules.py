@@ -31,9 +31,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-# The modules the harness #includes (their libraries load the modules they link).
-MODULES = ("core", "network", "propagation", "mobility", "internet", "traffic-control", "point-to-point", "applications", "wifi")
 VERSION = "3.44"
+# The harness's sources, compiled in this order: 802.11 channels, then the rest.
+HARNESS = (Path(__file__).with_name("wifi.cc"), Path(__file__).with_name("harness.cc"))
+
+
+def harness_modules(sources: tuple[Path, ...] = HARNESS) -> tuple[str, ...]:
+    """The modules whose umbrella headers the harness #includes ("ns3/X-module.h"), in
+    order of first mention (their libraries load the modules they link)."""
+    found = re.findall(r'#include\s+"ns3/([\w-]+)-module\.h"', "".join(p.read_text(encoding="utf-8") for p in sources))
+    return tuple(dict.fromkeys(found))
+
+
+MODULES = harness_modules()
 
 
 def wheel_prefix() -> Path:

@@ -15,17 +15,14 @@ import os
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
-from wtcp.ns3.modules import load_ns3
+from wtcp.ns3.modules import HARNESS, VERSION, load_ns3
 from wtcp.ns3.refuse import Ns3Unavailable, refuse
 from wtcp.ns3.translate import Plan, TcpFlowPlan, build, plan
 
-NS3_VERSION = "3.44"
-# The harness's parts, compiled in this order: 802.11 channels, then the rest.
-HARNESS = (Path(__file__).with_name("wifi.cc"), Path(__file__).with_name("harness.cc"))
+NS3_VERSION = VERSION
 NOISE = "Failed to materialize symbols"  # cppyy's harmless complaint while loading ns-3
 
 _loaded: tuple[Any, Any] | None = None
