@@ -6,7 +6,7 @@
 //!
 //! The receiver estimates the available bandwidth from data arrivals (Eq. 1-2), computes
 //! the optimal window oCwnd = RTTmin * Bw / seg_size (Eq. 3) and advertises it to the
-//! sender, which sets cwnd = oCwnd on every ACK (rule (b)): no slow start, no ACK-driven
+//! sender, which sets cwnd = oCwnd on every ACK of new data (rule (b)): no slow start, no ACK-driven
 //! additive increase (l. 54 still calls (c)'s "+2" "an additive-increase paradigm"), no
 //! fast recovery. On a loss signal (three duplicate ACKs or an RTO) the sender
 //! sets ssthresh = oCwnd and, by the Vegas-like backlog x (Eq. 4-5), takes cwnd to oCwnd or
@@ -102,9 +102,10 @@
 //!   the smallest arrival - TSecr (RFC 7323;
 //!   the echoed ACK left the receiver at TSecr and the segment left the sender after that
 //!   ACK arrived, so a sample is never below the RTT; Linux `tcp_rcv_rtt_measure_ts`).
-//!   The paper has one RTT_min, in Eq. 3 (l. 42-44) and in x (l. 52); here there are two,
-//!   a reading chosen: the receiver's, for Eq. 3 (it computes oCwnd), and the sender's own
-//!   minimum RTT, for x (rule (c) runs at the sender; below).
+//!   The paper has one RTT_min, in Eq. 3 (l. 42-44), Eq. 4 (l. 48) and x (l. 52); with
+//!   the default `ocwnd_source = "receiver"` there are two, a reading chosen: the
+//!   receiver's, for Eq. 3 (it computes oCwnd), and the sender's own minimum RTT, for
+//!   Eq. 4 and x (rule (c) runs at the sender; below). `"mirror"` uses the sender's for all.
 //!   Without timestamps it falls back to the edge probe: `receiver_rtt = "probe"`
 //!   measures against the receiver's own advertisements (a byte beyond every right edge
 //!   advertised before T cannot arrive before T + RTT; Linux's window-bounded
@@ -176,7 +177,7 @@
 //!   (l. 54); the verdict follows the action).
 //! - Before oCwnd exists (the first round trip) cwnd grows as in NewReno's slow start and
 //!   a loss gets Reno's response with verdict `None` (not in the paper, which rules out
-//!   slow start, l. 52, and gives no start-up rule).
+//!   slow start when the connection is recovered, l. 52, and gives no start-up rule).
 //! - ECN echo (not in the paper): "The indication of congestion should be treated just as a
 //!   congestion loss in non-ECN-Capable TCP" (RFC 3168 §6.1.2). An ECE states congestion,
 //!   so it takes rule (c)'s congestion state directly (ssthresh = oCwnd_n, cwnd = one

@@ -27,8 +27,9 @@
 //! dynamic-responding-tcp.txt:86, is said of its [8], TCPW Bulk Repeat, l. 372, and of
 //! Prairie together; the other mentions, Taichung l. 25 (Westwood "by using the ACK
 //! reception rate at sender", Westwood+ "for estimating network available bandwidth more
-//! accurate"), CLAP l. 39 and l. 50, EWR l. 36 and l. 112 and Dynamic l. 31, give no
-//! formula either): they fix neither the RTT RTTmin is taken over, nor how ACKs are
+//! accurate"), CLAP l. 39 and l. 50, EWR l. 36 and l. 112 and Dynamic l. 31, l. 82 and
+//! l. 95 (Prairie's estimate "more stable and accurate than TCP Westwood's"), give no
+//! formula either; the results sections name it without one): they fix neither the RTT RTTmin is taken over, nor how ACKs are
 //! counted, nor the response to fast retransmit against a timeout. Neither excludes
 //! timeouts from "adjusts the cwnd according to the estimation"; every flavour here sets
 //! cwnd = 1 MSS on an RTO, with ssthresh from the estimate on the first (repeated RTOs:
@@ -70,7 +71,7 @@
 //!   over SRTT"), so this default (ns-3's) departs from it; the description says nothing
 //!   of the handshake, and `"sample"` leaves it out for Linux's reason, not the paper's.
 //! - Filter: ns-3 Tustin `bw = 0.9*bw + 0.1*(s + s_prev)/2` starting from zero, so the
-//!   estimate has a time constant of about ten RTTs (65 % of a step after ten samples): early estimates are low, and a loss before any
+//!   estimate has a time constant of about ten RTTs (63 % of a step after ten samples, the first counted at half weight): early estimates are low, and a loss before any
 //!   sample gets ssthresh = 2 MSS.
 //!   Linux (`filter = "linux"`): two cascaded 7/8 EWMAs started from the first sample.
 //!   `filter = "none"` is ns-3's FilterType None (bw = last sample).
