@@ -106,6 +106,15 @@ def test_judge_tests_the_stated_direction_and_the_rough_size():
     assert measure.judge(1.0, None, None, True, 0.5) == "na"  # nothing to check against
 
 
+def test_swept_values_sort_numbers_by_value_whatever_their_type():
+    """A figure's rows follow the swept values; a flow count read from a pandas nullable
+    integer column is a `numpy.int64`, and 4 still comes before 10."""
+    import numpy as np
+
+    values = ["reno", np.int64(10), 4, np.int64(3), np.float64(2.5), "cubic", True]
+    assert sorted(values, key=measure.natural) == [2.5, 3, 4, 10, True, "cubic", "reno"]
+
+
 @given(st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=2, max_size=30))
 def test_the_interval_contains_the_mean(values):
     est = measure.estimate(values)

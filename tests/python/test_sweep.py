@@ -226,6 +226,33 @@ def test_summary_confidence_intervals_on_a_hand_made_store(tmp_path: Path) -> No
     assert t975(1) == 12.706 and t975(30) == 2.042 and t975(31) == 1.96 and math.isnan(t975(0))
 
 
+def test_reading_runs_by_key_gives_the_rows_the_whole_table_has_for_them(tmp_path: Path) -> None:
+    """`runs(keys=...)` and `flows(keys=...)` (what `wtcp reproduce` reads after each
+    sweep) are the whole tables' rows of those runs, in the same order; failed runs have
+    no flows either way, and no keys give no rows."""
+    path = tmp_path / "keys.duckdb"
+    records = []
+    for sweep in ("a", "b"):
+        for r in range(3):
+            key = f"{sweep}{r}"
+            status = "failed" if key == "b1" else "done"
+            flows = [{"id": i, "name": f"f{i}", "cc": "reno", "goodput_bps": 10.0 * r + i} for i in range(2)] if status == "done" else []
+            records.append({"key": key, "sweep": sweep, "params": {"n": r}, "algorithm": "reno", "seed": 1, "replication": 0, "status": status, "flows": flows})
+    with Store(path) as st:
+        st.write(records, st.ensure_param_columns({"n": [0, 1, 2]}))
+    keys = ["b2", "a1", "b1"]
+    with open_store(path) as st:
+        all_runs, all_flows = st.runs(), st.flows()
+        runs, flows = st.runs(keys=keys), st.flows(keys=keys)
+        assert st.runs(keys=[]).empty and st.flows(keys=[]).empty
+        assert list(st.runs("b", keys=["a1", "b2"]).key) == ["b2"]
+    expected = all_runs[all_runs.key.isin(keys)].reset_index(drop=True)
+    assert list(runs.key) == ["a1", "b1", "b2"] and runs.equals(expected)
+    expected = all_flows[all_flows.key.isin(keys)].reset_index(drop=True)
+    assert list(zip(flows.key, flows.flow_id)) == [("a1", 0), ("a1", 1), ("b2", 0), ("b2", 1)]
+    assert list(flows.columns) == list(all_flows.columns) and flows.astype(object).equals(expected.astype(object))
+
+
 def test_dask_local_cluster_gives_the_same_results(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     from wtcp.sweep import DaskExecutor

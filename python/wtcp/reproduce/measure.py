@@ -18,6 +18,7 @@ verdict is `inconclusive` in a full reproduction, and is taken at the mean with 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -415,8 +416,9 @@ def judge(measured: float, published: Any, expect: str | None, rough: Any, toler
 
 
 def natural(value: Any) -> tuple:
-    """Sort key putting numbers before text, numbers by value."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    """Sort key putting numbers before text, numbers by value (NumPy's too: a pandas
+    nullable integer column yields `numpy.int64`, not `int`)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return (0, float(value), "")
     return (1, 0.0, str(value))
 

@@ -147,9 +147,10 @@ def experiment_frame(store: Store, runs: Sequence[Run]) -> pd.DataFrame:
     (goodput_mbps, ...). A run is stored once, under the sweep that ran it first (an
     ablation that leaves a point as it was shares its runs with the experiment), so runs
     are found by key; a swept value the stored run lacks is taken from `runs`."""
-    keys = {r.key for r in runs}
-    flows = store.flows()
-    flows = flows[flows["key"].isin(keys)].copy()
+    keys = sorted({r.key for r in runs})
+    with store.session():  # one connection for both reads
+        flows = store.flows(keys=keys)
+        metrics = store.runs(keys=keys)[["key", "jain_fairness", "events", "peak_packets"]]
     params: dict[str, dict[str, Any]] = {}
     for r in runs:
         for path, value in r.params.items():
@@ -157,8 +158,7 @@ def experiment_frame(store: Store, runs: Sequence[Run]) -> pd.DataFrame:
     for column, by_key in params.items():
         given = flows["key"].map(by_key)
         flows[column] = flows[column].where(flows[column].notna(), given) if column in flows.columns else given
-    metrics = store.runs()[["key", "jain_fairness", "events", "peak_packets"]]
-    return with_derived(flows.merge(metrics[metrics["key"].isin(keys)], on="key", how="left"))
+    return with_derived(flows.merge(metrics, on="key", how="left"))
 
 
 def _experiment_info(exp, sweep, result, runs) -> dict[str, Any]:

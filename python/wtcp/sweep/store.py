@@ -101,6 +101,20 @@ FINAL_FLUSH_WAIT_S = 600.0
 RATE_COLUMNS = {"goodput_mbps": "goodput_bps", "throughput_mbps": "throughput_bps"}
 
 
+def _run_filter(table: str, sweep: str | None, keys: Iterable[str] | None, *conditions: str) -> tuple[str, list[Any]]:
+    """A WHERE clause on the `runs` columns (prefixed `table`) and its parameters: the
+    `conditions`, the sweep `sweep`, the run keys `keys` (filtered in the query: a store
+    holds every sweep's rows, and a reader of a few runs need not load them all)."""
+    terms, params = list(conditions), []
+    if sweep is not None:
+        terms.append(f"{table}sweep = ?")
+        params.append(sweep)
+    if keys is not None:
+        terms.append(f"{table}key IN (SELECT unnest(?::VARCHAR[]))")
+        params.append(list(keys))
+    return (" WHERE " + " AND ".join(terms) if terms else ""), params
+
+
 def with_rate_units(flows: pd.DataFrame) -> pd.DataFrame:
     """`flows` with `goodput_mbps` and `throughput_mbps` beside the bit/s columns."""
     for mbps, bps in RATE_COLUMNS.items():
@@ -932,22 +946,23 @@ class Store:
             return self.con.execute(sql, list(params)).df()
 
     @_store_errors
-    def runs(self, sweep: str | None = None) -> pd.DataFrame:
-        """The `runs` table (optionally of one sweep), one row per run."""
-        if sweep is None:
-            return self._df("SELECT * FROM runs ORDER BY sweep, key")
-        return self._df("SELECT * FROM runs WHERE sweep = ? ORDER BY key", [sweep])
+    def runs(self, sweep: str | None = None, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """The `runs` table (optionally of one sweep, or only the runs `keys`), one row per
+        run."""
+        where, params = _run_filter("", sweep, keys)
+        return self._df(f"SELECT * FROM runs{where} ORDER BY sweep, key", params)
 
     @_store_errors
-    def flows(self, sweep: str | None = None) -> pd.DataFrame:
+    def flows(self, sweep: str | None = None, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """The `flows` table joined with its run's sweep, parameters, algorithm and
-        replication (done runs only), one row per flow per run."""
+        replication (done runs only; optionally of one sweep, or of the runs `keys`), one
+        row per flow per run."""
         engine = ["engine"] if "engine" in self._table_columns("runs") else []
         run_cols = ["sweep", "params", *engine, "algorithm", "seed", "replication"] + self.param_columns()
         select = ", ".join(f"r.{_quote(c)}" for c in run_cols)
-        where = "r.status = 'done'" + (" AND r.sweep = ?" if sweep is not None else "")
-        sql = f"SELECT f.*, {select} FROM flows f JOIN runs r USING (key) WHERE {where} ORDER BY r.sweep, f.key, f.flow_id"
-        return with_rate_units(self._df(sql, [sweep] if sweep is not None else []))
+        where, params = _run_filter("r.", sweep, keys, "r.status = 'done'")
+        sql = f"SELECT f.*, {select} FROM flows f JOIN runs r USING (key){where} ORDER BY r.sweep, f.key, f.flow_id"
+        return with_rate_units(self._df(sql, params))
 
     @_store_errors
     def param_columns(self) -> list[str]:
