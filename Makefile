@@ -14,7 +14,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-setup test-installs test-fast install test-deps ns3 browser bpf-tools system-tools bench reproduce rust-test-build rust-test py-test fuzz clean
+.PHONY: demo test test-setup test-installs test-fast install test-deps ns3 ns3-pch browser bpf-tools system-tools bench reproduce rust-test-build rust-test py-test fuzz clean
 
 demo: install
 	$(BIN)/wtcp demo
@@ -38,6 +38,7 @@ test-installs:
 	@$(MAKE) --no-print-directory ns3
 	@$(MAKE) --no-print-directory system-tools
 	@$(MAKE) --no-print-directory $(BUILT_FAST)
+	@$(MAKE) --no-print-directory ns3-pch
 
 install: $(BUILT)
 
@@ -67,6 +68,12 @@ $(NS3): $(DEPS)
 	@echo "make test: installing ns-3 3.44 into $(VENV) (pip: ns3==3.44.post0, about 200 MB)"
 	$(BIN)/pip install -q "ns3==3.44.post0"
 	touch $@
+
+# ns-3's headers precompiled for cppyy (wtcp/ns3/pch.py): every process that loads ns-3
+# then starts in about 4 s instead of 11. Built on the first ns-3 load if not here.
+ns3-pch: $(NS3) $(BUILT_FAST)
+	@echo "make test: precompiling ns-3's headers into $(VENV)/share/wtcp (about 110 MB, 30 s, once per ns-3 install)"
+	@$(BIN)/python -c "import sys; from wtcp.ns3.modules import standard_pch; sys.exit(standard_pch() is None)"
 
 $(BUILT): $(DEPS) $(RUST_SRC)
 	@echo "make: building the Rust core (release) into $(VENV) (cargo and maturin output in $(VENV)/build.log, shown if it fails)"
@@ -101,7 +108,7 @@ rust-test:
 # (measured with --durations=0: README commands 308 s, paper reproductions 94 s, store
 # concurrency 49 s, robustness 35 s, the kernel engine 34 s, a generated module built by
 # cargo 28 s, cancellation 24 s, the bench 24 s, ns-3 44 s). `make test` runs everything.
-FAST_SKIP := test_readme test_reproduce test_store_concurrency test_robust test_linux_engine test_new_algorithm test_cancel test_bench test_ns3 test_ns3_wifi
+FAST_SKIP := test_readme test_reproduce test_store_concurrency test_robust test_linux_engine test_new_algorithm test_cancel test_bench test_ns3 test_ns3_wifi test_ns3_pch
 test-fast: $(BUILT_FAST) test-deps
 	cargo test --profile fast -q -p wtcp-py -p wtcp-cc -p wtcp-engine --lib --test contract
 	$(BIN)/pytest -q -rs -p no:cacheprovider -n 2 $(foreach f,$(FAST_SKIP),--ignore=tests/python/$(f).py)

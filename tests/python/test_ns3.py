@@ -196,7 +196,7 @@ def test_missing_ns3_package_is_a_usage_error(monkeypatch, simple2):
 
 
 def test_an_ns3_wheel_that_cannot_load_is_a_usage_error(monkeypatch, simple2):
-    def broken() -> None:
+    def broken(*_: object) -> None:
         raise ModuleNotFoundError("ns3 (the ns-3 3.44 wheel's libraries)")
 
     monkeypatch.setattr(ns3_run, "_loaded", None)

@@ -5,7 +5,8 @@ ships (42: LTE, WiMAX, mesh, ...) and load every library. The harness (`harness.
 `wifi.cc`) includes nine modules; loading only those, the way the wheel does, and then
 compiling the harness took 8 s per process against 12 s with the wheel's import (this
 project's machine, idle). Every ns-3 run, the bench and the cross-checks pay this once
-per process.
+per process; the headers' parsing, most of it, is saved by starting cppyy from a
+precompiled header of the nine modules (`wtcp.ns3.pch`): about 4-5 s.
 
 What is kept from the wheel's loader (`ns3/ns/__init__.py` of ns3 3.44.post0): `Ptr`
 registered as a smart pointer with cppyy, the wheel's `lib64` on the library path and its
@@ -27,11 +28,16 @@ alive, and its `LookupByNameFailSafe` tuple wrapper.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+from wtcp.ns3 import pch
+
 VERSION = "3.44"
+PCH_VARIABLE = "CLING_STANDARD_PCH"  # cppyy's: the PCH its interpreter starts from
 # The harness's sources, compiled in this order: 802.11 channels, then the rest.
 HARNESS = (Path(__file__).with_name("wifi.cc"), Path(__file__).with_name("harness.cc"))
 
@@ -72,23 +78,56 @@ def build_definitions(cmake_targets: str, modules: tuple[str, ...] = MODULES) ->
     return found
 
 
-def load_ns3() -> Any:
-    """`cppyy.gbl.ns3` with the harness's nine modules parsed (with the libraries' build
-    definitions) and loaded."""
-    import cppyy
-    import libcppyy
-
+def _wheel() -> tuple[Path, Path, list[Path], dict[str, str]]:
+    """The wheel's folder, library folder, the modules' libraries and build symbols."""
     prefix = wheel_prefix()
     lib_dir = prefix / "lib64" if (prefix / "lib64").is_dir() else prefix / "lib"
     libraries = [lib_dir / f"libns{VERSION}-{m}.so" for m in MODULES]
     missing = [str(p) for p in libraries if not p.is_file()]
     if missing:
         raise ModuleNotFoundError(f"the ns3 wheel lacks {', '.join(missing)}")
+    cmake = (lib_dir / "cmake" / "ns3" / "ns3Targets.cmake").read_text(encoding="utf-8")
+    return prefix, lib_dir, libraries, build_definitions(cmake)
+
+
+def standard_pch() -> Path | None:
+    """The precompiled header of the modules' headers to start cppyy from (built on first
+    use; `wtcp.ns3.pch`), or None."""
+    prefix, _, _, symbols = _wheel()
+    return pch.ensure(prefix, MODULES, symbols)
+
+
+def import_cppyy(standard_pch: Path | None) -> None:
+    """Start cppyy's interpreter from `standard_pch` (`wtcp.ns3.pch`), or from its own
+    PCH if None. The variable that names it is read when cppyy is imported and is put
+    back after, so that processes this one starts do not inherit it."""
+    if standard_pch is None or "cppyy" in sys.modules:
+        import cppyy  # noqa: F401
+
+        return
+    before = os.environ.get(PCH_VARIABLE)
+    os.environ[PCH_VARIABLE] = str(standard_pch)
+    try:
+        import cppyy  # noqa: F401, F811
+    finally:
+        if before is None:
+            del os.environ[PCH_VARIABLE]
+        else:
+            os.environ[PCH_VARIABLE] = before
+
+
+def load_ns3(standard_pch: Path | None = None) -> Any:
+    """`cppyy.gbl.ns3` with the harness's nine modules parsed (with the libraries' build
+    definitions) and loaded; cppyy started from `standard_pch` if given and cppyy is not
+    imported yet (`standard_pch()`: the modules' headers are then read from it)."""
+    prefix, lib_dir, libraries, symbols = _wheel()
+    import_cppyy(standard_pch)
+    import cppyy
+    import libcppyy
+
     libcppyy.AddSmartPtrType("Ptr")
     cppyy.add_library_path(str(lib_dir))
     cppyy.add_include_path(str(prefix / "include"))
-    cmake = (lib_dir / "cmake" / "ns3" / "ns3Targets.cmake").read_text(encoding="utf-8")
-    symbols = build_definitions(cmake)
     cppyy.cppexec("".join(f"#define {name} {value}\n" for name, value in symbols.items()))
     for m in MODULES:
         cppyy.include(f"ns3/{m}-module.h")
