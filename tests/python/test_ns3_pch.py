@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -66,14 +67,59 @@ def test_concurrent_loads_build_it_once_and_later_ones_reuse_it(cache, monkeypat
     assert pch.ensure(Path("/ns3"), ("core", "wifi"), {}) != calls[0] and len(calls) == 2  # other modules: another PCH
 
 
-def test_a_failed_build_leaves_no_file_and_ns3_loads_without_it(cache, monkeypatch, capsys):
-    def failing(target: Path, *_: object) -> None:
-        raise OSError("rootcling exited with 1: fatal error")
+class FakeRootcling:
+    """Stands for rootcling in `pch.build`: writes a partial PCH into the build's folder
+    and exits with `code`."""
 
-    monkeypatch.setattr(pch, "build", failing)
+    def __init__(self, code: int):
+        self.code, self.calls = code, 0
+
+    def __call__(self, command, **_):
+        self.calls += 1
+        out = Path(command[command.index("-f") + 1]).with_name("allDict_rdict.pch")
+        out.write_bytes(b"partial")
+        return subprocess.CompletedProcess(command, self.code, "", "fatal error: no such header")
+
+
+def test_a_failed_build_leaves_no_file_is_not_retried_and_ns3_loads_without_it(cache, monkeypatch, capsys):
+    rootcling = FakeRootcling(1)
+    monkeypatch.setattr(pch.subprocess, "run", rootcling)
     assert pch.ensure(Path("/ns3"), ("core",), {}) is None
-    assert "ns-3 loads without precompiled headers (slower): rootcling exited with 1" in capsys.readouterr().err
-    assert not list(cache.glob("*.pch*"))
+    assert "ns-3 loads without precompiled headers (slower): rootcling exited with 1: fatal error" in capsys.readouterr().err
+    assert sorted(f.suffix for f in cache.iterdir()) == [".failed", ".lock"]  # no PCH, no build folder
+    assert pch.ensure(Path("/ns3"), ("core",), {}) is None and rootcling.calls == 1
+    assert "building them failed before (rootcling exited with 1" in capsys.readouterr().err
+
+
+def test_a_build_that_cannot_be_put_in_place_leaves_nothing(cache, monkeypatch):
+    def cannot_rename(*_: object) -> None:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(pch.subprocess, "run", FakeRootcling(0))
+    monkeypatch.setattr(pch.os, "replace", cannot_rename)
+    assert pch.ensure(Path("/ns3"), ("core",), {}) is None
+    assert sorted(f.suffix for f in cache.iterdir()) == [".failed", ".lock"]
+
+
+def test_a_load_that_waits_too_long_for_another_build_loads_without(cache, monkeypatch, capsys):
+    import fcntl
+
+    calls: list[Path] = []
+    monkeypatch.setattr(pch, "build", fake_build(calls))
+    monkeypatch.setattr(pch, "LOCK_WAIT_S", 0.5)
+    cache.mkdir()
+    with open(cache / "ns3-pch.lock", "a") as held:  # another process's build, stuck
+        fcntl.flock(held, fcntl.LOCK_EX)
+        holder = subprocess.Popen([sys.executable, "-c", f"import fcntl, time; f = open({str(cache / 'ns3-pch.lock')!r}, 'a'); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)"])
+        fcntl.flock(held, fcntl.LOCK_UN)
+        try:
+            time.sleep(1.0)  # the other process takes the lock
+            assert pch.ensure(Path("/ns3"), ("core",), {}) is None
+        finally:
+            holder.kill()
+            holder.wait()
+    err = capsys.readouterr().err
+    assert "waiting for another process to build" in err and "has held" in err and calls == []
 
 
 def test_a_real_build_that_fails_leaves_no_partial_file(cache):
@@ -108,27 +154,46 @@ def test_the_default_folder_is_the_environments_or_the_users_cache(monkeypatch, 
     assert pch.cache_dir() == tmp_path / "wtcp"
 
 
-def run_ns3(env: dict[str, str]) -> tuple[dict, str | None, str]:
-    """reference-simple2 for 11 s in ns-3 in a new process: (its metrics, CLING_STANDARD_PCH
-    after the load, its stderr)."""
-    code = ("import json, sys, wtcp; from wtcp.ns3.run import load; load(); import os; "
-            "print(json.dumps({'pch': os.environ.get('CLING_STANDARD_PCH')})); "
+def run_ns3(env: dict[str, str]) -> tuple[dict, bool, str | None, str]:
+    """reference-simple2 for 11 s in ns-3 in a new process: (its metrics, whether ns-3's
+    classes were there before any header was parsed, CLING_STANDARD_PCH after the load,
+    its stderr)."""
+    code = ("import json, os, sys, wtcp; from wtcp.ns3 import modules; modules.import_cppyy(modules.standard_pch()); import cppyy; "
+            "ready = hasattr(cppyy.gbl, 'ns3'); from wtcp.ns3.run import load; load(); "
+            "print(json.dumps({'ready': ready, 'pch': os.environ.get('CLING_STANDARD_PCH')})); "
             f"sc = wtcp.load({str(reference_path())!r}).set('run.duration_s', 11.0); print(sc.run(engine='ns3').to_json())")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
     first, metrics = done.stdout.split("\n", 1)
-    return without_wall(metrics), json.loads(first)["pch"], done.stderr
+    state = json.loads(first)
+    return without_wall(metrics), state["ready"], state["pch"], done.stderr
 
 
-def test_ns3_gives_the_same_results_from_the_precompiled_headers_as_from_parsing(ns3):
+def the_pch() -> Path:
     from wtcp.ns3.modules import MODULES, build_definitions, wheel_prefix
 
     cmake = next(wheel_prefix().glob("lib*/cmake/ns3/ns3Targets.cmake")).read_text(encoding="utf-8")
-    built = pch.pch_path(wheel_prefix(), MODULES, build_definitions(cmake))
-    assert built.is_file()  # what this session's load of ns-3 used (and built if missing)
-    assert "CLING_STANDARD_PCH" not in os.environ
-    with_pch, variable, err = run_ns3(dict(os.environ))
-    assert "building" not in err
+    return pch.pch_path(wheel_prefix(), MODULES, build_definitions(cmake))
+
+
+def test_ns3_gives_the_same_results_from_the_precompiled_headers_as_from_parsing(ns3):
+    assert the_pch().is_file()  # what this session's load of ns-3 used (and built if missing)
+    with_pch, ready, variable, err = run_ns3(dict(os.environ))
+    assert ready and "building" not in err  # ns-3's declarations came from the PCH
     assert variable is None  # put back: processes started after the load do not inherit it
-    parsed, _, _ = run_ns3({**os.environ, pch.ENV_DISABLE: "0"})
+    parsed, ready, _, _ = run_ns3({**os.environ, pch.ENV_DISABLE: "0"})
+    assert not ready
     assert with_pch == parsed and with_pch["flows"][0]["goodput_bps"] > 0
+
+
+def test_cppyy_does_not_rebuild_an_old_pch_with_its_standard_headers(ns3, tmp_path):
+    """cppyy's loader rebuilds, in place and with its standard headers only, a PCH older
+    than its include folder (as after a reinstall of cppyy-cling)."""
+    copy = tmp_path / the_pch().name
+    shutil.copyfile(the_pch(), copy)
+    os.utime(copy, (0, 0))
+    size = copy.stat().st_size
+    code = "from wtcp.ns3 import modules; modules.import_cppyy(modules.standard_pch()); import cppyy; print(hasattr(cppyy.gbl, 'ns3'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, pch.ENV_CACHE: str(tmp_path)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True" and copy.stat().st_size == size and copy.stat().st_mtime == 0

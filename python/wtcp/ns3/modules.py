@@ -99,21 +99,25 @@ def standard_pch() -> Path | None:
 
 def import_cppyy(standard_pch: Path | None) -> None:
     """Start cppyy's interpreter from `standard_pch` (`wtcp.ns3.pch`), or from its own
-    PCH if None. The variable that names it is read when cppyy is imported and is put
-    back after, so that processes this one starts do not inherit it."""
+    PCH if None. The variables are read when cppyy is imported: CLING_STANDARD_PCH names
+    the PCH, and CLING_REBUILD_PCH=0 keeps cppyy from rebuilding it in place with its
+    standard headers only (which it does to a PCH older than its include folder). Both
+    are put back after, so that processes this one starts do not inherit them."""
     if standard_pch is None or "cppyy" in sys.modules:
         import cppyy  # noqa: F401
 
         return
-    before = os.environ.get(PCH_VARIABLE)
-    os.environ[PCH_VARIABLE] = str(standard_pch)
+    names = {PCH_VARIABLE: str(standard_pch), "CLING_REBUILD_PCH": "0"}
+    before = {name: os.environ.get(name) for name in names}
+    os.environ.update(names)
     try:
         import cppyy  # noqa: F401, F811
     finally:
-        if before is None:
-            del os.environ[PCH_VARIABLE]
-        else:
-            os.environ[PCH_VARIABLE] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def load_ns3(standard_pch: Path | None = None) -> Any:

@@ -5,18 +5,24 @@ the 11 s of CPU of `wtcp.ns3.run.load` on this project's machine, the 802.11 mod
 alone 5 s). cppyy starts its interpreter from a precompiled header (PCH) of the standard
 library, named by the environment variable CLING_STANDARD_PCH when it is imported. This
 module builds that PCH with the nine modules' headers added, compiled with the symbols
-their libraries were built with, using the `rootcling` that cppyy ships and the same
-inputs and flags as cppyy's own PCH (`cppyy_backend/etc/dictpch/makepch.py`): with it,
-the headers are read from the PCH instead of parsed, and a load takes about 5 s, most
-of it the harness's compilation. The ns-3 metrics of five built-in scenarios were the
-same byte for byte with and without it.
+their libraries were built with. It is built the way cppyy builds its own
+(`cppyy_backend/etc/dictpch/makepch.py` of cppyy-backend 1.15): cppyy's `rootcling`, its
+header list and flags, `EXTRA_CLING_ARGS` as cppyy's loader sets it before it builds
+(`loader.set_cling_compile_options`: the user's, else "-O2 -march=native", which the PCH
+fixes as predefined macros such as __OPTIMIZE__) and makepch's STDCXX rule. With it the
+headers are read instead of parsed, and a load takes about 4 s, most of it the harness's
+compilation. The ns-3 metrics of five built-in scenarios were the same byte for byte with
+and without it.
 
-The PCH (about 110 MB) is built on the first load that finds none (about 30 s, said on
-stderr), under a lock so that concurrent processes build it once, and kept in
-`cache_dir()` under a name that changes with everything it was made from: the ns3 and
-cppyy-backend installations, the modules, the symbols and cppyy's flags. A build that
-fails, or `WTCP_NS3_PCH=0`, leaves ns-3 to load by parsing, as before; so does a process
-that imported cppyy before ns-3 was loaded (the variable is read when cppyy starts).
+The PCH (about 110 MB) is built on the first load that finds none (15-30 s, said on
+stderr), under a lock so that concurrent processes build it once (a process that waits
+says so; after `LOCK_WAIT_S` it loads without), and kept in `cache_dir()` under a name
+hashed from what it is made of (`pch_name`). cppyy's loader rebuilds a PCH it thinks out
+of date (older than its include folder) in place, with its standard headers only; the
+import sets CLING_REBUILD_PCH=0 so that it never does so to this one. A build that fails
+is not tried again for these inputs (a `.failed` file beside it says why; delete it to
+retry), and ns-3 then loads by parsing, as with `WTCP_NS3_PCH=0` or in a process that
+imported cppyy before ns-3 was loaded (the variables are read when cppyy starts).
 """
 
 from __future__ import annotations
@@ -24,9 +30,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -37,7 +45,13 @@ except ImportError:  # no flock (Windows): concurrent first loads may each build
 
 ENV_DISABLE = "WTCP_NS3_PCH"  # "0": never use or build the PCH
 ENV_CACHE = "WTCP_CACHE_DIR"  # where the PCH is kept (default: see `cache_dir`)
+RECIPE = "2"  # the build's own version: a change of `build` changes every name
 BUILD_TIMEOUT_S = 600
+LOCK_WAIT_S = 900  # at most one build's time, and a margin
+TMP_PREFIX = "wtcp-ns3-pch-"
+# The C and C++ library headers the standard part of the PCH is made from (their folders'
+# listings and times change when a package adds or replaces one).
+SYSTEM_HEADERS = (Path("/usr/include"), Path("/usr/include/c++"), Path("/usr/include/x86_64-linux-gnu"), Path("/usr/include/aarch64-linux-gnu"))
 
 
 def cache_dir() -> Path:
@@ -57,31 +71,67 @@ def _backend() -> Path:
     return Path(cppyy_backend.__file__).parent
 
 
+def cling_args() -> str:
+    """EXTRA_CLING_ARGS as cppyy's loader makes it when cppyy starts (this process's
+    environment is left as it was)."""
+    from cppyy_backend import loader
+
+    before = os.environ.get("EXTRA_CLING_ARGS")
+    try:
+        loader.set_cling_compile_options()
+        return os.environ.get("EXTRA_CLING_ARGS", "")
+    finally:
+        if before is None:
+            os.environ.pop("EXTRA_CLING_ARGS", None)
+        else:
+            os.environ["EXTRA_CLING_ARGS"] = before
+
+
 def _installation(name: str) -> str:
-    """What identifies the installed distribution `name`: its version and its file list
-    with the files' hashes (pip's RECORD)."""
+    """What identifies the installed distribution `name`: its version and its files with
+    their hashes (pip's RECORD, less the files that say only how it was installed)."""
     from importlib import metadata
 
     dist = metadata.distribution(name)
-    return f"{name} {dist.version}\n{dist.read_text('RECORD') or ''}"
+    record = [line for line in (dist.read_text("RECORD") or "").splitlines() if not line.split(",")[0].endswith(("INSTALLER", "REQUESTED", "direct_url.json"))]
+    return f"{name} {dist.version}\n" + "\n".join(record)
 
 
-def _cppflags(backend: Path) -> list[str]:
-    """cppyy's flags for its PCH, as its makepch.py reads them (no -fno-plt, which Cling
-    refuses, and no lone -isystem)."""
-    lines = (backend / "etc" / "dictpch" / "allCppflags.txt").read_text(encoding="utf-8").splitlines()
-    return [f for f in (line.strip() for line in lines) if f and f not in ("-fno-plt", "-isystem")]
+def _system_headers() -> str:
+    parts = []
+    for folder in SYSTEM_HEADERS:
+        if folder.is_dir():
+            parts.append(f"{folder} {folder.stat().st_mtime_ns} {sorted(os.listdir(folder))}")
+    return "\n".join(parts)
+
+
+def _cppflags(backend: Path, extra_cling_args: str) -> list[str]:
+    """cppyy's flags for its PCH, as makepch.py reads them: no -fno-plt (Cling refuses
+    it) or lone -isystem, and with STDCXX (or a standard in EXTRA_CLING_ARGS) its own
+    standard flag instead of the file's."""
+    lines = [line.strip() for line in (backend / "etc" / "dictpch" / "allCppflags.txt").read_text(encoding="utf-8").splitlines()]
+    stdcxx = os.environ.get("STDCXX", "")
+    if stdcxx or "std" in extra_cling_args:
+        lines = [line for line in lines if "std" not in line]
+    flags = [f for f in lines if f and f not in ("-fno-plt", "-isystem")]
+    if stdcxx:
+        flags.append("-std=c++" + ("2a" if stdcxx == "20" else stdcxx))
+    return flags
 
 
 def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> str:
     """The PCH's file name: a hash of everything it is made from."""
     backend = _backend()
+    extra = cling_args()
     h = hashlib.sha256()
-    for part in (str(prefix), _installation("ns3"), _installation("cppyy-cling"), _installation("cppyy-backend"), str(backend), " ".join(_cppflags(backend)), " ".join(modules)):
+    parts = (
+        RECIPE, str(prefix), str(backend), extra, os.environ.get("STDCXX", ""), " ".join(_cppflags(backend, extra)), " ".join(modules),
+        *(f"{name}={value}" for name, value in sorted(symbols.items())),
+        _installation("ns3"), _installation("cppyy-cling"), _installation("cppyy-backend"), _system_headers(),
+    )  # fmt: skip
+    for part in parts:
         h.update(part.encode())
         h.update(b"\0")
-    for name, value in sorted(symbols.items()):
-        h.update(f"{name}={value}\0".encode())
     return f"ns3-{h.hexdigest()[:20]}.pch"
 
 
@@ -90,56 +140,93 @@ def pch_path(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -
     return cache_dir() / pch_name(prefix, modules, symbols)
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the process that started it dies (Linux
+    prctl PR_SET_PDEATHSIG), so that a killed load leaves no rootcling behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
 def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> None:
-    """Write the PCH to `target` (through a temporary file in its folder, then renamed:
-    never a partial file under its name). `OSError` or `subprocess` errors if it fails."""
+    """Write the PCH to `target`: rootcling writes into a folder beside it, which is then
+    renamed into place (never a partial file under its name) and removed. `OSError` or a
+    `subprocess` error if it fails."""
     backend = _backend()
+    extra = cling_args()
     dictpch = Path("etc") / "dictpch"
-    with tempfile.TemporaryDirectory(prefix="wtcp-ns3-pch-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=TMP_PREFIX, dir=target.parent) as tmp:
         command = [
             str(backend / "bin" / "rootcling"), "-rootbuild", "-generate-pch", "-f", str(Path(tmp) / "allDict.cxx"), "-noDictSelection",
             "-D__CLING__", "-DROOT_PCH",
             *(f"-I{backend / d}" for d in ("include", "etc", dictpch, Path("etc") / "cling")),
             f"-I{prefix / 'include'}",
             *(f"-D{name}={value}" for name, value in symbols.items()),
-            "-cxxflags", " ".join(_cppflags(backend)),
+            "-cxxflags", " ".join(_cppflags(backend, extra)),
             str(dictpch / "allHeaders.h"),
             *(f"ns3/{m}-module.h" for m in modules),
             str(dictpch / "allLinkDefs.h"),
         ]  # fmt: skip
-        env = {**os.environ, "LD_LIBRARY_PATH": f"{backend / 'lib'}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
-        done = subprocess.run(command, cwd=backend, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+        env = {**os.environ, "EXTRA_CLING_ARGS": extra, "LD_LIBRARY_PATH": f"{backend / 'lib'}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
+        done = subprocess.run(command, cwd=backend, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, preexec_fn=_die_with_parent)
         if done.returncode != 0:
             raise OSError(f"rootcling exited with {done.returncode}: {done.stderr.strip()[-500:]}")
-        fd, part = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
-        os.close(fd)
+        os.replace(Path(tmp) / "allDict_rdict.pch", target)
+
+
+def _lock(file, waiting: str) -> bool:
+    """Take the build lock (`flock` on `file`), saying `waiting` on stderr once if another
+    process holds it; False if it is still held after `LOCK_WAIT_S`."""
+    if fcntl is None:
+        return True
+    said = False
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
         try:
-            shutil.move(str(Path(tmp) / "allDict_rdict.pch"), part)
-            os.replace(part, target)
-        except BaseException:
-            Path(part).unlink(missing_ok=True)
-            raise
+            fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if not said:
+                print(waiting, file=sys.stderr)
+                said = True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.2)
 
 
 def ensure(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> Path | None:
     """The PCH to start cppyy with, built if there is none yet; None when it is not to be
-    used (disabled, cppyy already started) or cannot be built (the reason on stderr)."""
+    used (disabled, cppyy already started) or cannot be had (the reason on stderr)."""
     if os.environ.get(ENV_DISABLE) == "0" or "cppyy" in sys.modules:
         return None
     try:
         target = pch_path(prefix, modules, symbols)
-        folder = target.parent
-        folder.mkdir(parents=True, exist_ok=True)
-        if target.is_file():
+        failed = target.with_name(target.name + ".failed")
+        if target.is_file() and not target.is_symlink():
             return target
-        with open(folder / "ns3-pch.lock", "a") as lock:
-            if fcntl is not None:
-                fcntl.flock(lock, fcntl.LOCK_EX)  # another process's build: wait for it
-            if not target.is_file():
-                print(f"wtcp: building ns-3's precompiled headers once, into {target} (about 30 s)", file=sys.stderr)
+        if failed.is_file():
+            print(f"wtcp: ns-3 loads without precompiled headers (slower): building them failed before ({failed.read_text(encoding='utf-8').strip()}); delete {failed} to try again", file=sys.stderr)
+            return None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target.parent / "ns3-pch.lock", "a") as lock:
+            if not _lock(lock, "wtcp: waiting for another process to build ns-3's precompiled headers"):
+                raise OSError(f"another process has held {lock.name} for {LOCK_WAIT_S} s")
+            if target.is_file() and not target.is_symlink():
+                return target  # built by the process we waited for
+            if failed.is_file():
+                return None
+            for stale in target.parent.glob(TMP_PREFIX + "*"):  # left by a killed build
+                shutil.rmtree(stale, ignore_errors=True)
+            print(f"wtcp: building ns-3's precompiled headers once, into {target} (15-30 s)", file=sys.stderr)
+            try:
                 build(target, prefix, modules, symbols)
+            except (OSError, subprocess.SubprocessError) as e:
+                failed.write_text(f"{e}\n", encoding="utf-8")
+                raise
         return target
     except (OSError, subprocess.SubprocessError, ModuleNotFoundError) as e:
         print(f"wtcp: ns-3 loads without precompiled headers (slower): {e}", file=sys.stderr)
         return None
-
