@@ -41,7 +41,7 @@ def fake_build(calls: list[Path], seconds: float = 0.0):
     return build
 
 
-def test_the_name_follows_the_modules_and_the_symbols():
+def test_the_name_follows_the_modules_the_symbols_and_the_harness(tmp_path):
     from wtcp.ns3.modules import MODULES, wheel_prefix
 
     prefix = wheel_prefix()
@@ -51,6 +51,33 @@ def test_the_name_follows_the_modules_and_the_symbols():
     assert name != pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "0"})
     assert name != pch.pch_name(prefix, (*MODULES, "lte"), {"NS3_LOG_ENABLE": "1"})
     assert name != pch.pch_name(prefix.parent, MODULES, {"NS3_LOG_ENABLE": "1"})
+    harness = tmp_path / "harness.cc"
+    harness.write_text("int f() { return 1; }\n")
+    with_harness = pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "1"}, (harness,))
+    assert with_harness != name
+    harness.write_text("int f() { return 2; }\n")  # an edited harness: another PCH
+    assert pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "1"}, (harness,)) != with_harness
+
+
+def test_a_new_pch_replaces_the_old_ones_in_the_environments_own_folder_only(tmp_path, monkeypatch):
+    monkeypatch.delenv(pch.ENV_CACHE, raising=False)
+    monkeypatch.delenv(pch.ENV_DISABLE, raising=False)
+    monkeypatch.delitem(sys.modules, "cppyy", raising=False)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv"))
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    calls: list[Path] = []
+    monkeypatch.setattr(pch, "build", fake_build(calls))
+    own = tmp_path / "venv" / "share" / "wtcp"
+    own.mkdir(parents=True)
+    for name in ("ns3-old.pch", "ns3-older.pch.failed", "notes.txt"):
+        (own / name).write_text("x")
+    new = pch.ensure(Path("/ns3"), ("core",), {})
+    assert new is not None and sorted(f.name for f in own.iterdir()) == sorted([new.name, "notes.txt", "ns3-pch.lock"])
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "ns3-old.pch").write_text("x")  # another environment's, in a folder it shares
+    monkeypatch.setenv(pch.ENV_CACHE, str(shared))
+    assert pch.ensure(Path("/ns3"), ("core",), {}) is not None and (shared / "ns3-old.pch").exists()
 
 
 def test_concurrent_loads_build_it_once_and_later_ones_reuse_it(cache, monkeypatch, capsys):
@@ -168,10 +195,10 @@ def run_parsing_ns3() -> tuple[dict, bool]:
 
 
 def the_pch() -> Path:
-    from wtcp.ns3.modules import MODULES, build_definitions, wheel_prefix
+    from wtcp.ns3.modules import HARNESS, MODULES, build_definitions, wheel_prefix
 
     cmake = next(wheel_prefix().glob("lib*/cmake/ns3/ns3Targets.cmake")).read_text(encoding="utf-8")
-    return pch.pch_path(wheel_prefix(), MODULES, build_definitions(cmake))
+    return pch.pch_path(wheel_prefix(), MODULES, build_definitions(cmake), HARNESS)
 
 
 def test_ns3_gives_the_same_results_from_the_precompiled_headers_as_from_parsing(ns3):
@@ -192,10 +219,10 @@ def test_cppyy_does_not_rebuild_an_old_pch_with_its_standard_headers(ns3, tmp_pa
     os.utime(copy, (0, 0))
     size = copy.stat().st_size
     code = ("import os; from wtcp.ns3 import modules; modules.import_cppyy(modules.standard_pch()); import cppyy; "
-            "print(hasattr(cppyy.gbl, 'ns3'), os.environ.get('CLING_STANDARD_PCH'))")
+            "print(hasattr(cppyy.gbl, 'ns3'), hasattr(cppyy.gbl, 'wtcpns3'), os.environ.get('CLING_STANDARD_PCH'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, pch.ENV_CACHE: str(tmp_path)}, timeout=300)
     assert done.returncode == 0, done.stderr
-    # ns-3's classes declared from the PCH before any include, the variable put back (not
-    # passed on to processes started after), the file as it was.
-    assert done.stdout.split() == ["True", "None"] and "building" not in done.stderr
+    # ns-3's classes and the harness declared from the PCH before any include or cppdef,
+    # the variable put back (not passed on to processes started after), the file as it was.
+    assert done.stdout.split() == ["True", "True", "None"] and "building" not in done.stderr
     assert copy.stat().st_size == size and copy.stat().st_mtime == 0

@@ -5,8 +5,8 @@ ships (42: LTE, WiMAX, mesh, ...) and load every library. The harness (`harness.
 `wifi.cc`) includes nine modules; loading only those, the way the wheel does, and then
 compiling the harness took 8 s per process against 12 s with the wheel's import (this
 project's machine, idle). Every ns-3 run, the bench and the cross-checks pay this once
-per process; the headers' parsing, most of it, is saved by starting cppyy from a
-precompiled header of the nine modules (`wtcp.ns3.pch`): about 4-5 s.
+per process; starting cppyy from a precompiled header of the nine modules and the
+harness (`wtcp.ns3.pch`) saves nearly all of it: about 1.3 s.
 
 What is kept from the wheel's loader (`ns3/ns/__init__.py` of ns3 3.44.post0): `Ptr`
 registered as a smart pointer with cppyy, the wheel's `lib64` on the library path and its
@@ -91,10 +91,10 @@ def _wheel() -> tuple[Path, Path, list[Path], dict[str, str]]:
 
 
 def standard_pch() -> Path | None:
-    """The precompiled header of the modules' headers to start cppyy from (built on first
-    use; `wtcp.ns3.pch`), or None."""
+    """The precompiled header of the modules' headers and the harness to start cppyy
+    from (built on first use; `wtcp.ns3.pch`), or None."""
     prefix, _, _, symbols = _wheel()
-    return pch.ensure(prefix, MODULES, symbols)
+    return pch.ensure(prefix, MODULES, symbols, HARNESS)
 
 
 def import_cppyy(standard_pch: Path | None) -> None:

@@ -1,28 +1,31 @@
 """A precompiled header of the ns-3 modules the harness uses, built once and reused.
 
-Parsing the nine modules' umbrella headers is most of what loading ns-3 costs (about 8 of
-the 11 s of CPU of `wtcp.ns3.run.load` on this project's machine, the 802.11 module's
+Parsing the nine modules' umbrella headers is most of what loading ns-3 costs (about 8
+of the 11 s of CPU of `wtcp.ns3.run.load` on this project's machine, the 802.11 module's
 alone 5 s). cppyy starts its interpreter from a precompiled header (PCH) of the standard
 library, named by the environment variable CLING_STANDARD_PCH when it is imported. This
-module builds that PCH with the nine modules' headers added, compiled with the symbols
-their libraries were built with. It is built the way cppyy builds its own
-(`cppyy_backend/etc/dictpch/makepch.py` of cppyy-backend 1.15): cppyy's `rootcling`, its
-header list and flags, `EXTRA_CLING_ARGS` as cppyy's loader sets it before it builds
-(`loader.set_cling_compile_options`: the user's, else "-O2 -march=native", which the PCH
-fixes as predefined macros such as __OPTIMIZE__) and makepch's STDCXX rule. With it the
-headers are read instead of parsed, and a load takes about 4 s, most of it the harness's
-compilation. The ns-3 metrics of five built-in scenarios were the same byte for byte with
-and without it.
+module builds that PCH with the nine modules' headers and the harness (`harness.cc`,
+`wifi.cc`) added, compiled with the symbols their libraries were built with. It is built
+the way cppyy builds its own (`cppyy_backend/etc/dictpch/makepch.py` of cppyy-backend
+1.15): cppyy's `rootcling`, its header list and flags, `EXTRA_CLING_ARGS` as cppyy's
+loader sets it before it builds (`loader.set_cling_compile_options`: the user's, else
+"-O2 -march=native", which the PCH fixes as predefined macros such as __OPTIMIZE__) and
+makepch's STDCXX rule. With it the headers and the harness are read instead of parsed,
+and a load takes about 1.3 s of CPU instead of 9-12 (the harness's functions are
+compiled when first called). The ns-3 metrics of five built-in scenarios were the same
+byte for byte with and without it.
 
-The PCH (about 110 MB) is built on the first load that finds none (15-30 s, said on
+The PCH (about 130 MB) is built on the first load that finds none (15-30 s, said on
 stderr), under a lock so that concurrent processes build it once (a process that waits
 says so; after `LOCK_WAIT_S` it loads without), and kept in `cache_dir()` under a name
-hashed from what it is made of (`pch_name`). cppyy's loader rebuilds a PCH it thinks out
-of date (older than its include folder) in place, with its standard headers only; the
-import sets CLING_REBUILD_PCH=0 so that it never does so to this one. A build that fails
-is not tried again for these inputs (a `.failed` file beside it says why; delete it to
-retry), and ns-3 then loads by parsing, as with `WTCP_NS3_PCH=0` or in a process that
-imported cppyy before ns-3 was loaded (the variables are read when cppyy starts).
+hashed from what it is made of (`pch_name`, the harness's text included: an edited
+harness is a new PCH; in the environment's own folder it replaces the old one). cppyy's
+loader rebuilds a PCH it thinks out of date (older than its include folder) in place,
+with its standard headers only; the import sets CLING_REBUILD_PCH=0 so that it never
+does so to this one. A build that fails is not tried again for these inputs (a `.failed`
+file beside it says why; delete it to retry), and ns-3 then loads by parsing, as with
+`WTCP_NS3_PCH=0` or in a process that imported cppyy before ns-3 was loaded (the
+variables are read when cppyy starts).
 """
 
 from __future__ import annotations
@@ -63,6 +66,18 @@ def cache_dir() -> Path:
     if sys.prefix != sys.base_prefix:
         return Path(sys.prefix) / "share" / "wtcp"
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wtcp"
+
+
+def own_folder() -> bool:
+    """Whether `cache_dir()` is this virtual environment's own (the default there): then
+    a new PCH replaces the ones of earlier inputs (an edited harness, another ns3)."""
+    return not os.environ.get(ENV_CACHE) and sys.prefix != sys.base_prefix
+
+
+def _remove_others(target: Path) -> None:
+    for other in target.parent.glob("ns3-*.pch*"):
+        if other != target and other.name.endswith((".pch", ".pch.failed")):
+            other.unlink(missing_ok=True)
 
 
 def _backend() -> Path:
@@ -119,7 +134,7 @@ def _cppflags(backend: Path, extra_cling_args: str) -> list[str]:
     return flags
 
 
-def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> str:
+def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> str:
     """The PCH's file name: a hash of everything it is made from."""
     backend = _backend()
     extra = cling_args()
@@ -128,6 +143,7 @@ def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -
         RECIPE, str(prefix), str(backend), extra, os.environ.get("STDCXX", ""), " ".join(_cppflags(backend, extra)), " ".join(modules),
         *(f"{name}={value}" for name, value in sorted(symbols.items())),
         _installation("ns3"), _installation("cppyy-cling"), _installation("cppyy-backend"), _system_headers(),
+        *(f"{path.name}\n{path.read_text(encoding='utf-8')}" for path in sources),
     )  # fmt: skip
     for part in parts:
         h.update(part.encode())
@@ -135,9 +151,9 @@ def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -
     return f"ns3-{h.hexdigest()[:20]}.pch"
 
 
-def pch_path(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> Path:
+def pch_path(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> Path:
     """Where the PCH of these inputs is kept."""
-    return cache_dir() / pch_name(prefix, modules, symbols)
+    return cache_dir() / pch_name(prefix, modules, symbols, sources)
 
 
 def _die_with_parent() -> None:
@@ -151,7 +167,7 @@ def _die_with_parent() -> None:
         pass
 
 
-def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> None:
+def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> None:
     """Write the PCH to `target`: rootcling writes into a folder beside it, which is then
     renamed into place (never a partial file under its name) and removed. `OSError` or a
     `subprocess` error if it fails."""
@@ -168,6 +184,7 @@ def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[s
             "-cxxflags", " ".join(_cppflags(backend, extra)),
             str(dictpch / "allHeaders.h"),
             *(f"ns3/{m}-module.h" for m in modules),
+            *(str(path.resolve()) for path in sources),
             str(dictpch / "allLinkDefs.h"),
         ]  # fmt: skip
         env = {**os.environ, "EXTRA_CLING_ARGS": extra, "LD_LIBRARY_PATH": f"{backend / 'lib'}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
@@ -197,13 +214,13 @@ def _lock(file, waiting: str) -> bool:
             time.sleep(0.2)
 
 
-def ensure(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> Path | None:
+def ensure(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> Path | None:
     """The PCH to start cppyy with, built if there is none yet; None when it is not to be
     used (disabled, cppyy already started) or cannot be had (the reason on stderr)."""
     if os.environ.get(ENV_DISABLE) == "0" or "cppyy" in sys.modules:
         return None
     try:
-        target = pch_path(prefix, modules, symbols)
+        target = pch_path(prefix, modules, symbols, sources)
         failed = target.with_name(target.name + ".failed")
         if target.is_file() and not target.is_symlink():
             return target
@@ -222,10 +239,12 @@ def ensure(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str]) -> 
                 shutil.rmtree(stale, ignore_errors=True)
             print(f"wtcp: building ns-3's precompiled headers once, into {target} (15-30 s)", file=sys.stderr)
             try:
-                build(target, prefix, modules, symbols)
+                build(target, prefix, modules, symbols, sources)
             except (OSError, subprocess.SubprocessError) as e:
                 failed.write_text(f"{e}\n", encoding="utf-8")
                 raise
+            if own_folder():
+                _remove_others(target)
         return target
     except (OSError, subprocess.SubprocessError, ModuleNotFoundError) as e:
         print(f"wtcp: ns-3 loads without precompiled headers (slower): {e}", file=sys.stderr)

@@ -1,8 +1,8 @@
 """Run a translated scenario in ns-3 and collect wtcp's metrics.
 
-Loading ns-3 (cppyy reads the headers of the nine modules the harness uses,
-`wtcp.ns3.modules`, precompiled once, `wtcp.ns3.pch`) and compiling the harness take
-about 5 s of CPU, so both happen once per process. Each run starts from a clean
+Loading ns-3 (the headers of the nine modules the harness uses, `wtcp.ns3.modules`, and
+the harness, precompiled once, `wtcp.ns3.pch`) takes about 1.3 s of CPU (9-12 s parsing
+them), once per process. Each run starts from a clean
 simulator: `Simulator::Destroy()`, `Config::Reset()` and the RNG stream counter reset,
 then the seed and run number, so a run's result does not depend on what the process ran
 before.
