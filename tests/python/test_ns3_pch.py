@@ -41,7 +41,7 @@ def fake_build(calls: list[Path], seconds: float = 0.0):
     return build
 
 
-def test_the_name_follows_the_modules_the_symbols_and_the_harness(tmp_path):
+def test_the_name_follows_the_modules_the_symbols_and_the_harness():
     from wtcp.ns3.modules import MODULES, wheel_prefix
 
     prefix = wheel_prefix()
@@ -51,12 +51,10 @@ def test_the_name_follows_the_modules_the_symbols_and_the_harness(tmp_path):
     assert name != pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "0"})
     assert name != pch.pch_name(prefix, (*MODULES, "lte"), {"NS3_LOG_ENABLE": "1"})
     assert name != pch.pch_name(prefix.parent, MODULES, {"NS3_LOG_ENABLE": "1"})
-    harness = tmp_path / "harness.cc"
-    harness.write_text("int f() { return 1; }\n")
-    with_harness = pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "1"}, (harness,))
+    with_harness = pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "1"}, {"harness.cc": b"int f() { return 1; }\n"})
     assert with_harness != name
-    harness.write_text("int f() { return 2; }\n")  # an edited harness: another PCH
-    assert pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "1"}, (harness,)) != with_harness
+    edited = pch.pch_name(prefix, MODULES, {"NS3_LOG_ENABLE": "1"}, {"harness.cc": b"int f() { return 2; }\n"})
+    assert edited != with_harness  # an edited harness: another PCH
 
 
 def test_a_new_pch_replaces_the_old_ones_in_the_environments_own_folder_only(tmp_path, monkeypatch):
@@ -117,6 +115,26 @@ def test_a_failed_build_leaves_no_file_is_not_retried_and_ns3_loads_without_it(c
     assert sorted(f.suffix for f in cache.iterdir()) == [".failed", ".lock"]  # no PCH, no build folder
     assert pch.ensure(Path("/ns3"), ("core",), {}) is None and rootcling.calls == 1
     assert "building them failed before (rootcling exited with 1" in capsys.readouterr().err
+
+
+def test_the_harness_is_compiled_as_it_was_read_and_a_failure_names_its_first_error(tmp_path, monkeypatch):
+    """`build` compiles the text the name was hashed from (copied beside the build), not
+    the file as it may be by then; rootcling's first error is what is reported."""
+    seen: dict[str, bytes] = {}
+
+    def rootcling(command, **_):
+        for arg in command:
+            if arg.endswith(".cc"):
+                seen[Path(arg).name] = Path(arg).read_bytes()
+        stderr = "note: reading\n" * 200 + "harness.cc:3:1: error: unknown type name 'Foo'\nFoo x;\n" + "note: more\n" * 400
+        return subprocess.CompletedProcess(command, 1, "", stderr)
+
+    monkeypatch.setattr(pch.subprocess, "run", rootcling)
+    with pytest.raises(OSError) as failure:
+        pch.build(tmp_path / "x.pch", Path("/ns3"), ("core",), {}, {"wifi.cc": b"int a;\n", "harness.cc": b"Foo x;\n"})
+    assert seen == {"wifi.cc": b"int a;\n", "harness.cc": b"Foo x;\n"}
+    assert str(failure.value).startswith("rootcling exited with 1: harness.cc:3:1: error: unknown type name 'Foo'")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_build_that_cannot_be_put_in_place_leaves_nothing(cache, monkeypatch):
@@ -182,33 +200,55 @@ def test_the_default_folder_is_the_environments_or_the_users_cache(monkeypatch, 
     assert pch.cache_dir() == tmp_path / "wtcp"
 
 
-def run_parsing_ns3() -> tuple[dict, bool]:
-    """reference-simple2 for 11 s in ns-3, in a new process that parses the headers:
-    (its metrics, whether ns-3's classes were there before any header was parsed)."""
+def run_parsing_ns3() -> tuple[list[dict], bool]:
+    """`short_runs()` in ns-3, in a new process that parses the headers: (their metrics,
+    whether ns-3's classes were there before any header was parsed)."""
     code = ("import json, sys, wtcp; from wtcp.ns3 import modules; modules.import_cppyy(modules.standard_pch()); import cppyy; "
-            "print(json.dumps(hasattr(cppyy.gbl, 'ns3'))); "
-            f"sc = wtcp.load({str(reference_path())!r}).set('run.duration_s', 11.0); print(sc.run(engine='ns3').to_json())")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, pch.ENV_DISABLE: "0"}, timeout=600)
+            "print(json.dumps(hasattr(cppyy.gbl, 'ns3'))); from test_ns3_pch import short_runs; "
+            "[print(sc.run(engine='ns3').to_json()) for sc in short_runs()]")
+    env = {**os.environ, pch.ENV_DISABLE: "0", "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
-    first, metrics = done.stdout.split("\n", 1)
-    return without_wall(metrics), json.loads(first)
+    first, *metrics = done.stdout.splitlines()
+    return [without_wall(m) for m in metrics], json.loads(first)
+
+
+def short_runs() -> list:
+    """The wired reference path for 11 s and an 802.11n access point with aggregation
+    for 3 s (the harness's two sources, harness.cc and wifi.cc, both at work)."""
+    return [wtcp.load(reference_path()).set("run.duration_s", 11.0), wtcp.load(wtcp.builtin_scenario_path("wifi-n-aggregation")).set("run.duration_s", 3.0)]
 
 
 def the_pch() -> Path:
     from wtcp.ns3.modules import HARNESS, MODULES, build_definitions, wheel_prefix
 
     cmake = next(wheel_prefix().glob("lib*/cmake/ns3/ns3Targets.cmake")).read_text(encoding="utf-8")
-    return pch.pch_path(wheel_prefix(), MODULES, build_definitions(cmake), HARNESS)
+    return pch.pch_path(wheel_prefix(), MODULES, build_definitions(cmake), {path.name: path.read_bytes() for path in HARNESS})
 
 
 def test_ns3_gives_the_same_results_from_the_precompiled_headers_as_from_parsing(ns3):
     """This process loaded ns-3 from the PCH (cppyy names its own PCH in the environment
     when it starts from it instead); a new one parses the headers."""
     assert the_pch().is_file() and "CLING_STANDARD_PCH" not in os.environ
-    with_pch = without_wall(wtcp.load(reference_path()).set("run.duration_s", 11.0).run(engine="ns3").to_json())
+    with_pch = [without_wall(sc.run(engine="ns3").to_json()) for sc in short_runs()]
     parsed, ready = run_parsing_ns3()
     assert not ready  # nothing of ns-3 was declared before its headers were parsed
-    assert with_pch == parsed and with_pch["flows"][0]["goodput_bps"] > 0
+    assert with_pch == parsed and all(m["flows"][0]["goodput_bps"] > 0 for m in with_pch)
+
+
+def test_a_pch_without_ns3_under_the_name_is_removed_and_ns3_still_loads(ns3, tmp_path):
+    """A file that cppyy's loader put in the PCH's place (its standard headers only, as
+    when it found the name missing at the import): the load parses the headers, says so
+    and removes the file, so that the next load builds the PCH again."""
+    import cppyy_backend
+
+    standard = next(Path(cppyy_backend.__file__).parent.parent.glob("cppyy/allDict.cxx.pch.*"))
+    shutil.copyfile(standard, tmp_path / the_pch().name)
+    code = "from wtcp.ns3.run import load; ns, gbl = load(); print(hasattr(gbl, 'wtcpns3'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, pch.ENV_CACHE: str(tmp_path)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True" and "did not hold ns-3's headers; removed" in done.stderr
+    assert not (tmp_path / the_pch().name).exists()
 
 
 def test_cppyy_does_not_rebuild_an_old_pch_with_its_standard_headers(ns3, tmp_path):

@@ -1,5 +1,9 @@
-// The C++ half of wtcp's ns-3 engine, compiled once per process by cppyy (cling) after
-// `from ns import ns`. Python (translate.py) calls the Harness to build one run: nodes,
+// The C++ half of wtcp's ns-3 engine, compiled with wifi.cc into the precompiled header
+// cppyy starts from (wtcp/ns3/pch.py), or by cppyy.cppdef after ns-3's headers when there is
+// none (wtcp/ns3/run.py). Everything here is defined in its class or `inline`, and
+// namespace-scope variables are constants: from a precompiled header, a non-inline
+// definition or a dynamic initialiser could be emitted when the header is read, before
+// ns-3's libraries are loaded. Python (translate.py) calls the Harness to build one run: nodes,
 // point-to-point links whose device DropTail queue is the only buffer, receive-side loss
 // and outages per link direction, TCP and CBR flows; the Harness counts what wtcp's
 // metrics report (per-flow goodput, retransmissions, fast retransmits and timeouts with

@@ -129,6 +129,13 @@ def load_ns3(standard_pch: Path | None = None) -> Any:
     import cppyy
     import libcppyy
 
+    if standard_pch is not None and not hasattr(cppyy.gbl, "wtcpns3"):
+        # Not the PCH that was built (cppyy's loader made one of its standard headers in
+        # its place, as when the file went between `standard_pch()` and the import): the
+        # headers are parsed now, and the next load builds it again.
+        print(f"wtcp: {standard_pch} did not hold ns-3's headers; removed, to be built again", file=sys.stderr)
+        standard_pch.unlink(missing_ok=True)
+
     libcppyy.AddSmartPtrType("Ptr")
     cppyy.add_library_path(str(lib_dir))
     cppyy.add_include_path(str(prefix / "include"))

@@ -19,7 +19,7 @@ The PCH (about 130 MB) is built on the first load that finds none (15-30 s, said
 stderr), under a lock so that concurrent processes build it once (a process that waits
 says so; after `LOCK_WAIT_S` it loads without), and kept in `cache_dir()` under a name
 hashed from what it is made of (`pch_name`, the harness's text included: an edited
-harness is a new PCH; in the environment's own folder it replaces the old one). cppyy's
+harness is a new PCH; in the environment's own folder a new PCH replaces all others). cppyy's
 loader rebuilds a PCH it thinks out of date (older than its include folder) in place,
 with its standard headers only; the import sets CLING_REBUILD_PCH=0 so that it never
 does so to this one. A build that fails is not tried again for these inputs (a `.failed`
@@ -48,7 +48,7 @@ except ImportError:  # no flock (Windows): concurrent first loads may each build
 
 ENV_DISABLE = "WTCP_NS3_PCH"  # "0": never use or build the PCH
 ENV_CACHE = "WTCP_CACHE_DIR"  # where the PCH is kept (default: see `cache_dir`)
-RECIPE = "2"  # the build's own version: a change of `build` changes every name
+RECIPE = "3"  # the build's own version: a change of `build` changes every name
 BUILD_TIMEOUT_S = 600
 LOCK_WAIT_S = 900  # at most one build's time, and a margin
 TMP_PREFIX = "wtcp-ns3-pch-"
@@ -134,8 +134,9 @@ def _cppflags(backend: Path, extra_cling_args: str) -> list[str]:
     return flags
 
 
-def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> str:
-    """The PCH's file name: a hash of everything it is made from."""
+def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Mapping[str, bytes] | None = None) -> str:
+    """The PCH's file name: a hash of everything it is made from (`sources`: the harness's
+    files, name -> contents)."""
     backend = _backend()
     extra = cling_args()
     h = hashlib.sha256()
@@ -143,7 +144,7 @@ def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], s
         RECIPE, str(prefix), str(backend), extra, os.environ.get("STDCXX", ""), " ".join(_cppflags(backend, extra)), " ".join(modules),
         *(f"{name}={value}" for name, value in sorted(symbols.items())),
         _installation("ns3"), _installation("cppyy-cling"), _installation("cppyy-backend"), _system_headers(),
-        *(f"{path.name}\n{path.read_text(encoding='utf-8')}" for path in sources),
+        *(f"{name} {hashlib.sha256(text).hexdigest()}" for name, text in (sources or {}).items()),
     )  # fmt: skip
     for part in parts:
         h.update(part.encode())
@@ -151,7 +152,7 @@ def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], s
     return f"ns3-{h.hexdigest()[:20]}.pch"
 
 
-def pch_path(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> Path:
+def pch_path(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Mapping[str, bytes] | None = None) -> Path:
     """Where the PCH of these inputs is kept."""
     return cache_dir() / pch_name(prefix, modules, symbols, sources)
 
@@ -167,14 +168,19 @@ def _die_with_parent() -> None:
         pass
 
 
-def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> None:
+def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Mapping[str, bytes] | None = None) -> None:
     """Write the PCH to `target`: rootcling writes into a folder beside it, which is then
-    renamed into place (never a partial file under its name) and removed. `OSError` or a
-    `subprocess` error if it fails."""
+    renamed into place (never a partial file under its name) and removed. `sources` are
+    compiled as given (copied into that folder: the text the name was hashed from, even if
+    the files change meanwhile). `OSError` or a `subprocess` error if it fails."""
     backend = _backend()
     extra = cling_args()
     dictpch = Path("etc") / "dictpch"
     with tempfile.TemporaryDirectory(prefix=TMP_PREFIX, dir=target.parent) as tmp:
+        copies = []
+        for name, text in (sources or {}).items():
+            (Path(tmp) / name).write_bytes(text)
+            copies.append(str(Path(tmp) / name))
         command = [
             str(backend / "bin" / "rootcling"), "-rootbuild", "-generate-pch", "-f", str(Path(tmp) / "allDict.cxx"), "-noDictSelection",
             "-D__CLING__", "-DROOT_PCH",
@@ -184,14 +190,21 @@ def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[s
             "-cxxflags", " ".join(_cppflags(backend, extra)),
             str(dictpch / "allHeaders.h"),
             *(f"ns3/{m}-module.h" for m in modules),
-            *(str(path.resolve()) for path in sources),
+            *copies,
             str(dictpch / "allLinkDefs.h"),
         ]  # fmt: skip
         env = {**os.environ, "EXTRA_CLING_ARGS": extra, "LD_LIBRARY_PATH": f"{backend / 'lib'}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
         done = subprocess.run(command, cwd=backend, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, preexec_fn=_die_with_parent)
         if done.returncode != 0:
-            raise OSError(f"rootcling exited with {done.returncode}: {done.stderr.strip()[-500:]}")
+            raise OSError(f"rootcling exited with {done.returncode}: {first_error(done.stderr)}")
         os.replace(Path(tmp) / "allDict_rdict.pch", target)
+
+
+def first_error(stderr: str, limit: int = 1500) -> str:
+    """rootcling's output from its first error on (at most `limit` characters)."""
+    at = stderr.find("error:")
+    start = stderr.rfind("\n", 0, at) + 1 if at >= 0 else max(0, len(stderr) - limit)
+    return stderr[start : start + limit].strip()
 
 
 def _lock(file, waiting: str) -> bool:
@@ -216,16 +229,19 @@ def _lock(file, waiting: str) -> bool:
 
 def ensure(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Sequence[Path] = ()) -> Path | None:
     """The PCH to start cppyy with, built if there is none yet; None when it is not to be
-    used (disabled, cppyy already started) or cannot be had (the reason on stderr)."""
+    used (disabled, cppyy already started) or cannot be had (the reason on stderr).
+    `sources` (the harness) are read once, here: the name and the build use that text."""
     if os.environ.get(ENV_DISABLE) == "0" or "cppyy" in sys.modules:
         return None
     try:
-        target = pch_path(prefix, modules, symbols, sources)
+        texts = {path.name: path.read_bytes() for path in sources}
+        target = pch_path(prefix, modules, symbols, texts)
         failed = target.with_name(target.name + ".failed")
         if target.is_file() and not target.is_symlink():
             return target
         if failed.is_file():
-            print(f"wtcp: ns-3 loads without precompiled headers (slower): building them failed before ({failed.read_text(encoding='utf-8').strip()}); delete {failed} to try again", file=sys.stderr)
+            print(f"wtcp: ns-3 loads without precompiled headers (slower): building them failed before ({failed.read_text(encoding='utf-8').strip()}); "
+                  f"a change of the harness or of ns-3 or cppyy tries again, as does deleting {failed}", file=sys.stderr)
             return None
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target.parent / "ns3-pch.lock", "a") as lock:
@@ -239,7 +255,7 @@ def ensure(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sou
                 shutil.rmtree(stale, ignore_errors=True)
             print(f"wtcp: building ns-3's precompiled headers once, into {target} (15-30 s)", file=sys.stderr)
             try:
-                build(target, prefix, modules, symbols, sources)
+                build(target, prefix, modules, symbols, texts)
             except (OSError, subprocess.SubprocessError) as e:
                 failed.write_text(f"{e}\n", encoding="utf-8")
                 raise

@@ -1,4 +1,5 @@
-// 802.11 channels of wtcp's ns-3 engine, compiled by cppyy before harness.cc. A
+// 802.11 channels of wtcp's ns-3 engine, compiled before harness.cc, into the same
+// precompiled header or by cppyy.cppdef (harness.cc's header says what this asks of it). A
 // `WifiNet` is one `[[wifi]]` channel as ns-3 3.44 objects: non-QoS ad hoc stations (DCF,
 // no beacons or association, as wtcp's stations), a constant data rate and control rate,
 // a YansWifiChannel whose propagation reproduces wtcp's two ranges, and the counters of
