@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 try:
@@ -157,15 +157,17 @@ def pch_path(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], s
     return cache_dir() / pch_name(prefix, modules, symbols, sources)
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when the process that started it dies (Linux
-    prctl PR_SET_PDEATHSIG), so that a killed load leaves no rootcling behind."""
+def _die_with_parent() -> Callable[[], object] | None:
+    """What the child runs before exec to be SIGKILLed when its parent dies (Linux prctl
+    PR_SET_PDEATHSIG = 1), so that a killed load leaves no rootcling behind; None where
+    there is no prctl. Looked up here, in the parent: the child imports nothing."""
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+        prctl = ctypes.CDLL(None).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+    return lambda: prctl(1, signal.SIGKILL)
 
 
 def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Mapping[str, bytes] | None = None) -> None:
@@ -194,7 +196,7 @@ def build(target: Path, prefix: Path, modules: Sequence[str], symbols: Mapping[s
             str(dictpch / "allLinkDefs.h"),
         ]  # fmt: skip
         env = {**os.environ, "EXTRA_CLING_ARGS": extra, "LD_LIBRARY_PATH": f"{backend / 'lib'}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
-        done = subprocess.run(command, cwd=backend, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, preexec_fn=_die_with_parent)
+        done = subprocess.run(command, cwd=backend, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, preexec_fn=_die_with_parent())
         if done.returncode != 0:
             raise OSError(f"rootcling exited with {done.returncode}: {first_error(done.stderr)}")
         os.replace(Path(tmp) / "allDict_rdict.pch", target)
