@@ -27,6 +27,7 @@ alive, and its `LookupByNameFailSafe` tuple wrapper.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -78,8 +79,10 @@ def build_definitions(cmake_targets: str, modules: tuple[str, ...] = MODULES) ->
     return found
 
 
+@functools.cache
 def _wheel() -> tuple[Path, Path, list[Path], dict[str, str]]:
-    """The wheel's folder, library folder, the modules' libraries and build symbols."""
+    """The wheel's folder, library folder, the modules' libraries and build symbols (read
+    once per process: `standard_pch` and `load_ns3` both need them)."""
     prefix = wheel_prefix()
     lib_dir = prefix / "lib64" if (prefix / "lib64").is_dir() else prefix / "lib"
     libraries = [lib_dir / f"libns{VERSION}-{m}.so" for m in MODULES]

@@ -121,17 +121,24 @@ def _system_headers() -> str:
 
 
 def _cppflags(backend: Path, extra_cling_args: str) -> list[str]:
-    """cppyy's flags for its PCH, as makepch.py reads them: no -fno-plt (Cling refuses
-    it) or lone -isystem, and with STDCXX (or a standard in EXTRA_CLING_ARGS) its own
-    standard flag instead of the file's."""
-    lines = [line.strip() for line in (backend / "etc" / "dictpch" / "allCppflags.txt").read_text(encoding="utf-8").splitlines()]
-    stdcxx = os.environ.get("STDCXX", "")
-    if stdcxx or "std" in extra_cling_args:
-        lines = [line for line in lines if "std" not in line]
-    flags = [f for f in lines if f and f not in ("-fno-plt", "-isystem")]
-    if stdcxx:
-        flags.append("-std=c++" + ("2a" if stdcxx == "20" else stdcxx))
-    return flags
+    """cppyy's flags for its PCH, read by makepch.py's own `getCppFlags` (allCppflags.txt
+    without -fno-plt, with STDCXX or a standard in EXTRA_CLING_ARGS replacing the file's),
+    less the lone -isystem that makepch then drops."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cppyy_makepch", backend / "etc" / "dictpch" / "makepch.py")
+    makepch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(makepch)  # its main runs only as a script
+    before = os.environ.get("EXTRA_CLING_ARGS")
+    os.environ["EXTRA_CLING_ARGS"] = extra_cling_args  # what it reads, as cppyy sets it
+    try:
+        flags = makepch.getCppFlags(str(backend / "etc" / "dictpch" / "allCppflags.txt"))
+    finally:
+        if before is None:
+            os.environ.pop("EXTRA_CLING_ARGS", None)
+        else:
+            os.environ["EXTRA_CLING_ARGS"] = before
+    return [f for f in flags if f and f != "-isystem"]
 
 
 def pch_name(prefix: Path, modules: Sequence[str], symbols: Mapping[str, str], sources: Mapping[str, bytes] | None = None) -> str:
