@@ -6,7 +6,7 @@
 //!
 //! The receiver estimates the available bandwidth from data arrivals (Eq. 1-2), computes
 //! the optimal window oCwnd = RTTmin * Bw / seg_size (Eq. 3) and advertises it to the
-//! sender, which sets cwnd = oCwnd on every ACK of new data (rule (b)): no slow start, no ACK-driven
+//! sender, which sets cwnd = oCwnd on ACKs of new data outside recovery (rule (b)): no slow start, no ACK-driven
 //! additive increase (l. 54 still calls (c)'s "+2" "an additive-increase paradigm"), no
 //! fast recovery. On a loss signal (three duplicate ACKs or an RTO) the sender
 //! sets ssthresh = oCwnd and, by the Vegas-like backlog x (Eq. 4-5), takes cwnd to oCwnd or

@@ -29,14 +29,15 @@
 //! reception rate at sender", Westwood+ "for estimating network available bandwidth more
 //! accurate"), CLAP l. 39 and l. 50, EWR l. 36 and l. 112 and Dynamic l. 31, l. 82 and
 //! l. 95 (Prairie's estimate "more stable and accurate than TCP Westwood's"), give no
-//! formula either; the results sections name it without one): they fix neither the RTT RTTmin is taken over, nor how ACKs are
+//! formula either, nor do the names in abstracts, set-ups and conclusions (Dynamic l. 21,
+//! NJ+ l. 17, 29, 33, 41 and 318, EWR l. 16 and 87, Taichung l. 232)): they fix neither the RTT RTTmin is taken over, nor how ACKs are
 //! counted, nor the response to fast retransmit against a timeout. Neither excludes
 //! timeouts from "adjusts the cwnd according to the estimation"; every flavour here sets
 //! cwnd = 1 MSS on an RTO, with ssthresh from the estimate on the first (repeated RTOs:
 //! below; the ns2 flavour divides the estimate, below), as the original paper's
 //! algorithm does (a departure from NJ+ l. 57 and Dynamic l. 86 read literally). The
 //! readings below come from the original papers and the simulators' sources. They also
-//! disagree on loss differentiation: EWR (l. 36) and Dynamic (l. 21, its [8]) call
+//! disagree on loss differentiation: EWR (l. 36) and Dynamic (l. 21, its [8]; l. 82) call
 //! Westwood(+) able to tell wireless from congestion losses, NJ+ (l. 59) says it does not;
 //! neither flavour here distinguishes them.
 //!
