@@ -106,13 +106,18 @@ def test_judge_tests_the_stated_direction_and_the_rough_size():
     assert measure.judge(1.0, None, None, True, 0.5) == "na"  # nothing to check against
 
 
-def test_swept_values_sort_numbers_by_value_whatever_their_type():
-    """A figure's rows follow the swept values; a flow count read from a pandas nullable
-    integer column is a `numpy.int64`, and 4 still comes before 10."""
+def test_swept_values_sort_as_the_legends_do_numbers_by_value_whatever_their_type():
+    """A claim's points and a figure's rows follow the swept values in the legends' order
+    (`wtcp.plot.natural_key`): a flow count read from a pandas nullable integer column is
+    a `numpy.int64`, and 4 still comes before 10; then algorithms in their registered order
+    (the legends' and the tables' alike), then other text ("flow2" before "flow10")."""
     import numpy as np
 
-    values = ["reno", np.int64(10), 4, np.int64(3), np.float64(2.5), "cubic", True]
-    assert sorted(values, key=measure.natural) == [2.5, 3, 4, 10, True, "cubic", "reno"]
+    from wtcp.plot import ALGORITHM_ORDER, natural_key
+
+    values = ["reno", np.int64(10), 4, np.int64(3), np.float64(2.5), "cubic", True, "flow10", "flow2"]
+    first, second = sorted(["reno", "cubic"], key=ALGORITHM_ORDER.index)
+    assert sorted(values, key=natural_key) == [2.5, 3, 4, 10, first, second, "flow2", "flow10", True]
 
 
 @given(st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=2, max_size=30))

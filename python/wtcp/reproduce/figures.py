@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wtcp import plot as style
-from wtcp.reproduce.measure import estimate, natural, per_replication, select
+from wtcp.reproduce.measure import estimate, per_replication, select
 from wtcp.reproduce.spec import Figure
 from wtcp.sweep.store import param_column
 
@@ -105,7 +105,7 @@ def _points(frame: pd.DataFrame, fig_spec: Figure, keys: list[str]) -> pd.DataFr
     metric, flows = fig_spec.get("metric"), fig_spec.get("flows", "mean")
     rows = []
     combos = frame[keys].drop_duplicates().itertuples(index=False, name=None)
-    for combo in sorted(combos, key=lambda c: tuple(natural(x) for x in c)):
+    for combo in sorted(combos, key=lambda c: tuple(style.natural_key(x) for x in c)):
         sel = dict(zip(keys, combo))
         subset = frame
         for k, v in sel.items():
@@ -310,10 +310,8 @@ def _causes(plt, fig_spec: Figure, frame: pd.DataFrame):
     present = [c for c in CAUSE_COLUMNS if c in frame.columns]
     per_run = frame.groupby(["key", s_col], sort=False)[present].sum().reset_index()
     data = per_run.groupby(s_col, sort=False)[present].mean().reset_index()
-    if all(natural(v)[0] == 0 for v in data[s_col]):  # numeric series (flow counts, ...) by value
-        data = data.sort_values(s_col, key=lambda c: c.astype(float)).reset_index(drop=True)
-    else:  # algorithms in their legend order
-        data = data.sort_values(s_col, key=lambda c: c.map(style.natural_key)).reset_index(drop=True)
+    # Numbers (flow counts, ...) by value, algorithms in their legend order.
+    data = data.sort_values(s_col, key=lambda c: c.map(style.natural_key)).reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     pos = np.arange(len(data))
     bottom = np.zeros(len(data))

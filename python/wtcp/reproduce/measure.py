@@ -18,11 +18,11 @@ verdict is `inconclusive` in a full reproduction, and is taken at the mean with 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from wtcp.plot import natural_key
 from wtcp.reproduce.spec import EXPECT, Claim, Paper
 from wtcp.sweep.store import param_column, t975
 
@@ -209,7 +209,7 @@ def _worst_point(paper: Paper, claim: Claim, frame: pd.DataFrame, base: dict[str
         return ClaimResult(**base, measured="", ci_low=math.nan, ci_high=math.nan, holds="na", note=note, reason=reason, why=reason)
     band = claim_band(claim, paper.tolerance)
     points = []
-    for x in sorted(frame[column].dropna().unique(), key=natural):
+    for x in sorted(frame[column].dropna().unique(), key=natural_key):
         at = Claim(id=claim.id, spec={**claim.spec, **{k: {**claim.get(k), over: x} for k in ("select", "a", "b") if claim.get(k) is not None}})
         try:
             values = _values(frame, claim.get("measure"), claim.get("metric"), claim.get("flows", "mean"), at)
@@ -258,7 +258,7 @@ def _order(frame: pd.DataFrame, metric: str, flows: str, order: list[Mapping[str
     column = param_column(over)
     if column not in frame.columns:
         raise KeyError(f"`{over}` is not a swept path of this experiment")
-    points = sorted(frame[column].dropna().unique(), key=natural)
+    points = sorted(frame[column].dropna().unique(), key=natural_key)
     judged = []
     for x in points:
         _, holds, why, n = _order_at(frame, metric, flows, [{**sel, over: x} for sel in order], quick)
@@ -413,14 +413,6 @@ def judge(measured: float, published: Any, expect: str | None, rough: Any, toler
     if holding is None:
         return "na"
     return "yes" if holding.contains(measured) else "no"
-
-
-def natural(value: Any) -> tuple:
-    """Sort key putting numbers before text, numbers by value (NumPy's too: a pandas
-    nullable integer column yields `numpy.int64`, not `int`)."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return (0, float(value), "")
-    return (1, 0.0, str(value))
 
 
 def _fmt(value: Any) -> str:
