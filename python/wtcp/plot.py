@@ -215,10 +215,13 @@ def _number(value: Any) -> float | None:
     return None
 
 
+_NUMBER_IN_TEXT = re.compile(r"(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+
+
 def natural_key(value: Any) -> tuple:
     """Sort key: numbers (and numeric text) by value first, then registered algorithms in
-    `ALGORITHM_ORDER`, then other text with runs of digits compared as numbers
-    ("flow2" < "flow10"); missing values (None, NaN) last."""
+    `ALGORITHM_ORDER`, then other text with the numbers in it compared as numbers
+    ("flow2" < "flow10", "3 / 0.005" < "3 / 0.04"); missing values (None, NaN) last."""
     if value is None:
         return (4, 0.0, ())
     number = _number(value)
@@ -227,7 +230,10 @@ def natural_key(value: Any) -> tuple:
     text = str(value)
     if text in _RANK:
         return (1, float(_RANK[text]), ())
-    chunks = tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower()) for part in re.split(r"(\d+)", text) if part)
+    # Split's captured (odd) parts are the numbers, decimals and exponents whole: a joined
+    # label "3 / 0.005" before "3 / 0.04".
+    parts = _NUMBER_IN_TEXT.split(text)
+    chunks = tuple((0, float(part), "") if i % 2 else (1, 0.0, part.lower()) for i, part in enumerate(parts) if part)
     return (2, 0.0, chunks)
 
 

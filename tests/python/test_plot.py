@@ -240,6 +240,12 @@ def test_natural_order():
     assert plot.sort_naturally(values) == [1.5, "2", 10, "newreno", "cubic", "westwood", "flow2", "flow10", "zeta"]
 
 
+def test_numbers_inside_labels_sort_by_value_decimals_included():
+    """A table's joined labels (flow count / loss rate) follow both numbers by value."""
+    labels = ["12 / 0.0", "3 / 0.04", "3 / 0.005", "3 / 0.021", "3 / 0.0", "3 / 1e-05"]
+    assert plot.sort_naturally(labels) == ["3 / 0.0", "3 / 1e-05", "3 / 0.005", "3 / 0.021", "3 / 0.04", "12 / 0.0"]
+
+
 def test_legends_are_outside_the_data_and_in_natural_order(store):
     fig = store.plot(x=LOSS, y="goodput_mbps", sweep="two")
     ax = fig.axes[0]
