@@ -429,7 +429,7 @@ def crosscheck_command(file: Path, sets: tuple[str, ...], grid: dict[str, list[A
 
     err = Console(stderr=True)
     if not as_json:
-        err.print("loading ns-3 (about 2 s; 15-30 s more the first time) ...", highlight=False)
+        err.print(ns3_run.LOADING, highlight=False)
     ns3_run.load()
     seed_list = list(range(1, seeds + 1))
     total = len(checked) * len(seed_list) * 2

@@ -644,7 +644,7 @@ def validate_command(quick: bool, out: Path | None, suite_dir: Path | None, only
     except SuiteError as e:
         raise CliError(str(e)) from None
     err = Console(stderr=True)
-    err.print("loading ns-3 (about 2 s; 15-30 s more the first time) ...", highlight=False)
+    err.print(ns3_run.LOADING, highlight=False)
     ns3_run.load()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True) as progress:
         task = progress.add_task("validate", total=suite.size())

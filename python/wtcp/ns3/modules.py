@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import os
 import re
 import sys
 from pathlib import Path
@@ -110,17 +109,8 @@ def import_cppyy(standard_pch: Path | None) -> None:
         import cppyy  # noqa: F401
 
         return
-    names = {PCH_VARIABLE: str(standard_pch), "CLING_REBUILD_PCH": "0"}
-    before = {name: os.environ.get(name) for name in names}
-    os.environ.update(names)
-    try:
+    with pch.environment({PCH_VARIABLE: str(standard_pch), "CLING_REBUILD_PCH": "0"}):
         import cppyy  # noqa: F401, F811
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def load_ns3(standard_pch: Path | None = None) -> Any:

@@ -38,7 +38,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 try:
@@ -80,6 +81,24 @@ def _remove_others(target: Path) -> None:
             other.unlink(missing_ok=True)
 
 
+@contextmanager
+def environment(values: Mapping[str, str], restore: Sequence[str] = ()) -> Iterator[None]:
+    """Set the environment variables `values` while the block runs, then put them (and
+    the variables `restore`, which the block may set) back as they were: cppyy reads its
+    variables when it starts, and processes started later must not inherit them."""
+    names = [*values, *restore]
+    before = {name: os.environ.get(name) for name in names}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def _backend() -> Path:
     import cppyy_backend  # imports no interpreter: only cppyy itself starts one
 
@@ -91,15 +110,9 @@ def cling_args() -> str:
     environment is left as it was)."""
     from cppyy_backend import loader
 
-    before = os.environ.get("EXTRA_CLING_ARGS")
-    try:
+    with environment({}, restore=("EXTRA_CLING_ARGS",)):
         loader.set_cling_compile_options()
         return os.environ.get("EXTRA_CLING_ARGS", "")
-    finally:
-        if before is None:
-            os.environ.pop("EXTRA_CLING_ARGS", None)
-        else:
-            os.environ["EXTRA_CLING_ARGS"] = before
 
 
 def _installation(name: str) -> str:
@@ -129,15 +142,8 @@ def _cppflags(backend: Path, extra_cling_args: str) -> list[str]:
     spec = importlib.util.spec_from_file_location("cppyy_makepch", backend / "etc" / "dictpch" / "makepch.py")
     makepch = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(makepch)  # its main runs only as a script
-    before = os.environ.get("EXTRA_CLING_ARGS")
-    os.environ["EXTRA_CLING_ARGS"] = extra_cling_args  # what it reads, as cppyy sets it
-    try:
+    with environment({"EXTRA_CLING_ARGS": extra_cling_args}):  # what it reads, as cppyy sets it
         flags = makepch.getCppFlags(str(backend / "etc" / "dictpch" / "allCppflags.txt"))
-    finally:
-        if before is None:
-            os.environ.pop("EXTRA_CLING_ARGS", None)
-        else:
-            os.environ["EXTRA_CLING_ARGS"] = before
     return [f for f in flags if f and f != "-isystem"]
 
 

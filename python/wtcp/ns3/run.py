@@ -25,6 +25,8 @@ from wtcp.ns3.translate import Plan, TcpFlowPlan, build, plan
 
 NS3_VERSION = VERSION
 NOISE = "Failed to materialize symbols"  # cppyy's harmless complaint while loading ns-3
+# What a command says before `load()` (the precompiled header's build is the 15-30 s).
+LOADING = "loading ns-3 (about 2 s; 15-30 s more the first time) ..."
 
 _loaded: tuple[Any, Any] | None = None
 
