@@ -79,7 +79,9 @@
 //!   retransmissions and out-of-order segments included) and t_n - t_(n-1) the gap to the
 //!   previous arrival. The first arrival only sets t_0; the first sample initialises
 //!   Eq. 2 (the paper's delta_1 = 0). Arrivals at the same instant are merged into the
-//!   next sample, so a zero gap never divides. Eq. 2 uses a constant delta = 0.7
+//!   next sample, so a zero gap never divides (that sample then reads high: l. 36's
+//!   "amount of data currently received" fits crediting them to the interval ending at
+//!   their own arrival as well; the long-run average is the same either way). Eq. 2 uses a constant delta = 0.7
 //!   (`delta`): l. 36 calls the filter "time varying coefficient", but l. 40 defines
 //!   "delta_n is a constant filter gain. In our simulation, we set delta_n to 0.7 for
 //!   n >= 2 and zero for n=1". Consequence (measured, not changed): flows sharing a FIFO
@@ -589,7 +591,8 @@ impl EdgeProbe {
     }
 }
 
-/// The receiver half: Eq. 1-3 from arrivals, oCwnd advertised as the receive window.
+/// The receiver half: Eq. 1-3 from arrivals; oCwnd advertised beside the receive window
+/// (`adv_cwnd`), or as it when `receiver_caps_window` (see the module header).
 #[derive(Clone, Debug)]
 pub struct EwrReceiver {
     p: EwrParams,
@@ -656,7 +659,8 @@ impl ReceiverControl for EwrReceiver {
     }
 
     fn advertised_window(&mut self, buffer_free: u64, now: Time) -> u64 {
-        // Eq. 3: oCwnd is the receiver-advertised window (capped by the free buffer).
+        // Eq. 3: oCwnd caps the advertised window (by the free buffer) only with
+        // `receiver_caps_window`; by default it goes to the sender as `adv_cwnd`.
         let win = match self.ocwnd_bytes() {
             Some(o) if self.p.receiver_caps_window => (o as u64).min(buffer_free),
             _ => buffer_free,

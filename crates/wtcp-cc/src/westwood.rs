@@ -30,7 +30,8 @@
 //! accurate"), CLAP l. 39 and l. 50, EWR l. 36 and l. 112 and Dynamic l. 31, l. 82 and
 //! l. 95 (Prairie's estimate "more stable and accurate than TCP Westwood's"), give no
 //! formula either, nor do the names in abstracts, set-ups and conclusions (Dynamic l. 21,
-//! NJ+ l. 17, 29, 33, 41 and 318, EWR l. 16 and 87, Taichung l. 232)): they fix neither the RTT RTTmin is taken over, nor how ACKs are
+//! NJ+ l. 17, 29, 33, 41 and 318, EWR l. 16 and 87, Taichung l. 232) or in the results
+//! sections (NJ+ l. 211-292, EWR l. 101-146, Taichung l. 173-222)): they fix neither the RTT RTTmin is taken over, nor how ACKs are
 //! counted, nor the response to fast retransmit against a timeout. Neither excludes
 //! timeouts from "adjusts the cwnd according to the estimation"; every flavour here sets
 //! cwnd = 1 MSS on an RTO, with ssthresh from the estimate on the first (repeated RTOs:
@@ -131,7 +132,10 @@
 //! - Loss response (`response = "ns3"`): ssthresh = max(BWE * RTTmin, 2 MSS) on fast
 //!   retransmit and on the first RTO; cwnd = ssthresh on fast retransmit even when that
 //!   raises cwnd (ns-3's classic recovery); cwnd = 1 MSS on RTO; cwnd = ssthresh at recovery
-//!   exit. `"paper"`: cwnd = min(cwnd, ssthresh) on fast retransmit (Mascolo et al.).
+//!   exit. `"paper"`: cwnd = min(cwnd, ssthresh) on fast retransmit (Mascolo et al.),
+//!   then, as every response here, cwnd = ssthresh at recovery exit (so a window capped
+//!   at the loss is raised to ssthresh when recovery ends, as with `"ns3"`; the five
+//!   papers do not say how recovery ends).
 //!   `"linux"`: Reno's max(cwnd/2, 2 MSS) on fast retransmit and, at recovery exit,
 //!   ssthresh = cwnd = max(BWE * RTTmin, 2 MSS) (Linux's PRR is not modelled).
 //! - Repeated RTOs (consecutive > 1) leave ssthresh alone (RFC 5681 §3.1; ns-3.44 cuts it
