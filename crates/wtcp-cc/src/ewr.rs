@@ -81,7 +81,7 @@
 //!   Eq. 2 (the paper's delta_1 = 0). Arrivals at the same instant are merged into the
 //!   next sample, so a zero gap never divides (that sample then reads high: l. 36's
 //!   "amount of data currently received" fits crediting them to the interval ending at
-//!   their own arrival as well; the long-run average is the same either way). Eq. 2 uses a constant delta = 0.7
+//!   their own arrival as well; the effect on the estimate is untested). Eq. 2 uses a constant delta = 0.7
 //!   (`delta`): l. 36 calls the filter "time varying coefficient", but l. 40 defines
 //!   "delta_n is a constant filter gain. In our simulation, we set delta_n to 0.7 for
 //!   n >= 2 and zero for n=1". Consequence (measured, not changed): flows sharing a FIFO
